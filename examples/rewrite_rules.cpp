@@ -1,0 +1,4 @@
+// placeholder: replaced by the lead
+#include <cstdio>
+
+int main() { std::puts("placeholder"); }

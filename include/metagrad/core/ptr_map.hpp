@@ -1,0 +1,59 @@
+#pragma once
+// PtrMap: an open-addressing hash map keyed by node pointer, for the per-walk memo tables of
+// toposort and graph_rewrite (much faster than std::unordered_map on this hot path).
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace mg::detail {
+
+template <class V>
+class PtrMap {
+ public:
+  explicit PtrMap(std::size_t expect = 16) { rehash(cap_for(expect)); }
+  V* find(const void* k) {
+    for (std::size_t i = slot(k);; i = (i + 1) & mask_) {
+      if (keys_[i] == k) return &vals_[i];
+      if (!keys_[i]) return nullptr;
+    }
+  }
+  bool contains(const void* k) { return find(k) != nullptr; }
+  // inserts or overwrites; returns the stored value
+  V& set(const void* k, V v) {
+    if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);
+    std::size_t i = slot(k);
+    for (; keys_[i] && keys_[i] != k; i = (i + 1) & mask_) {}
+    if (!keys_[i]) keys_[i] = k, ++size_;
+    vals_[i] = std::move(v);
+    return vals_[i];
+  }
+  std::size_t size() const { return size_; }
+
+ private:
+  static std::size_t cap_for(std::size_t n) {
+    std::size_t c = 16;
+    while (c * 3 < n * 4 + 4) c *= 2;
+    return c;
+  }
+  std::size_t slot(const void* k) const {
+    auto x = std::uint64_t(reinterpret_cast<std::uintptr_t>(k));
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33;
+    return std::size_t(x) & mask_;
+  }
+  void rehash(std::size_t cap) {
+    std::vector<const void*> ok(cap, nullptr);
+    std::vector<V> ov(cap);
+    std::swap(ok, keys_);
+    std::swap(ov, vals_);
+    mask_ = cap - 1;
+    size_ = 0;
+    for (std::size_t i = 0; i < ok.size(); ++i)
+      if (ok[i]) set(ok[i], std::move(ov[i]));
+  }
+  std::vector<const void*> keys_;
+  std::vector<V> vals_;
+  std::size_t mask_ = 0, size_ = 0;
+};
+
+}  // namespace mg::detail

@@ -1,0 +1,447 @@
+#pragma once
+// UOp: the interned, immutable, reference-counted graph node (op, dtype, src, arg, tag).
+// Building a structurally equal node returns the same node, so equality is pointer equality.
+// Nodes leave the intern table when the last handle dies; destruction is iterative, so a
+// 100,000-deep chain dies without recursion. Interning is thread-safe (sharded locks).
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "arg.hpp"
+#include "dtype.hpp"
+#include "error.hpp"
+#include "ops.hpp"
+
+namespace mg {
+
+class UOp;
+namespace detail {
+struct Node;
+void release(Node* n) noexcept;
+}  // namespace detail
+
+// A handle on an interned node. Null when default-constructed. Copy = one atomic increment.
+class UOp {
+ public:
+  UOp() = default;
+  // tinygrad's UOp(op, dtype, src, arg, tag): interns and returns the unique node
+  UOp(Ops op, DType dtype = dtypes::void_, std::vector<UOp> src = {}, Arg arg = {}, Arg tag = {});
+  UOp(const UOp& o) noexcept;
+  UOp(UOp&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  UOp& operator=(const UOp& o) noexcept;
+  UOp& operator=(UOp&& o) noexcept;
+  ~UOp() { if (p_) detail::release(p_); }
+
+  // ---- fields ----
+  Ops op() const;
+  DType dtype() const;
+  const Arg& arg() const;
+  const Arg& tag() const;
+  std::span<const UOp> src() const;
+  const UOp& src(std::size_t i) const;
+  std::size_t nsrc() const;
+  std::size_t hash() const;
+  explicit operator bool() const { return p_ != nullptr; }
+  bool null() const { return p_ == nullptr; }
+  // identity: interned nodes are equal exactly when they are the same node
+  friend bool operator==(const UOp& a, const UOp& b) { return a.p_ == b.p_; }
+  const detail::Node* node() const { return p_; }
+  static UOp from_node(const detail::Node* n);  // adds a reference
+
+  // ---- construction ----
+  struct Fields {
+    std::optional<Ops> op{};
+    std::optional<DType> dtype{};
+    std::optional<std::vector<UOp>> src{};
+    std::optional<Arg> arg{};
+    std::optional<Arg> tag{};
+  };
+  // tinygrad's replace(op=..., src=...): x.replace({.src = {a, b}})
+  UOp replace(const Fields& f) const;
+  UOp rtag(Arg tag = true) const { return replace({.tag = std::move(tag)}); }
+
+  static UOp const_(DType dtype, Arg value);
+  static UOp const_(DType dtype, std::initializer_list<Arg> values);  // vector constant
+  UOp const_like(Arg value) const { return const_(dtype().base(), std::move(value)); }
+  static UOp variable(std::string name, std::int64_t min, std::int64_t max, DType dtype = dtypes::weakint);
+  static UOp define_var(std::string name, std::int64_t min, std::int64_t max, DType dtype = dtypes::weakint) {
+    return variable(std::move(name), min, max, dtype);
+  }
+  static UOp invalid(int count = 1) { return UOp(Ops::CONST, dtypes::weakint.vec(count), {}, Invalid{}); }
+  static UOp range(const UOp& end, std::int64_t axis_id, AxisType type = AxisType::LOOP);
+  static UOp range(std::int64_t end, std::int64_t axis_id, AxisType type = AxisType::LOOP) {
+    return range(const_(dtypes::weakint, end), axis_id, type);
+  }
+  static UOp special(const UOp& end, std::string name) { return UOp(Ops::SPECIAL, dtypes::weakint, {end}, std::move(name)); }
+  static UOp param(std::int64_t slot, DType dtype, ParamArg extra = {}, std::vector<UOp> src = {});
+  template <class... U> static UOp sink(const U&... srcs) { return UOp(Ops::SINK, dtypes::void_, {srcs...}); }
+  static UOp sink(std::vector<UOp> srcs) { return UOp(Ops::SINK, dtypes::void_, std::move(srcs)); }
+  static UOp group(std::vector<UOp> srcs) {
+    if (srcs.size() == 1) return srcs[0];
+    return UOp(Ops::GROUP, dtypes::void_, std::move(srcs));
+  }
+
+  UOp alu(Ops op, std::vector<UOp> more = {}) const;
+  UOp ufix(Arg x) const { return const_like(std::move(x)); }
+  UOp cast(DType dt) const;
+  UOp bitcast(DType dt) const { return dtype() == dt ? *this : UOp(Ops::BITCAST, dt, {*this}); }
+  UOp where(const UOp& x, const UOp& y) const { return alu(Ops::WHERE, {x, y}); }
+  UOp where(const UOp& x, Arg y) const { return where(x, x.const_like(std::move(y))); }
+  UOp where(Arg x, const UOp& y) const { return where(y.const_like(std::move(x)), y); }
+  UOp neg() const { return dtype().scalar().is_bool() ? logical_not() : *this * const_like(-1); }
+  UOp logical_not() const { return cast(dtypes::bool_).ne(Arg(true)); }
+  UOp exp2() const { return alu(Ops::EXP2); }
+  UOp log2() const { return alu(Ops::LOG2); }
+  UOp sin() const { return alu(Ops::SIN); }
+  UOp sqrt() const { return alu(Ops::SQRT); }
+  UOp reciprocal() const { return alu(Ops::RECIPROCAL); }
+  UOp trunc() const { return alu(Ops::TRUNC); }
+  UOp maximum(const UOp& x) const { return alu(Ops::MAX, {x}); }
+  UOp maximum(Arg x) const { return maximum(ufix(std::move(x))); }
+  UOp minimum(const UOp& x) const { return (-*this).maximum(-x).neg(); }
+  UOp ne(const UOp& x) const { return alu(Ops::CMPNE, {x}); }
+  UOp ne(Arg x) const { return ne(ufix(std::move(x))); }
+  UOp eq(const UOp& x) const { return ne(x).logical_not(); }
+  UOp eq(Arg x) const { return eq(ufix(std::move(x))); }
+  UOp floordiv(const UOp& x) const { return alu(Ops::FLOORDIV, {x}); }
+  UOp floormod(const UOp& x) const { return alu(Ops::FLOORMOD, {x}); }
+  UOp cdiv(const UOp& x) const { return alu(Ops::CDIV, {x}); }
+  UOp cmod(const UOp& x) const { return alu(Ops::CMOD, {x}); }
+  UOp pow(const UOp& x) const { return alu(Ops::POW, {x}); }
+
+  UOp index(std::vector<UOp> idx, bool ptr = false) const;
+  UOp load(std::vector<UOp> more = {}) const;
+  UOp store(const UOp& value, std::optional<UOp> gate = std::nullopt) const;
+  UOp end(std::vector<UOp> ranges) const { return ranges.empty() ? *this : with_first(Ops::END, dtypes::void_, std::move(ranges)); }
+  UOp after(std::vector<UOp> deps) const { return deps.empty() ? *this : with_first(Ops::AFTER, dtype(), std::move(deps)); }
+  UOp reduce(Ops op, std::vector<UOp> ranges) const {
+    return with_first(Ops::REDUCE, dtype(), std::move(ranges), Arg(ArgTuple{Arg(op), Arg(ArgTuple{})}));
+  }
+  UOp gep(std::vector<int> idx) const;
+  UOp gep(int i) const { return gep(std::vector<int>{i}); }
+  UOp vectorize(std::vector<UOp> more) const;  // STACK of this and more
+  static UOp stack(std::vector<UOp> srcs);
+  UOp broadcast(int count) const;
+  UOp bind(std::int64_t val) const { return UOp(Ops::BIND, dtype(), {*this, const_like(val)}); }
+  UOp valid(const UOp& cond) const { return cond.where(cast(dtypes::weakint), invalid(dtype().count)); }
+
+  // ---- graph queries ----
+  std::vector<UOp> toposort() const;  // sources before users; iterative
+  UOp substitute(const std::vector<std::pair<UOp, UOp>>& map) const;
+  std::optional<AddrSpace> addrspace() const;
+  const std::string& expr() const;  // a DEFINE_VAR's name
+
+  // ---- printing ----
+  std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
+  std::string render() const;  // infix render of integer expressions: (a*4+b)
+
+  // C++ operators build ALU nodes like tinygrad's Python operators (/ and % are Python's // and %)
+  friend UOp operator+(const UOp& a, const UOp& b) { return a.alu(Ops::ADD, {b}); }
+  friend UOp operator*(const UOp& a, const UOp& b) { return a.alu(Ops::MUL, {b}); }
+  friend UOp operator-(const UOp& a) { return a.neg(); }
+  friend UOp operator-(const UOp& a, const UOp& b) { return a + (-b); }
+  friend UOp operator/(const UOp& a, const UOp& b) {
+    return a.dtype().is_float() ? a * b.reciprocal() : a.floordiv(b);
+  }
+  friend UOp operator%(const UOp& a, const UOp& b) { return a.floormod(b); }
+  friend UOp operator&(const UOp& a, const UOp& b) { return a.alu(Ops::AND, {b}); }
+  friend UOp operator|(const UOp& a, const UOp& b) { return a.alu(Ops::OR, {b}); }
+  friend UOp operator^(const UOp& a, const UOp& b) { return a.alu(Ops::XOR, {b}); }
+  friend UOp operator<<(const UOp& a, const UOp& b) { return a.alu(Ops::SHL, {b}); }
+  friend UOp operator>>(const UOp& a, const UOp& b) { return a.alu(Ops::SHR, {b}); }
+  friend UOp operator<(const UOp& a, const UOp& b) { return a.alu(Ops::CMPLT, {b}); }
+  friend UOp operator>(const UOp& a, const UOp& b) { return b.alu(Ops::CMPLT, {a}); }
+  friend UOp operator>=(const UOp& a, const UOp& b) { return (a < b).logical_not(); }
+  friend UOp operator<=(const UOp& a, const UOp& b) { return (a > b).logical_not(); }
+  friend UOp operator~(const UOp& a) { return a.dtype().is_bool() ? a.logical_not() : a ^ a.const_like(-1); }
+#define MG_UOP_CONST_OPS(OP)                                                                          \
+  template <class C> requires std::is_arithmetic_v<C>                                               \
+  friend UOp operator OP(const UOp& a, C c) { return a OP a.const_like(Arg(c)); }                  \
+  template <class C> requires std::is_arithmetic_v<C>                                               \
+  friend UOp operator OP(C c, const UOp& b) { return b.const_like(Arg(c)) OP b; }
+  MG_UOP_CONST_OPS(+) MG_UOP_CONST_OPS(*) MG_UOP_CONST_OPS(-) MG_UOP_CONST_OPS(/) MG_UOP_CONST_OPS(%)
+  MG_UOP_CONST_OPS(&) MG_UOP_CONST_OPS(|) MG_UOP_CONST_OPS(^) MG_UOP_CONST_OPS(<<) MG_UOP_CONST_OPS(>>)
+  MG_UOP_CONST_OPS(<) MG_UOP_CONST_OPS(>) MG_UOP_CONST_OPS(<=) MG_UOP_CONST_OPS(>=)
+#undef MG_UOP_CONST_OPS
+
+ private:
+  friend struct detail::Node;
+  friend void detail::release(detail::Node*) noexcept;
+  UOp with_first(Ops op, DType dt, std::vector<UOp> rest, Arg arg = {}) const {
+    rest.insert(rest.begin(), *this);
+    return UOp(op, dt, std::move(rest), std::move(arg));
+  }
+  explicit UOp(detail::Node* adopt) noexcept : p_(adopt) {}  // takes over one reference
+  detail::Node* p_ = nullptr;
+};
+
+namespace detail {
+
+struct Node {
+  mutable std::atomic<std::uint32_t> rc{1};
+  Ops op;
+  DType dtype;
+  std::vector<UOp> src;
+  Arg arg, tag;
+  std::size_t hash;
+};
+
+inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
+inline std::size_t dtype_hash(DType d) {
+  return std::size_t(d.scalar_) | std::size_t(d.count) << 8 | std::size_t(d.v) << 24 | std::size_t(d.is_ptr) << 40 |
+         std::size_t(d.addrspace) << 41 | std::size_t(d.size) << 44;
+}
+inline std::size_t node_hash(Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
+  std::size_t h = mix(std::size_t(op) + 1, dtype_hash(dt));
+  for (const UOp& s : src) h = mix(h, s.hash());
+  return mix(mix(h, arg.hash()), tag.hash());
+}
+
+// what the intern table looks nodes up by
+struct Key {
+  Ops op;
+  DType dtype;
+  std::span<const UOp> src;
+  const Arg& arg;
+  const Arg& tag;
+  std::size_t hash;
+};
+struct KeyHash {
+  using is_transparent = void;
+  std::size_t operator()(const Node* n) const { return n->hash; }
+  std::size_t operator()(const Key& k) const { return k.hash; }
+};
+struct KeyEq {
+  using is_transparent = void;
+  static bool eq(const Node* n, const Key& k) {
+    if (n->hash != k.hash || n->op != k.op || !(n->dtype == k.dtype) || n->src.size() != k.src.size()) return false;
+    for (std::size_t i = 0; i < k.src.size(); ++i) if (!(n->src[i] == k.src[i])) return false;
+    return n->arg == k.arg && n->tag == k.tag;
+  }
+  bool operator()(const Node* a, const Node* b) const { return a == b; }
+  bool operator()(const Node* a, const Key& k) const { return eq(a, k); }
+  bool operator()(const Key& k, const Node* a) const { return eq(a, k); }
+};
+
+struct InternTable {
+  static constexpr std::size_t nshards = 64;
+  struct alignas(64) Shard {
+    std::mutex m;
+    std::unordered_set<Node*, KeyHash, KeyEq> set;
+  };
+  std::array<Shard, nshards> shards;
+  std::atomic<std::size_t> count{0};
+  Shard& shard(std::size_t h) { return shards[(h >> 7) % nshards]; }
+};
+// one table for the whole program; never destroyed, so handles in static objects stay valid at exit
+inline InternTable& intern_table() {
+  static InternTable* t = new InternTable();
+  return *t;
+}
+
+inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&& tag) {
+  const std::size_t h = node_hash(op, dtype, src, arg, tag);
+  auto& tbl = intern_table();
+  auto& sh = tbl.shard(h);
+  std::lock_guard lock(sh.m);
+  auto it = sh.set.find(Key{op, dtype, src, arg, tag, h});
+  if (it != sh.set.end()) {
+    Node* n = *it;
+    // revive only a live node; one whose count reached zero is being destroyed by another thread
+    for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
+      if (n->rc.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return n;
+    sh.set.erase(it);
+    tbl.count.fetch_sub(1, std::memory_order_relaxed);
+  }
+  Node* n = new Node{{1}, op, dtype, std::move(src), std::move(arg), std::move(tag), h};
+  sh.set.insert(n);
+  tbl.count.fetch_add(1, std::memory_order_relaxed);
+  return n;
+}
+
+// Destroys nodes whose count reached zero without recursing into their sources.
+inline void release(Node* n) noexcept {
+  if (n->rc.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  thread_local std::vector<Node*> pending;
+  thread_local bool draining = false;
+  pending.push_back(n);
+  if (draining) return;
+  draining = true;
+  auto& tbl = intern_table();
+  while (!pending.empty()) {
+    Node* d = pending.back();
+    pending.pop_back();
+    {
+      auto& sh = tbl.shard(d->hash);
+      std::lock_guard lock(sh.m);
+      auto it = sh.set.find(d);  // by pointer: a revived twin with the same key stays
+      if (it != sh.set.end()) {
+        sh.set.erase(it);
+        tbl.count.fetch_sub(1, std::memory_order_relaxed);
+      }
+    }
+    for (UOp& s : d->src) {
+      Node* sp = std::exchange(s.p_, nullptr);
+      if (sp->rc.fetch_sub(1, std::memory_order_acq_rel) == 1) pending.push_back(sp);
+    }
+    delete d;
+  }
+  draining = false;
+}
+
+}  // namespace detail
+
+// number of live interned nodes (for tests of memory behaviour)
+inline std::size_t live_uops() { return detail::intern_table().count.load(); }
+
+// ---- UOp members ----
+inline UOp::UOp(Ops op, DType dtype, std::vector<UOp> src, Arg arg, Arg tag)
+    : p_(detail::intern(op, dtype, std::move(src), std::move(arg), std::move(tag))) {}
+inline UOp::UOp(const UOp& o) noexcept : p_(o.p_) { if (p_) p_->rc.fetch_add(1, std::memory_order_relaxed); }
+inline UOp& UOp::operator=(const UOp& o) noexcept {
+  if (o.p_) o.p_->rc.fetch_add(1, std::memory_order_relaxed);
+  if (p_) detail::release(p_);
+  p_ = o.p_;
+  return *this;
+}
+inline UOp& UOp::operator=(UOp&& o) noexcept {
+  if (this != &o) {
+    if (p_) detail::release(p_);
+    p_ = std::exchange(o.p_, nullptr);
+  }
+  return *this;
+}
+inline UOp UOp::from_node(const detail::Node* n) {
+  if (n) n->rc.fetch_add(1, std::memory_order_relaxed);
+  return UOp(const_cast<detail::Node*>(n));
+}
+inline Ops UOp::op() const { return p_->op; }
+inline DType UOp::dtype() const { return p_->dtype; }
+inline const Arg& UOp::arg() const { return p_->arg; }
+inline const Arg& UOp::tag() const { return p_->tag; }
+inline std::span<const UOp> UOp::src() const { return p_->src; }
+inline const UOp& UOp::src(std::size_t i) const {
+  if (i >= p_->src.size())
+    throw Error("UOp::src(" + std::to_string(i) + "): " + op_repr(p_->op) + " has " + std::to_string(p_->src.size()) + " sources");
+  return p_->src[i];
+}
+inline std::size_t UOp::nsrc() const { return p_->src.size(); }
+inline std::size_t UOp::hash() const { return p_ ? p_->hash : 0; }
+
+inline UOp UOp::replace(const Fields& f) const {
+  Ops op = f.op.value_or(this->op());
+  DType dt = f.dtype.value_or(dtype());
+  const std::vector<UOp>& s = f.src ? *f.src : p_->src;
+  const Arg& a = f.arg ? *f.arg : arg();
+  const Arg& t = f.tag ? *f.tag : tag();
+  if (op == this->op() && dt == dtype() && &s == &p_->src && &a == &arg() && &t == &tag()) return *this;
+  return UOp(op, dt, s, a, t);
+}
+
+inline UOp UOp::const_(DType dtype, Arg value) {
+  if (value.is_tuple()) {
+    const auto& t = value.as_tuple();
+    if (t.empty()) throw Error("UOp::const_: empty tuple for dtype " + dtype.repr());
+    bool same = true;
+    for (const auto& e : t) same = same && e == t[0];
+    if (!same) {
+      if (int(t.size()) != dtype.count)
+        throw Error("UOp::const_: " + std::to_string(t.size()) + " values for dtype " + dtype.repr());
+      std::vector<UOp> s;
+      for (const auto& e : t) s.push_back(const_(dtype.scalar(), e));
+      return UOp(Ops::STACK, dtype, std::move(s));
+    }
+    value = t[0];
+  }
+  return UOp(Ops::CONST, dtype, {}, normalize_const(dtype, value));
+}
+inline UOp UOp::const_(DType dtype, std::initializer_list<Arg> values) { return const_(dtype, Arg(ArgTuple(values))); }
+
+inline UOp UOp::variable(std::string name, std::int64_t min, std::int64_t max, DType dtype) {
+  if (min > max) throw Error("UOp::variable(" + py_str_repr(name) + "): min " + std::to_string(min) + " > max " + std::to_string(max));
+  return UOp(Ops::DEFINE_VAR, dtype, {}, ArgTuple{Arg(std::move(name)), Arg(min), Arg(max)});
+}
+inline UOp UOp::range(const UOp& end, std::int64_t axis_id, AxisType type) {
+  return UOp(Ops::RANGE, dtypes::weakint, {end.dtype() == dtypes::weakint ? end : end.cast(dtypes::weakint)},
+             ArgTuple{Arg(axis_id), Arg(type)});
+}
+inline UOp UOp::param(std::int64_t slot, DType dtype, ParamArg extra, std::vector<UOp> src) {
+  extra.slot = slot;
+  if (src.empty()) src.push_back(UOp(Ops::NOOP));
+  return UOp(Ops::PARAM, dtype, std::move(src), Arg(std::move(extra)));
+}
+
+inline UOp UOp::alu(Ops op, std::vector<UOp> more) const {
+  more.insert(more.begin(), *this);
+  DType out = more.back().dtype();
+  if (GroupOp::Comparison.contains(op)) out = out.count > 1 ? dtypes::bool_.vec(out.count) : dtypes::bool_;
+  const int arity = op_arity(op);
+  if (arity >= 0 && int(more.size()) != arity)
+    throw Error("UOp::alu(" + op_repr(op) + "): takes " + std::to_string(arity) + " sources, got " + std::to_string(more.size()));
+  return UOp(op, out, std::move(more));
+}
+inline UOp UOp::cast(DType dt) const {
+  if (dt.count == 1 && dt.count != dtype().count && !dt.is_ptr) dt = dt.vec(dtype().count);
+  if (dtype() == dt) return *this;
+  return UOp(Ops::CAST, dt, {*this});
+}
+inline UOp UOp::index(std::vector<UOp> idx, bool ptr) const {
+  return with_first(Ops::INDEX, ptr ? dtype() : dtype().base(), std::move(idx));
+}
+inline UOp UOp::load(std::vector<UOp> more) const { return with_first(Ops::LOAD, dtype().base(), std::move(more)); }
+inline UOp UOp::store(const UOp& value, std::optional<UOp> gate) const {
+  std::vector<UOp> s{*this, value};
+  if (gate) s.push_back(*gate);
+  return UOp(Ops::STORE, dtypes::void_, std::move(s));
+}
+inline UOp UOp::gep(std::vector<int> idx) const {
+  if (idx.size() == 1) {
+    if (op() == Ops::STACK) return src(std::size_t(idx[0]));
+    if (op() == Ops::CONST) return UOp(Ops::CONST, dtype().scalar(), {}, arg());
+  }
+  ArgTuple a;
+  for (int i : idx) {
+    if (i < 0 || i >= dtype().vcount()) throw Error("UOp::gep(" + std::to_string(i) + "): out of range for " + dtype().repr());
+    a.emplace_back(i);
+  }
+  DType out = idx.size() > 1 ? dtype().scalar().vec(int(idx.size())) : dtype().scalar();
+  return UOp(Ops::GEP, out, {*this}, Arg(std::move(a)));
+}
+inline UOp UOp::vectorize(std::vector<UOp> more) const {
+  more.insert(more.begin(), *this);
+  return stack(std::move(more));
+}
+inline UOp UOp::stack(std::vector<UOp> srcs) {
+  if (srcs.empty()) throw Error("UOp::stack: needs at least one source");
+  DType dt = srcs[0].dtype().vec(int(srcs.size()));
+  return UOp(Ops::STACK, dt, std::move(srcs));
+}
+inline UOp UOp::broadcast(int count) const {
+  if (dtype().vcount() != 1) throw Error("UOp::broadcast: " + dtype().repr() + " is already a vector");
+  if (count == 1) return *this;
+  return UOp(Ops::STACK, dtype().vec(count), std::vector<UOp>(std::size_t(count), *this));
+}
+inline const std::string& UOp::expr() const {
+  if (op() != Ops::DEFINE_VAR) throw Error("UOp::expr: op is " + op_repr(op()) + ", need Ops.DEFINE_VAR");
+  return arg()[0].as_str();
+}
+
+}  // namespace mg
+
+// the member functions that walk graphs and print them live in their own headers
+#include "walk.hpp"
+#include "print.hpp"
+
+template <>
+struct std::hash<mg::UOp> {
+  std::size_t operator()(const mg::UOp& u) const noexcept { return u.hash(); }
+};

@@ -1,0 +1,91 @@
+#pragma once
+// Graph walks over UOps: toposort, substitute, addrspace. All iterative: a 100,000-deep chain is fine.
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ptr_map.hpp"
+#include "uop.hpp"
+
+namespace mg {
+
+// Sources before users, each node once, in tinygrad's order (depth first, sources left to right).
+inline std::vector<UOp> UOp::toposort() const {
+  std::vector<UOp> out;
+  if (!p_) return out;
+  detail::PtrMap<char> seen;
+  std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
+  while (!stack.empty()) {
+    auto [n, visited] = stack.back();
+    stack.pop_back();
+    if (seen.contains(n)) continue;
+    if (visited) {
+      seen.set(n, 1);
+      out.push_back(from_node(n));
+      continue;
+    }
+    stack.emplace_back(n, true);
+    for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
+      if (!seen.contains(it->node())) stack.emplace_back(it->node(), false);
+  }
+  return out;
+}
+
+// Replace nodes by others everywhere below this one (a replaced node's own sources are not visited).
+inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map) const {
+  detail::PtrMap<UOp> repl;
+  for (const auto& [k, v] : map) if (!(k == v)) repl.set(k.node(), v);
+  if (repl.size() == 0) return *this;
+  std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
+  while (!stack.empty()) {
+    auto [n, visited] = stack.back();
+    stack.pop_back();
+    if (repl.contains(n)) continue;
+    if (!visited) {
+      stack.emplace_back(n, true);
+      for (const UOp& s : n->src) if (!repl.contains(s.node())) stack.emplace_back(s.node(), false);
+      continue;
+    }
+    std::vector<UOp> ns;
+    ns.reserve(n->src.size());
+    bool changed = false;
+    for (const UOp& s : n->src) {
+      ns.push_back(*repl.find(s.node()));
+      changed |= !(ns.back() == s);
+    }
+    repl.set(n, changed ? UOp(n->op, n->dtype, std::move(ns), n->arg, n->tag) : from_node(n));
+  }
+  return *repl.find(p_);
+}
+
+// The address space a value lives in (the seed's derivation): PARAM's own, BUFFER global, LOAD registers.
+inline std::optional<AddrSpace> UOp::addrspace() const {
+  std::optional<AddrSpace> result;
+  detail::PtrMap<std::optional<AddrSpace>> memo;
+  for (const UOp& u : toposort()) {
+    std::optional<AddrSpace> r;
+    const Ops o = u.op();
+    if (o == Ops::PARAM) r = u.arg().is<ParamArg>() ? u.arg().as_param().addrspace : AddrSpace::GLOBAL;
+    else if (o == Ops::BUFFER) r = AddrSpace::GLOBAL;
+    else if (o == Ops::DEFINE_LOCAL) r = AddrSpace::LOCAL;
+    else if (o == Ops::DEFINE_REG || o == Ops::LOAD) r = AddrSpace::REG;
+    else if ((o == Ops::INDEX || o == Ops::CAST || o == Ops::AFTER || o == Ops::REDUCE || o == Ops::GEP ||
+              GroupOp::Movement.contains(o)) && u.nsrc() > 0)
+      r = *memo.find(u.src(0).node());
+    else if (o == Ops::STACK || GroupOp::Elementwise.contains(o)) {
+      bool same = true;
+      for (const UOp& s : u.src()) {
+        auto a = *memo.find(s.node());
+        if (!a) continue;
+        if (r && *r != *a) same = false;
+        r = a;
+      }
+      if (!same) r.reset();
+    }
+    memo.set(u.node(), r);
+    result = r;
+  }
+  return result;
+}
+
+}  // namespace mg

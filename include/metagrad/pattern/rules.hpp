@@ -1,0 +1,218 @@
+#pragma once
+// Rules and rule sets. rule(pattern, callback) pairs a pattern with what to build from its captures;
+// rules(...) makes a set whose dispatch table by root op is computed at compile time, so a node
+// only tries the rules that can match its op. Sets compose with +.
+//
+// The callback receives one parameter per named capture, in order of first appearance in the
+// pattern (a pattern's own name first, then its sources left to right), optionally preceded by the
+// ctx. It returns a replacement, or nothing: a null UOp or std::nullopt.
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+
+#include "../core/uop.hpp"
+#include "upat.hpp"
+
+namespace mg {
+
+// ---- the node view that runtime matching walks: a raw pointer, no reference counting ----
+struct NodeRef {
+  const detail::Node* p = nullptr;
+  constexpr NodeRef() = default;
+  constexpr NodeRef(const detail::Node* n) : p(n) {}
+  Ops op() const { return p->op; }
+  DType dtype() const { return p->dtype; }
+  const Arg& arg() const { return p->arg; }
+  const Arg& tag() const { return p->tag; }
+  NodeRef src(std::size_t i) const { return p->src[i].node(); }
+  std::size_t nsrc() const { return p->src.size(); }
+  explicit constexpr operator bool() const { return p != nullptr; }
+  friend constexpr bool operator==(NodeRef a, NodeRef b) { return a.p == b.p; }
+};
+inline UOp to_handle(NodeRef n) { return UOp::from_node(n.p); }
+inline NodeRef to_view(const UOp& u) { return u.node(); }
+
+// the ctx type when graph_rewrite is given none
+struct NoCtx {};
+
+namespace detail {
+template <class... N> struct capture_names_are {};  // shows up in errors: the names a callback must take
+
+template <class F, class = void> struct fixed_arity : std::integral_constant<int, -1> {};  // generic lambda: unknown
+template <class F> struct fixed_arity<F, std::void_t<decltype(&F::operator())>> {
+  template <class R, class C, class... A> static constexpr int count(R (C::*)(A...) const) { return int(sizeof...(A)); }
+  template <class R, class C, class... A> static constexpr int count(R (C::*)(A...)) { return int(sizeof...(A)); }
+  static constexpr int value = count(&F::operator());
+};
+template <class R, class... A> struct fixed_arity<R (*)(A...), void> : std::integral_constant<int, int(sizeof...(A))> {};
+
+template <class Names, int Arity> constexpr bool check_callback_arity() {
+  constexpr int k = int(boost::mp11::mp_size<Names>::value);
+  static_assert(Arity < 0 || Arity == k || Arity == k + 1,
+                "rule callback: it must take one parameter per named capture of its pattern, in order of first "
+                "appearance (the pattern's own name, then its sources left to right), optionally preceded by ctx");
+  return true;
+}
+
+// turn what a callback returned into optional<handle>
+template <class H, class R> constexpr std::optional<H> as_result(R&& r) {
+  using T = std::remove_cvref_t<R>;
+  if constexpr (std::is_same_v<T, std::optional<H>>) return std::forward<R>(r);
+  else if constexpr (std::is_same_v<T, std::nullopt_t>) return std::nullopt;
+  else if constexpr (std::is_convertible_v<R, H>) {
+    H h = std::forward<R>(r);
+    if (!h) return std::nullopt;
+    return h;
+  } else {
+    static_assert(std::is_convertible_v<R, H>, "rule callback: return a node (null for no rewrite) or std::optional of a node");
+    return std::nullopt;
+  }
+}
+template <class> inline constexpr bool always_false = false;
+}  // namespace detail
+
+template <class P, class F>
+struct Rule {
+  P pat;
+  F fn;
+  std::source_location loc;
+  using names = typename P::names;
+  static constexpr std::size_t ncap = boost::mp11::mp_size<names>::value;
+
+  std::string location() const { return std::string(loc.file_name()) + ":" + std::to_string(loc.line()); }
+
+  // match n; on each match call fn with the captures (and ctx); the first non-null result wins
+  template <class N, class Ctx, class H = decltype(to_handle(std::declval<N>()))>
+  constexpr std::optional<H> apply(const N& n, Ctx* ctx) const {
+    detail::Captures<N, ncap> caps{};
+    std::optional<H> out;
+    pat.template match<names>(n, caps, [&]() -> bool {
+      out = call<H>(caps, ctx, std::make_index_sequence<ncap>{});
+      if (out && to_view(*out) == n) out.reset();  // returning the node itself is no rewrite
+      return out.has_value();
+    });
+    return out;
+  }
+
+ private:
+  template <class H, class N, class Ctx, std::size_t... I>
+  constexpr std::optional<H> call(const detail::Captures<N, ncap>& caps, Ctx* ctx, std::index_sequence<I...>) const {
+    if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...>)
+      return detail::as_result<H>(fn(to_handle(caps.v[I])...));
+    else if constexpr (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<H>())...>)
+      return detail::as_result<H>(fn(*ctx, to_handle(caps.v[I])...));
+    else {
+      static_assert(detail::always_false<detail::capture_names_are<names>>,
+                    "rule callback cannot be called with this pattern's captures: it must take one node per named "
+                    "capture, in order of first appearance, optionally preceded by the ctx type graph_rewrite was given");
+      return std::nullopt;
+    }
+  }
+};
+
+template <Pattern P, class F>
+constexpr Rule<P, F> rule(P p, F f, std::source_location loc = std::source_location::current()) {
+  static_assert(detail::check_callback_arity<typename P::names, detail::fixed_arity<F>::value>());
+  return {p, f, loc};
+}
+
+template <class... R>
+struct RuleSet {
+  std::tuple<R...> list;
+  static constexpr std::size_t size = sizeof...(R);
+
+  // Rewrite one node with the first rule that matches and returns something. `fired` gets its index.
+  template <class N, class Ctx = NoCtx, class H = decltype(to_handle(std::declval<N>()))>
+  constexpr std::optional<H> rewrite_view(const N& n, Ctx* ctx = nullptr, int* fired = nullptr) const {
+    if (std::is_constant_evaluated()) return fold_rewrite<H>(n, ctx, fired, std::index_sequence_for<R...>{});
+    return table_rewrite<N, Ctx, H>(n, ctx, fired);
+  }
+  template <class Ctx = NoCtx>
+  std::optional<UOp> rewrite(const UOp& u, Ctx* ctx = nullptr, int* fired = nullptr) const {
+    return rewrite_view(to_view(u), ctx, fired);
+  }
+
+  // "file:line  UPat(...)" for rule i, for errors and the viewer
+  std::string describe(std::size_t i) const {
+    std::string out;
+    std::size_t k = 0;
+    std::apply([&](const auto&... r) { ((k++ == i ? (void)(out = r.location() + "  " + r.pat.str()) : void()), ...); }, list);
+    return out;
+  }
+  std::source_location location(std::size_t i) const {
+    std::source_location out;
+    std::size_t k = 0;
+    std::apply([&](const auto&... r) { ((k++ == i ? (void)(out = r.loc) : void()), ...); }, list);
+    return out;
+  }
+
+  // which rules can match a node of each op, computed at compile time
+  struct Dispatch {
+    std::array<unsigned short, num_ops + 1> start{};
+    std::array<unsigned short, num_ops * sizeof...(R) + 1> idx{};
+  };
+  static constexpr Dispatch make_dispatch() {
+    constexpr std::array<OpSet, sizeof...(R) + 1> roots{detail::root_ops<decltype(R::pat)>::value..., OpSet{}};
+    Dispatch d{};
+    unsigned k = 0;
+    for (std::size_t o = 0; o < num_ops; ++o) {
+      d.start[o] = static_cast<unsigned short>(k);
+      for (std::size_t i = 0; i < sizeof...(R); ++i)
+        if (roots[i].empty() || roots[i].contains(Ops(o))) d.idx[k++] = static_cast<unsigned short>(i);
+    }
+    d.start[num_ops] = static_cast<unsigned short>(k);
+    return d;
+  }
+  static constexpr Dispatch dispatch = make_dispatch();
+
+ private:
+  template <class N, class Ctx, class H>
+  std::optional<H> table_rewrite(const N& n, Ctx* ctx, int* fired) const {
+    static constexpr auto table = fn_table<N, Ctx, H>(std::index_sequence_for<R...>{});
+    const unsigned o = unsigned(n.op());
+    for (unsigned j = dispatch.start[o]; j < dispatch.start[o + 1]; ++j) {
+      const unsigned i = dispatch.idx[j];
+      if (auto r = table[i](*this, n, ctx)) {
+        if (fired) *fired = int(i);
+        return r;
+      }
+    }
+    return std::nullopt;
+  }
+  template <std::size_t I, class N, class Ctx, class H>
+  static std::optional<H> try_rule(const RuleSet& rs, const N& n, Ctx* ctx) { return std::get<I>(rs.list).template apply<N, Ctx, H>(n, ctx); }
+  template <class N, class Ctx, class H, std::size_t... I>
+  static constexpr auto fn_table(std::index_sequence<I...>) {
+    using Fn = std::optional<H> (*)(const RuleSet&, const N&, Ctx*);
+    return std::array<Fn, sizeof...(I) + 1>{&try_rule<I, N, Ctx, H>..., nullptr};
+  }
+  template <class H, class N, class Ctx, std::size_t... I>
+  constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {
+    std::optional<H> out;
+    auto one = [&](auto ic) {
+      constexpr std::size_t i = decltype(ic)::value;
+      using Rl = std::tuple_element_t<i, std::tuple<R...>>;
+      constexpr OpSet root = detail::root_ops<decltype(Rl::pat)>::value;
+      if (!root.empty() && !root.contains(n.op())) return false;
+      out = std::get<i>(list).template apply<N, Ctx, H>(n, ctx);
+      if (out && fired) *fired = int(i);
+      return out.has_value();
+    };
+    (one(std::integral_constant<std::size_t, I>{}) || ...);
+    return out;
+  }
+};
+
+template <class... R> constexpr RuleSet<R...> rules(R... r) { return {{r...}}; }
+template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const RuleSet<A...>& a, const RuleSet<B...>& b) {
+  return {std::tuple_cat(a.list, b.list)};
+}
+
+}  // namespace mg

@@ -1,0 +1,186 @@
+#pragma once
+// A UOp graph that lives in constant evaluation, and graph_rewrite over it. The same pattern and
+// rule objects that rewrite runtime UOps rewrite these nodes while the program is being compiled:
+//   constexpr bool ok = [] { ct::Graph<64> g; auto x = g.variable("x", 0, 9); return ct::graph_rewrite(x + 0, fold) == x; }();
+// Callbacks written as generic lambdas ([](auto x) { ... }) work on both kinds of node.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "../core/dtype.hpp"
+#include "../core/error.hpp"
+#include "../core/ops.hpp"
+#include "../pattern/rules.hpp"
+
+namespace mg::ct {
+
+// the arg of a compile-time node: nothing, an integer, a float, a bool, an op or a name
+struct CArg {
+  enum class Kind : std::uint8_t { none, int_, float_, bool_, op, str } kind = Kind::none;
+  std::int64_t i = 0;
+  double f = 0;
+  Ops o = Ops::NOOP;
+  std::string_view s{};
+  constexpr CArg() = default;
+  template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
+  constexpr CArg(I v) : kind(Kind::int_), i(std::int64_t(v)) {}
+  constexpr CArg(double v) : kind(Kind::float_), f(v) {}
+  constexpr CArg(bool v) : kind(Kind::bool_), i(v) {}
+  constexpr CArg(Ops v) : kind(Kind::op), o(v) {}
+  constexpr CArg(std::string_view v) : kind(Kind::str), s(v) {}
+  constexpr CArg(const char* v) : kind(Kind::str), s(v) {}
+
+  constexpr bool is_none() const { return kind == Kind::none; }
+  constexpr bool is_int() const { return kind == Kind::int_; }
+  constexpr bool is_float() const { return kind == Kind::float_; }
+  constexpr bool is_number() const { return kind == Kind::int_ || kind == Kind::float_ || kind == Kind::bool_; }
+  constexpr std::int64_t as_int() const { return is_float() ? std::int64_t(f) : i; }
+  constexpr double as_float() const { return is_float() ? f : double(i); }
+  constexpr std::string_view as_str() const { return s; }
+  // identity, as interning needs it
+  constexpr bool operator==(const CArg& b) const {
+    return kind == b.kind && i == b.i && (f == b.f || (f != f && b.f != b.f)) && o == b.o && s == b.s;
+  }
+  // Python's ==, as a pattern's arg filter uses it
+  constexpr bool py_equals(const CArg& b) const {
+    if (is_number() && b.is_number()) return (is_float() || b.is_float()) ? as_float() == b.as_float() : as_int() == b.as_int();
+    return *this == b;
+  }
+};
+
+template <std::size_t Cap> class Node;
+
+template <std::size_t Cap, std::size_t MaxSrc = 4>
+struct Graph {
+  struct N {
+    Ops op = Ops::NOOP;
+    DType dtype{};
+    CArg arg{}, tag{};
+    std::uint8_t nsrc = 0;
+    std::array<int, MaxSrc> src{};
+  };
+  std::array<N, Cap> nodes{};
+  int size = 0;
+
+  // hash-consing: a structurally equal node is the same index
+  constexpr int intern(const N& n) {
+    for (int i = 0; i < size; ++i) {
+      const N& m = nodes[std::size_t(i)];
+      if (m.op != n.op || !(m.dtype == n.dtype) || !(m.arg == n.arg) || !(m.tag == n.tag) || m.nsrc != n.nsrc) continue;
+      bool same = true;
+      for (int j = 0; j < n.nsrc; ++j) same = same && m.src[std::size_t(j)] == n.src[std::size_t(j)];
+      if (same) return i;
+    }
+    if (std::size_t(size) == Cap) throw Error("ct::Graph: out of node capacity");
+    nodes[std::size_t(size)] = n;
+    return size++;
+  }
+  constexpr Node<Cap> make(Ops op, DType dt, std::initializer_list<Node<Cap>> src = {}, CArg arg = {}, CArg tag = {});
+  constexpr Node<Cap> const_(DType dt, CArg v) { return make(Ops::CONST, dt, {}, v); }
+  constexpr Node<Cap> variable(std::string_view name, std::int64_t lo, std::int64_t hi, DType dt = dtypes::weakint) {
+    // the bounds ride in the node's sources as CONSTs, since a compile-time arg holds one value
+    return make(Ops::DEFINE_VAR, dt, {const_(dt, lo), const_(dt, hi)}, name);
+  }
+};
+
+template <std::size_t Cap>
+class Node {
+ public:
+  using G = Graph<Cap>;
+  constexpr Node() = default;
+  constexpr Node(G* g, int i) : g_(g), i_(i) {}
+  constexpr Ops op() const { return n().op; }
+  constexpr DType dtype() const { return n().dtype; }
+  constexpr const CArg& arg() const { return n().arg; }
+  constexpr const CArg& tag() const { return n().tag; }
+  constexpr std::size_t nsrc() const { return n().nsrc; }
+  constexpr Node src(std::size_t k) const { return {g_, n().src[k]}; }
+  constexpr int index() const { return i_; }
+  constexpr G* graph() const { return g_; }
+  explicit constexpr operator bool() const { return g_ && i_ >= 0; }
+  friend constexpr bool operator==(const Node& a, const Node& b) { return a.g_ == b.g_ && a.i_ == b.i_; }
+
+  constexpr Node const_like(CArg v) const { return g_->const_(dtype().base(), v); }
+  constexpr Node alu(Ops o, std::initializer_list<Node> more = {}) const {
+    std::array<Node, 4> s{};
+    std::size_t k = 0;
+    s[k++] = *this;
+    for (const Node& m : more) s[k++] = m;
+    DType dt = GroupOp::Comparison.contains(o) ? dtypes::bool_ : s[k - 1].dtype();
+    if (k == 1) return g_->make(o, dt, {s[0]});
+    if (k == 2) return g_->make(o, dt, {s[0], s[1]});
+    return g_->make(o, dt, {s[0], s[1], s[2]});
+  }
+  constexpr Node cast(DType dt) const { return dt == dtype() ? *this : g_->make(Ops::CAST, dt, {*this}); }
+  constexpr Node where(Node a, Node b) const { return alu(Ops::WHERE, {a, b}); }
+  constexpr Node maximum(Node b) const { return alu(Ops::MAX, {b}); }
+  constexpr Node ne(Node b) const { return alu(Ops::CMPNE, {b}); }
+  constexpr Node replace_src(std::initializer_list<Node> s) const { return g_->make(op(), dtype(), s, arg(), tag()); }
+
+#define MG_CT_BINOP(SYM, OP)                                                                            \
+  friend constexpr Node operator SYM(const Node& a, const Node& b) { return a.alu(OP, {b}); }            \
+  template <class C> requires std::is_arithmetic_v<C>                                                    \
+  friend constexpr Node operator SYM(const Node& a, C c) { return a.alu(OP, {a.const_like(CArg(c))}); }  \
+  template <class C> requires std::is_arithmetic_v<C>                                                    \
+  friend constexpr Node operator SYM(C c, const Node& b) { return b.const_like(CArg(c)).alu(OP, {b}); }
+  MG_CT_BINOP(+, Ops::ADD) MG_CT_BINOP(*, Ops::MUL) MG_CT_BINOP(/, Ops::FLOORDIV) MG_CT_BINOP(%, Ops::FLOORMOD)
+  MG_CT_BINOP(<, Ops::CMPLT) MG_CT_BINOP(&, Ops::AND) MG_CT_BINOP(|, Ops::OR) MG_CT_BINOP(^, Ops::XOR)
+#undef MG_CT_BINOP
+
+ private:
+  constexpr const typename G::N& n() const { return g_->nodes[std::size_t(i_)]; }
+  G* g_ = nullptr;
+  int i_ = -1;
+};
+
+template <std::size_t Cap, std::size_t MS>
+constexpr Node<Cap> Graph<Cap, MS>::make(Ops op, DType dt, std::initializer_list<Node<Cap>> src, CArg arg, CArg tag) {
+  N n{op, dt, arg, tag, std::uint8_t(src.size()), {}};
+  std::size_t k = 0;
+  for (const Node<Cap>& s : src) n.src[k++] = s.index();
+  return {this, intern(n)};
+}
+
+template <std::size_t Cap> constexpr Node<Cap> to_handle(Node<Cap> n) { return n; }
+template <std::size_t Cap> constexpr Node<Cap> to_view(Node<Cap> n) { return n; }
+
+namespace detail {
+template <std::size_t Cap, class RS, class Ctx>
+constexpr Node<Cap> rewrite_rec(Node<Cap> n, const RS& rs, Ctx* ctx, std::array<int, Cap>& memo, int depth) {
+  if (depth > 64) throw Error("ct::graph_rewrite: rules did not settle");
+  if (memo[std::size_t(n.index())] >= 0) return {n.graph(), memo[std::size_t(n.index())]};
+  // sources first
+  std::array<Node<Cap>, 4> s{};
+  bool changed = false;
+  for (std::size_t k = 0; k < n.nsrc(); ++k) {
+    s[k] = rewrite_rec(n.src(k), rs, ctx, memo, depth);
+    changed = changed || !(s[k] == n.src(k));
+  }
+  Node<Cap> cur = n;
+  if (changed) {
+    auto* g = n.graph();
+    switch (n.nsrc()) {
+      case 1: cur = g->make(n.op(), n.dtype(), {s[0]}, n.arg(), n.tag()); break;
+      case 2: cur = g->make(n.op(), n.dtype(), {s[0], s[1]}, n.arg(), n.tag()); break;
+      case 3: cur = g->make(n.op(), n.dtype(), {s[0], s[1], s[2]}, n.arg(), n.tag()); break;
+      default: cur = g->make(n.op(), n.dtype(), {s[0], s[1], s[2], s[3]}, n.arg(), n.tag()); break;
+    }
+  }
+  // then the node, to a fixed point; a replacement's new parts are rewritten too
+  Node<Cap> out = cur;
+  if (auto r = rs.rewrite_view(cur, ctx)) out = rewrite_rec(*r, rs, ctx, memo, depth + 1);
+  memo[std::size_t(n.index())] = out.index();
+  return out;
+}
+}  // namespace detail
+
+template <std::size_t Cap, class RS, class Ctx = NoCtx>
+constexpr Node<Cap> graph_rewrite(Node<Cap> root, const RS& rs, Ctx* ctx = nullptr) {
+  std::array<int, Cap> memo{};
+  for (auto& m : memo) m = -1;
+  return detail::rewrite_rec(root, rs, ctx, memo, 0);
+}
+
+}  // namespace mg::ct
