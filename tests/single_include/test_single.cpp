@@ -3,9 +3,13 @@
 
 #include <catch2/catch.hpp>
 
-TEST_CASE("single header: build and render an expression", "[single_include]") {
-  auto a = mg::UOp::variable("a", 0, 10);
-  auto b = a + 1;
-  REQUIRE(b.op() == mg::Ops::ADD);
-  REQUIRE(mg::render(b) == "(a+1)");
+using namespace mg;
+
+TEST_CASE("single header: build, rewrite and render an expression", "[single_include]") {
+  constexpr auto fold = rules(rule(var<"x"> + 0, [](auto x) { return x; }));
+  UOp a = UOp::variable("a", 0, 10);
+  UOp b = (a + 0) * 4 + 1;
+  REQUIRE(b.op() == Ops::ADD);
+  REQUIRE(b.render() == "((a+0)*4+1)");
+  REQUIRE(graph_rewrite(b, fold).render() == "(a*4+1)");
 }

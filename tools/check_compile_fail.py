@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""Checks that each tests/compile_fail/*.cpp fails to compile with the message its first line expects.
+
+usage: check_compile_fail.py <compiler command...>   (run from the repository root or anywhere)
+"""
+import pathlib, subprocess, sys
+
+root = pathlib.Path(__file__).resolve().parent.parent
+compiler = sys.argv[1:] or ["g++"]
+failed = 0
+for src in sorted((root / "tests" / "compile_fail").glob("*.cpp")):
+  expect = src.read_text().splitlines()[0].removeprefix("// expect:").strip()
+  r = subprocess.run([*compiler, "-std=c++20", "-fsyntax-only", f"-I{root / 'include'}", str(src)],
+                     capture_output=True, text=True)
+  ok = r.returncode != 0 and expect in r.stderr
+  print(f"{'ok  ' if ok else 'FAIL'} {src.name}: expects \"{expect}\"")
+  if not ok:
+    failed += 1
+    print(r.stderr[-3000:] if r.returncode else "  compiled without error")
+sys.exit(1 if failed else 0)
