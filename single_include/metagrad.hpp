@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -201,15 +202,15 @@ namespace detail {
 // round a double to IEEE half precision and back (round to nearest even, overflow to inf)
 constexpr double round_half(double x) {
   if (!(x == x) || x == std::numeric_limits<double>::infinity() || x == -std::numeric_limits<double>::infinity()) return x;
-  float f = float(x);
-  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
-  std::uint32_t sign = u & 0x80000000u, a = u & 0x7fffffffu;
-  if (a >= 0x477ff000u) return sign ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  // work on the double itself: going through float first misrounds values just below 65520
+  const std::uint64_t u = std::bit_cast<std::uint64_t>(x);
+  const bool sign = u >> 63;
+  double ax = sign ? -x : x, q;
+  if (ax >= 65520.0) return sign ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   // quantum of half at this magnitude: subnormal below 2^-14, step 2^-24
-  double ax = x < 0 ? -x : x, q;
   if (ax < 6.103515625e-05) q = 5.960464477539063e-08;
   else {
-    int e = int((a >> 23) & 0xff) - 127;
+    int e = int((u >> 52) & 0x7ff) - 1023;
     q = 1.0;
     for (int i = e - 10; i > 0; --i) q *= 2;
     for (int i = e - 10; i < 0; ++i) q /= 2;
@@ -472,7 +473,12 @@ inline std::string py_str_repr(const std::string& s) {
     if (c == q || c == '\\') out += '\\', out += c;
     else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
-    else out += c;
+    else if (c == '\r') out += "\\r";
+    else if ((unsigned char)c < 0x20 || c == 0x7f) {  // other control characters print as \xNN, as Python does
+      char hx[8];
+      std::snprintf(hx, sizeof hx, "\\x%02x", unsigned((unsigned char)c));
+      out += hx;
+    } else out += c;
   }
   return out + q;
 }
@@ -632,13 +638,14 @@ using ConstValue = std::variant<bool, std::int64_t, double, Invalid>;
 
 inline Arg to_arg(const ConstValue& c) { return std::visit([](auto x) { return Arg(x); }, c); }
 
-// normalize a constant for a dtype: bool → bool, ints wrap to the width, floats round to the format
+// normalize a constant for a dtype: bool → bool, ints wrap to the width, float16/bfloat16/fp8 round to the format
 inline Arg normalize_const(DType dt, const Arg& v) {
   if (v.is<Invalid>()) return v;
   if (!v.is_number()) throw Error("const: value " + v.repr() + " is not a number (dtype " + dt.repr() + ")");
   DType s = dt.scalar();
   if (s.is_bool()) return Arg(v.is_float() ? v.as_float() != 0.0 : v.as_int() != 0);
-  if (s.is_float()) return Arg(truncate_float(s, v.as_float()));
+  // float32/float64 keep the double, as tinygrad's ConstFloat does; narrower formats round to the format
+  if (s.is_float()) return Arg(s == dtypes::float32 ? v.as_float() : truncate_float(s, v.as_float()));
   if (s.is_int()) {
     if (v.is_float()) {
       double d = v.as_float();
@@ -693,7 +700,8 @@ class PtrMap {
       if (!keys_[i]) return nullptr;
     }
   }
-  bool contains(const void* k) { return find(k) != nullptr; }
+  const V* find(const void* k) const { return const_cast<PtrMap*>(this)->find(k); }
+  bool contains(const void* k) const { return find(k) != nullptr; }
   // inserts or overwrites; returns the stored value
   V& set(const void* k, V v) {
     if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);
@@ -830,7 +838,11 @@ class UOp {
   UOp trunc() const { return alu(Ops::TRUNC); }
   UOp maximum(const UOp& x) const { return alu(Ops::MAX, {x}); }
   UOp maximum(Arg x) const { return maximum(ufix(std::move(x))); }
-  UOp minimum(const UOp& x) const { return (-*this).maximum(-x).neg(); }
+  // tinygrad's _inverse: -x for floats, ~x otherwise (no overflow at the int minimum)
+  UOp minimum(const UOp& x) const {
+    auto inv = [](const UOp& u) { return u.dtype().is_float() ? -u : ~u; };
+    return inv(inv(*this).maximum(inv(x)));
+  }
   UOp ne(const UOp& x) const { return alu(Ops::CMPNE, {x}); }
   UOp ne(Arg x) const { return ne(ufix(std::move(x))); }
   UOp eq(const UOp& x) const { return ne(x).logical_not(); }
@@ -854,12 +866,12 @@ class UOp {
   UOp vectorize(std::vector<UOp> more) const;  // STACK of this and more
   static UOp stack(std::vector<UOp> srcs);
   UOp broadcast(int count) const;
-  UOp bind(std::int64_t val) const { return UOp(Ops::BIND, dtype(), {*this, const_like(val)}); }
+  UOp bind(std::int64_t val) const;
   UOp valid(const UOp& cond) const { return cond.where(cast(dtypes::weakint), invalid(dtype().count)); }
 
   // ---- graph queries ----
   std::vector<UOp> toposort() const;  // sources before users; iterative
-  UOp substitute(const std::vector<std::pair<UOp, UOp>>& map) const;
+  UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
   std::optional<AddrSpace> addrspace() const;
   const std::string& expr() const;  // a DEFINE_VAR's name
 
@@ -904,6 +916,10 @@ class UOp {
     return UOp(op, dt, std::move(rest), std::move(arg));
   }
   explicit UOp(detail::Node* adopt) noexcept : p_(adopt) {}  // takes over one reference
+  const detail::Node* checked() const {
+    if (!p_) throw Error("UOp: use of a null UOp (default-constructed, or a rule's unbound capture)");
+    return p_;
+  }
   detail::Node* p_ = nullptr;
 };
 
@@ -994,15 +1010,11 @@ inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&
 // Destroys nodes whose count reached zero without recursing into their sources.
 inline void release(Node* n) noexcept {
   if (n->rc.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  thread_local std::vector<Node*> pending;
-  thread_local bool draining = false;
-  pending.push_back(n);
-  if (draining) return;
-  draining = true;
+  // A local worklist, not a thread_local one: a thread_local vector is destroyed before static handles
+  // die at exit, and their release would write into freed memory. A chain needs no worklist at all.
+  std::vector<Node*> pending;
   auto& tbl = intern_table();
-  while (!pending.empty()) {
-    Node* d = pending.back();
-    pending.pop_back();
+  for (Node* d = n; d;) {
     {
       auto& sh = tbl.shard(d->hash);
       std::lock_guard lock(sh.m);
@@ -1012,23 +1024,50 @@ inline void release(Node* n) noexcept {
         tbl.count.fetch_sub(1, std::memory_order_relaxed);
       }
     }
+    Node* next = nullptr;
     for (UOp& s : d->src) {
       Node* sp = std::exchange(s.p_, nullptr);
-      if (sp->rc.fetch_sub(1, std::memory_order_acq_rel) == 1) pending.push_back(sp);
+      if (sp->rc.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      if (next) pending.push_back(sp);
+      else next = sp;
     }
     delete d;
+    if (!next && !pending.empty()) next = pending.back(), pending.pop_back();
+    d = next;
   }
-  draining = false;
 }
 
 }  // namespace detail
+
+// The node view that pattern matching walks: a raw pointer, no reference counting.
+struct NodeRef {
+  const detail::Node* p = nullptr;
+  constexpr NodeRef() = default;
+  constexpr NodeRef(const detail::Node* n) : p(n) {}
+  Ops op() const { return p->op; }
+  DType dtype() const { return p->dtype; }
+  const Arg& arg() const { return p->arg; }
+  const Arg& tag() const { return p->tag; }
+  NodeRef src(std::size_t i) const { return p->src[i].node(); }
+  std::size_t nsrc() const { return p->src.size(); }
+  explicit constexpr operator bool() const { return p != nullptr; }
+  friend constexpr bool operator==(NodeRef a, NodeRef b) { return a.p == b.p; }
+};
+inline UOp to_handle(NodeRef n) { return UOp::from_node(n.p); }
+inline NodeRef to_view(const UOp& u) { return u.node(); }
+
+// the ctx type when a rewrite is given none
+struct NoCtx {};
 
 // number of live interned nodes (for tests of memory behaviour)
 inline std::size_t live_uops() { return detail::intern_table().count.load(); }
 
 // ---- UOp members ----
-inline UOp::UOp(Ops op, DType dtype, std::vector<UOp> src, Arg arg, Arg tag)
-    : p_(detail::intern(op, dtype, std::move(src), std::move(arg), std::move(tag))) {}
+inline UOp::UOp(Ops op, DType dtype, std::vector<UOp> src, Arg arg, Arg tag) {
+  for (std::size_t i = 0; i < src.size(); ++i)  // a null source would poison every walk over the graph
+    if (!src[i]) throw Error("UOp(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
+  p_ = detail::intern(op, dtype, std::move(src), std::move(arg), std::move(tag));
+}
 inline UOp::UOp(const UOp& o) noexcept : p_(o.p_) { if (p_) p_->rc.fetch_add(1, std::memory_order_relaxed); }
 inline UOp& UOp::operator=(const UOp& o) noexcept {
   if (o.p_) o.p_->rc.fetch_add(1, std::memory_order_relaxed);
@@ -1047,17 +1086,18 @@ inline UOp UOp::from_node(const detail::Node* n) {
   if (n) n->rc.fetch_add(1, std::memory_order_relaxed);
   return UOp(const_cast<detail::Node*>(n));
 }
-inline Ops UOp::op() const { return p_->op; }
-inline DType UOp::dtype() const { return p_->dtype; }
-inline const Arg& UOp::arg() const { return p_->arg; }
-inline const Arg& UOp::tag() const { return p_->tag; }
-inline std::span<const UOp> UOp::src() const { return p_->src; }
+inline Ops UOp::op() const { return checked()->op; }
+inline DType UOp::dtype() const { return checked()->dtype; }
+inline const Arg& UOp::arg() const { return checked()->arg; }
+inline const Arg& UOp::tag() const { return checked()->tag; }
+inline std::span<const UOp> UOp::src() const { return checked()->src; }
 inline const UOp& UOp::src(std::size_t i) const {
+  checked();
   if (i >= p_->src.size())
     throw Error("UOp::src(" + std::to_string(i) + "): " + op_repr(p_->op) + " has " + std::to_string(p_->src.size()) + " sources");
   return p_->src[i];
 }
-inline std::size_t UOp::nsrc() const { return p_->src.size(); }
+inline std::size_t UOp::nsrc() const { return checked()->src.size(); }
 inline std::size_t UOp::hash() const { return p_ ? p_->hash : 0; }
 
 inline UOp UOp::replace(const Fields& f) const {
@@ -1083,7 +1123,7 @@ inline UOp UOp::const_(DType dtype, Arg value) {
       for (const auto& e : t) s.push_back(const_(dtype.scalar(), e));
       return UOp(Ops::STACK, dtype, std::move(s));
     }
-    value = t[0];
+    value = Arg(t[0]);  // copy first: t[0] lives inside value
   }
   return UOp(Ops::CONST, dtype, {}, normalize_const(dtype, value));
 }
@@ -1094,6 +1134,7 @@ inline UOp UOp::variable(std::string name, std::int64_t min, std::int64_t max, D
   return UOp(Ops::DEFINE_VAR, dtype, {}, ArgTuple{Arg(std::move(name)), Arg(min), Arg(max)});
 }
 inline UOp UOp::range(const UOp& end, std::int64_t axis_id, AxisType type) {
+  if (!end) throw Error("UOp::range(axis " + std::to_string(axis_id) + "): end is a null UOp");
   return UOp(Ops::RANGE, dtypes::weakint, {end.dtype() == dtypes::weakint ? end : end.cast(dtypes::weakint)},
              ArgTuple{Arg(axis_id), Arg(type)});
 }
@@ -1105,6 +1146,8 @@ inline UOp UOp::param(std::int64_t slot, DType dtype, ParamArg extra, std::vecto
 
 inline UOp UOp::alu(Ops op, std::vector<UOp> more) const {
   more.insert(more.begin(), *this);
+  for (std::size_t i = 0; i < more.size(); ++i)
+    if (!more[i]) throw Error("UOp::alu(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
   DType out = more.back().dtype();
   if (GroupOp::Comparison.contains(op)) out = out.count > 1 ? dtypes::bool_.vec(out.count) : dtypes::bool_;
   const int arity = op_arity(op);
@@ -1145,6 +1188,7 @@ inline UOp UOp::vectorize(std::vector<UOp> more) const {
 }
 inline UOp UOp::stack(std::vector<UOp> srcs) {
   if (srcs.empty()) throw Error("UOp::stack: needs at least one source");
+  if (!srcs[0]) throw Error("UOp::stack: source 0 is a null UOp");
   DType dt = srcs[0].dtype().vec(int(srcs.size()));
   return UOp(Ops::STACK, dt, std::move(srcs));
 }
@@ -1152,6 +1196,12 @@ inline UOp UOp::broadcast(int count) const {
   if (dtype().vcount() != 1) throw Error("UOp::broadcast: " + dtype().repr() + " is already a vector");
   if (count == 1) return *this;
   return UOp(Ops::STACK, dtype().vec(count), std::vector<UOp>(std::size_t(count), *this));
+}
+inline UOp UOp::bind(std::int64_t val) const {
+  if (op() != Ops::DEFINE_VAR) throw Error("UOp::bind(" + std::to_string(val) + "): op is " + op_repr(op()) + ", need Ops.DEFINE_VAR");
+  if (val < arg()[1].as_int() || val > arg()[2].as_int())
+    throw Error("UOp::bind(" + std::to_string(val) + "): not in range [" + arg()[1].repr() + ", " + arg()[2].repr() + "] of " + expr());
+  return UOp(Ops::BIND, dtype(), {*this, const_like(val)});
 }
 inline const std::string& UOp::expr() const {
   if (op() != Ops::DEFINE_VAR) throw Error("UOp::expr: op is " + op_repr(op()) + ", need Ops.DEFINE_VAR");
@@ -1165,6 +1215,225 @@ inline const std::string& UOp::expr() const {
 // ---- metagrad/core/walk.hpp ----
 // Graph walks over UOps: toposort, substitute, addrspace. All iterative: a 100,000-deep chain is fine.
 
+
+// ---- metagrad/core/rewrite.hpp ----
+// The rewrite driver behind graph_rewrite and substitute: tinygrad's unified_rewrite and walk_rewrite,
+// iterative and memoized, generic over the rewriter. A rewriter is anything with
+//   std::optional<UOp> rewrite_view(NodeRef n, Ctx* ctx, int* fired)   // a replacement for n, or none
+//   std::string describe(std::size_t fired)                              // names what fired, for errors
+// (pattern/rules.hpp's RuleSet is one). A rewriter that never settles raises mg::RewriteError.
+
+
+namespace mg {
+
+struct RewriteOptions {
+  bool bottom_up = false;    // rewrite a node before its sources (tinygrad's bottom_up=True)
+  bool walk = false;         // single pass, no re-traversal into rewritten subtrees
+  bool enter_calls = false;  // also rewrite the body (src[0]) of CALL and FUNCTION
+  std::size_t max_rewrites_per_node = 10000;  // successive rewrites at one place before giving up
+};
+
+namespace detail {
+
+template <class RS, class Ctx>
+class RewriteEngine {
+ public:
+  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {}
+
+  UOp run(const UOp& root) {
+    if (!root) return root;
+    return opt_.walk ? walk_rewrite(root) : unified_rewrite(root);
+  }
+
+ private:
+  struct Entry {
+    const Node* n;
+    int stage;
+    UOp new_n;
+    std::size_t gen;  // how many rewrites in a row led to this entry at this place
+  };
+
+  std::optional<UOp> rewrite(const UOp& u) {
+    int fired = -1;
+    auto r = rs_.rewrite_view(to_view(u), ctx_, &fired);
+    if (r) {
+      keep_.push_back(u);
+      keep_.push_back(*r);
+      recent_[recent_pos_++ % recent_.size()] = fired;
+      ++nrewrites_;
+    }
+    return r;
+  }
+  std::optional<UOp> cached_bpm_rewrite(const UOp& u) {
+    if (auto* c = bpm_cache_.find(u.node())) return *c;
+    auto r = rewrite(u);
+    bpm_cache_.set(u.node(), r);
+    return r;
+  }
+
+  [[noreturn]] void fail(const std::string& why, const UOp& at) {
+    std::vector<int> seen;
+    for (int r : recent_) {
+      if (r < 0) continue;
+      bool dup = false;
+      for (int s : seen) dup = dup || s == r;
+      if (!dup) seen.push_back(r);
+    }
+    // the full print of a deep graph is quadratic in its depth: print a big one's root only
+    std::string where = at.toposort().size() <= 64 ? at.repr().substr(0, 300)
+                        : op_repr(at.op()) + " " + at.dtype().repr() + " arg=" + at.arg().repr() + " (a graph too big to print)";
+    std::string msg = "graph_rewrite: " + why + "\n  at: " + where + "\n  rules that fired last:";
+    for (int r : seen) msg += "\n    " + rs_.describe(std::size_t(r));
+    throw RewriteError(msg);
+  }
+
+  void set_replace(const Node* n, UOp v) {
+    replace_.set(n, std::move(v));
+    if (auto* w = waitlist_.find(n); w && !w->empty()) {
+      for (auto& e : *w) stack_.push_back(std::move(e));
+      w->clear();
+    }
+  }
+
+  UOp unified_rewrite(const UOp& root) {
+    stack_.push_back({root.node(), 0, root, 0});
+    on_stack_.set(root.node(), 1);
+    const bool bpm = opt_.bottom_up;
+    while (!stack_.empty()) {
+      Entry e = std::move(stack_.back());
+      stack_.pop_back();
+      if (replace_.contains(e.n)) continue;
+      if (e.stage == 0) {
+        UOp new_n = e.new_n;
+        if (bpm) {
+          // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
+          // node's own sources descends a finite graph (x+0 -> x down a long chain), so only the
+          // others count toward the limit; a set, not a list, keeps a 100,000-step descent linear.
+          std::optional<PtrMap<char>> seen;
+          std::size_t grew = 0;
+          while (auto r = cached_bpm_rewrite(new_n)) {
+            if (!seen) seen.emplace().set(new_n.node(), 1);
+            if (seen->contains(r->node())) fail("rules rewrite in a cycle", new_n);
+            bool descends = false;
+            for (const UOp& s : new_n.src()) descends = descends || s == *r;
+            if (!descends && ++grew > opt_.max_rewrites_per_node) fail("rules did not settle on one node", new_n);
+            seen->set(r->node(), 1);
+            new_n = std::move(*r);
+          }
+        }
+        const Node* nn = new_n.node();
+        if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
+          replace_.set(nn->src[0].node(), nn->src[0]);
+        stack_.push_back({e.n, 1, new_n, e.gen});
+        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it) {
+          if (on_stack_.contains(it->node())) continue;
+          stack_.push_back({it->node(), 0, *it, 0});
+          on_stack_.set(it->node(), 1);
+        }
+      } else if (e.stage == 1) {
+        const Node* nn = e.new_n.node();
+        bool ready = true, changed = false;
+        for (const UOp& x : nn->src) {
+          UOp* rx = replace_.find(x.node());
+          if (!rx) {
+            // a source is not done yet: wait for it instead of spinning
+            add_wait(x.node(), std::move(e));
+            ready = false;
+            break;
+          }
+          changed |= !(*rx == x);
+        }
+        if (!ready) continue;
+        UOp new_src_n;
+        if (!changed) {
+          std::optional<UOp> r;
+          if (bpm || !(r = rewrite(e.new_n))) {
+            set_replace(e.n, std::move(e.new_n));
+            continue;
+          }
+          new_src_n = std::move(*r);
+        } else {
+          std::vector<UOp> ns;
+          ns.reserve(nn->src.size());
+          for (const UOp& x : nn->src) ns.push_back(*replace_.find(x.node()));
+          new_src_n = UOp(nn->op, nn->dtype, std::move(ns), nn->arg, nn->tag);
+          keep_.push_back(new_src_n);
+        }
+        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", new_src_n);
+        // rewrite the new node, then link its result back to this one
+        const Node* target = new_src_n.node();
+        stack_.push_back({e.n, 2, new_src_n, e.gen + 1});
+        stack_.push_back({target, 0, std::move(new_src_n), e.gen + 1});
+      } else {
+        if (UOp* r = replace_.find(e.new_n.node())) {
+          set_replace(e.n, *r);
+        } else {
+          const Node* key = e.new_n.node();
+          add_wait(key, std::move(e));
+        }
+      }
+    }
+    UOp* out = replace_.find(root.node());
+    if (!out) fail("a rule rebuilt a node from its own result, so rewriting cannot finish", root);
+    return *out;
+  }
+
+  void add_wait(const Node* key, Entry e) {
+    if (auto* w = waitlist_.find(key)) w->push_back(std::move(e));
+    else waitlist_.set(key, {}).push_back(std::move(e));
+  }
+
+  UOp walk_rewrite(const UOp& root) {
+    std::vector<std::pair<const Node*, bool>> st{{root.node(), false}};
+    while (!st.empty()) {
+      auto [n, processed] = st.back();
+      st.pop_back();
+      if (replace_.contains(n)) continue;
+      UOp u = UOp::from_node(n);
+      if (!processed) {
+        if (opt_.bottom_up) {
+          if (auto r = cached_bpm_rewrite(u)) { replace_.set(n, std::move(*r)); continue; }
+        }
+        st.emplace_back(n, true);
+        if (!opt_.enter_calls && (n->op == Ops::CALL || n->op == Ops::FUNCTION) && !n->src.empty())
+          replace_.set(n->src[0].node(), n->src[0]);
+        for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
+          if (!replace_.contains(it->node())) st.emplace_back(it->node(), false);
+      } else {
+        std::vector<UOp> ns;
+        bool changed = false;
+        for (const UOp& x : n->src) {
+          UOp* r = replace_.find(x.node());
+          ns.push_back(r ? *r : x);
+          changed |= !(ns.back() == x);
+        }
+        UOp nu = changed ? UOp(n->op, n->dtype, std::move(ns), n->arg, n->tag) : u;
+        if (changed) keep_.push_back(nu);
+        if (!opt_.bottom_up) if (auto r = rewrite(nu)) nu = std::move(*r);
+        replace_.set(n, std::move(nu));
+      }
+    }
+    return *replace_.find(root.node());
+  }
+
+  const RS& rs_;
+  Ctx* ctx_;
+  RewriteOptions opt_;
+  PtrMap<UOp> replace_;
+  PtrMap<std::optional<UOp>> bpm_cache_;
+  PtrMap<char> on_stack_;
+  PtrMap<std::vector<Entry>> waitlist_;
+  std::vector<Entry> stack_;
+  // the memo tables are keyed by node address: every node made during the rewrite stays alive until
+  // the end, so no address is reused by a different node while a table still names it
+  std::vector<UOp> keep_;
+  std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
+  std::size_t recent_pos_ = 0, nrewrites_ = 0;
+};
+
+}  // namespace detail
+
+}  // namespace mg
 
 namespace mg {
 
@@ -1190,31 +1459,29 @@ inline std::vector<UOp> UOp::toposort() const {
   return out;
 }
 
-// Replace nodes by others everywhere below this one (a replaced node's own sources are not visited).
-inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map) const {
-  detail::PtrMap<UOp> repl;
-  for (const auto& [k, v] : map) if (!(k == v)) repl.set(k.node(), v);
-  if (repl.size() == 0) return *this;
-  std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
-  while (!stack.empty()) {
-    auto [n, visited] = stack.back();
-    stack.pop_back();
-    if (repl.contains(n)) continue;
-    if (!visited) {
-      stack.emplace_back(n, true);
-      for (const UOp& s : n->src) if (!repl.contains(s.node())) stack.emplace_back(s.node(), false);
-      continue;
-    }
-    std::vector<UOp> ns;
-    ns.reserve(n->src.size());
-    bool changed = false;
-    for (const UOp& s : n->src) {
-      ns.push_back(*repl.find(s.node()));
-      changed |= !(ns.back() == s);
-    }
-    repl.set(n, changed ? UOp(n->op, n->dtype, std::move(ns), n->arg, n->tag) : from_node(n));
+namespace detail {
+// substitute's rewriter: a node in the map becomes its value
+struct SubstituteMap {
+  PtrMap<UOp> map;
+  std::optional<UOp> rewrite_view(NodeRef n, NoCtx*, int* fired) const {
+    const UOp* r = map.find(n.p);
+    if (!r) return std::nullopt;
+    if (fired) *fired = 0;
+    return *r;
   }
-  return *repl.find(p_);
+  std::string describe(std::size_t) const { return "substitute: the map leads from a node back to itself"; }
+};
+}  // namespace detail
+
+// Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
+// replaced again while its replacement is in the map, and the replacement's sources are visited too.
+// walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
+inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
+  detail::SubstituteMap sm;
+  for (const auto& [k, v] : map) if (!(k == v)) sm.map.set(k.node(), v);
+  if (sm.map.size() == 0) return *this;
+  NoCtx none;
+  return detail::RewriteEngine<detail::SubstituteMap, NoCtx>(sm, &none, {.bottom_up = true, .walk = walk}).run(*this);
 }
 
 // The address space a value lives in (the seed's derivation): PARAM's own, BUFFER global, LOAD registers.
@@ -1257,8 +1524,15 @@ struct std::hash<mg::UOp> {
 namespace mg {
 
 namespace detail {
+// a CONST's value as Python prints it: uint64 constants are stored as their int64 bit pattern
+inline std::string const_str(const UOp& u) {
+  const Arg& a = u.arg();
+  if (a.is_int() && a.as_int() < 0 && u.dtype().scalar() == dtypes::uint64) return std::to_string(std::uint64_t(a.as_int()));
+  return a.str();
+}
 inline std::string argstr(const UOp& u) {
   const Arg& a = u.arg();
+  if (u.op() == Ops::CONST && a.is_int()) return const_str(u);
   if (u.op() == Ops::REDUCE && a.is_tuple()) {
     std::string s = "(";
     for (std::size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + a[i].repr();
@@ -1371,7 +1645,7 @@ inline std::vector<Piece> render_shape(const Node* n) {
       }
       return {L(s)};
     }
-    case Ops::CONST: return {L(u.arg().str())};
+    case Ops::CONST: return {L(const_str(u))};
     case Ops::CAST: return {L("(" + u.dtype().repr().substr(7) + ")("), c(0), L(")")};
     case Ops::BIND: return {c(0)};
     case Ops::NEG: return {L("("), L("-"), c(0), L(")")};
@@ -1408,6 +1682,7 @@ inline std::vector<Piece> render_shape(const Node* n) {
 
 inline std::string UOp::render() const {
   std::string out;
+  if (!p_) return "UOp()";
   std::vector<detail::Piece> st{{"", p_, false}};
   while (!st.empty()) {
     detail::Piece p = std::move(st.back());
@@ -1432,7 +1707,6 @@ inline std::string UOp::render() const {
 // single-pass walk (no re-traversal into rewritten subtrees).
 //
 // A rule set that never settles raises mg::RewriteError naming the rules that kept firing.
-
 
 // ---- metagrad/pattern/rules.hpp ----
 // Rules and rule sets. rule(pattern, callback) pairs a pattern with what to build from its captures;
@@ -1717,10 +1991,17 @@ template <OpSet O, fixed_string Name, class Src, class DT, class AF, class TF, b
 template <class... S>
 constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
   static_assert(std::is_same_v<Src, NoSrc>, "this pattern already has sources");
+  constexpr int arity = O.empty() ? -1 : op_arity(O.first());
+  // every op in the set must share the arity for the check to apply
+  constexpr bool fixed = [] {
+    if (O.empty()) return false;
+    for (std::size_t i = 0; i < num_ops; ++i) if (O.contains(Ops(i)) && op_arity(Ops(i)) != arity) return false;
+    return arity >= 0;
+  }();
   if constexpr (sizeof...(S) == 1 && (detail::is_permuted<S> || ...)) {
     using P = std::tuple_element_t<0, std::tuple<S...>>;
     constexpr int n = std::tuple_size_v<decltype(P::p)>;
-    static_assert(O.empty() || op_arity(O.first()) < 0 || op_arity(O.first()) == n,
+    static_assert(!fixed || (AnyLen ? n <= arity : n == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
     return Pat<O, Name, S..., DT, AF, TF, AnyLen>{s..., dt, argf, tagf};
   } else if constexpr (sizeof...(S) == 1 && (detail::is_repeated<S> || ...)) {
@@ -1728,14 +2009,7 @@ constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
   } else {
     constexpr bool any_len = detail::last_is_etc<S...>();
     constexpr std::size_t n = sizeof...(S) - (any_len ? 1 : 0);
-    constexpr int arity = O.empty() ? -1 : op_arity(O.first());
-    // every op in the set must share the arity for the check to apply
-    constexpr bool fixed = [] {
-      if (O.empty()) return false;
-      for (std::size_t i = 0; i < num_ops; ++i) if (O.contains(Ops(i)) && op_arity(Ops(i)) != arity) return false;
-      return arity >= 0;
-    }();
-    static_assert(!fixed || (any_len ? int(n) <= arity : int(n) == arity),
+    static_assert(!fixed || ((any_len || AnyLen) ? int(n) <= arity : int(n) == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
     auto head = detail::tuple_head(std::tuple<S...>{s...}, std::make_index_sequence<n>{});
     using Head = decltype(head);
@@ -1845,25 +2119,6 @@ template <Pattern P, Pattern... S> constexpr auto reduce(const P& p, const S&...
 
 namespace mg {
 
-// ---- the node view that runtime matching walks: a raw pointer, no reference counting ----
-struct NodeRef {
-  const detail::Node* p = nullptr;
-  constexpr NodeRef() = default;
-  constexpr NodeRef(const detail::Node* n) : p(n) {}
-  Ops op() const { return p->op; }
-  DType dtype() const { return p->dtype; }
-  const Arg& arg() const { return p->arg; }
-  const Arg& tag() const { return p->tag; }
-  NodeRef src(std::size_t i) const { return p->src[i].node(); }
-  std::size_t nsrc() const { return p->src.size(); }
-  explicit constexpr operator bool() const { return p != nullptr; }
-  friend constexpr bool operator==(NodeRef a, NodeRef b) { return a.p == b.p; }
-};
-inline UOp to_handle(NodeRef n) { return UOp::from_node(n.p); }
-inline NodeRef to_view(const UOp& u) { return u.node(); }
-
-// the ctx type when graph_rewrite is given none
-struct NoCtx {};
 
 namespace detail {
 template <class... N> struct capture_names_are {};  // shows up in errors: the names a callback must take
@@ -1918,9 +2173,10 @@ struct Rule {
     std::optional<H> out;
     pat.template match<names>(n, caps, [&]() -> bool {
       out = call<H>(caps, ctx, std::make_index_sequence<ncap>{});
-      if (out && to_view(*out) == n) out.reset();  // returning the node itself is no rewrite
       return out.has_value();
     });
+    // returning the node itself is no rewrite, and (as in tinygrad) ends this rule's matching
+    if (out && to_view(*out) == n) out.reset();
     return out;
   }
 
@@ -2041,205 +2297,6 @@ template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const 
 }  // namespace mg
 
 namespace mg {
-
-struct RewriteOptions {
-  bool bottom_up = false;    // rewrite a node before its sources (tinygrad's bottom_up=True)
-  bool walk = false;         // single pass, no re-traversal into rewritten subtrees
-  bool enter_calls = false;  // also rewrite the body (src[0]) of CALL and FUNCTION
-  std::size_t max_rewrites_per_node = 10000;  // successive rewrites at one place before giving up
-};
-
-namespace detail {
-
-template <class RS, class Ctx>
-class RewriteEngine {
- public:
-  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {}
-
-  UOp run(const UOp& root) {
-    if (!root) return root;
-    return opt_.walk ? walk_rewrite(root) : unified_rewrite(root);
-  }
-
- private:
-  struct Entry {
-    const Node* n;
-    int stage;
-    UOp new_n;
-    std::size_t gen;  // how many rewrites in a row led to this entry at this place
-  };
-
-  std::optional<UOp> rewrite(const UOp& u) {
-    int fired = -1;
-    auto r = rs_.rewrite_view(to_view(u), ctx_, &fired);
-    if (r) {
-      keep_.push_back(u);
-      keep_.push_back(*r);
-      recent_[recent_pos_++ % recent_.size()] = fired;
-      ++nrewrites_;
-    }
-    return r;
-  }
-  std::optional<UOp> cached_bpm_rewrite(const UOp& u) {
-    if (auto* c = bpm_cache_.find(u.node())) return *c;
-    auto r = rewrite(u);
-    bpm_cache_.set(u.node(), r);
-    return r;
-  }
-
-  [[noreturn]] void fail(const std::string& why, const UOp& at) {
-    std::vector<int> seen;
-    for (int r : recent_) {
-      if (r < 0) continue;
-      bool dup = false;
-      for (int s : seen) dup = dup || s == r;
-      if (!dup) seen.push_back(r);
-    }
-    std::string msg = "graph_rewrite: " + why + "\n  at: " + at.repr().substr(0, 300) + "\n  rules that fired last:";
-    for (int r : seen) msg += "\n    " + rs_.describe(std::size_t(r));
-    throw RewriteError(msg);
-  }
-
-  void set_replace(const Node* n, UOp v) {
-    replace_.set(n, std::move(v));
-    if (auto* w = waitlist_.find(n); w && !w->empty()) {
-      for (auto& e : *w) stack_.push_back(std::move(e));
-      w->clear();
-    }
-  }
-
-  UOp unified_rewrite(const UOp& root) {
-    stack_.push_back({root.node(), 0, root, 0});
-    on_stack_.set(root.node(), 1);
-    const bool bpm = opt_.bottom_up;
-    while (!stack_.empty()) {
-      Entry e = std::move(stack_.back());
-      stack_.pop_back();
-      if (replace_.contains(e.n)) continue;
-      if (e.stage == 0) {
-        UOp new_n = e.new_n;
-        if (bpm) {
-          // rewrite this node to a fixed point before looking at its sources
-          std::vector<const Node*> seen{new_n.node()};
-          while (auto r = cached_bpm_rewrite(new_n)) {
-            for (const Node* s : seen)
-              if (s == r->node()) fail("rules rewrite in a cycle", new_n);
-            if (seen.size() > opt_.max_rewrites_per_node) fail("rules did not settle on one node", new_n);
-            seen.push_back(r->node());
-            new_n = std::move(*r);
-          }
-        }
-        const Node* nn = new_n.node();
-        if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
-          replace_.set(nn->src[0].node(), nn->src[0]);
-        stack_.push_back({e.n, 1, new_n, e.gen});
-        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it) {
-          if (on_stack_.contains(it->node())) continue;
-          stack_.push_back({it->node(), 0, *it, 0});
-          on_stack_.set(it->node(), 1);
-        }
-      } else if (e.stage == 1) {
-        const Node* nn = e.new_n.node();
-        bool ready = true, changed = false;
-        for (const UOp& x : nn->src) {
-          UOp* rx = replace_.find(x.node());
-          if (!rx) {
-            // a source is not done yet: wait for it instead of spinning
-            add_wait(x.node(), std::move(e));
-            ready = false;
-            break;
-          }
-          changed |= !(*rx == x);
-        }
-        if (!ready) continue;
-        UOp new_src_n;
-        if (!changed) {
-          std::optional<UOp> r;
-          if (bpm || !(r = rewrite(e.new_n))) {
-            set_replace(e.n, std::move(e.new_n));
-            continue;
-          }
-          new_src_n = std::move(*r);
-        } else {
-          std::vector<UOp> ns;
-          ns.reserve(nn->src.size());
-          for (const UOp& x : nn->src) ns.push_back(*replace_.find(x.node()));
-          new_src_n = UOp(nn->op, nn->dtype, std::move(ns), nn->arg, nn->tag);
-          keep_.push_back(new_src_n);
-        }
-        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", new_src_n);
-        // rewrite the new node, then link its result back to this one
-        const Node* target = new_src_n.node();
-        stack_.push_back({e.n, 2, new_src_n, e.gen + 1});
-        stack_.push_back({target, 0, std::move(new_src_n), e.gen + 1});
-      } else {
-        if (UOp* r = replace_.find(e.new_n.node())) {
-          set_replace(e.n, *r);
-        } else {
-          const Node* key = e.new_n.node();
-          add_wait(key, std::move(e));
-        }
-      }
-    }
-    UOp* out = replace_.find(root.node());
-    if (!out) fail("a rule rebuilt a node from its own result, so rewriting cannot finish", root);
-    return *out;
-  }
-
-  void add_wait(const Node* key, Entry e) {
-    if (auto* w = waitlist_.find(key)) w->push_back(std::move(e));
-    else waitlist_.set(key, {}).push_back(std::move(e));
-  }
-
-  UOp walk_rewrite(const UOp& root) {
-    std::vector<std::pair<const Node*, bool>> st{{root.node(), false}};
-    while (!st.empty()) {
-      auto [n, processed] = st.back();
-      st.pop_back();
-      if (replace_.contains(n)) continue;
-      UOp u = UOp::from_node(n);
-      if (!processed) {
-        if (opt_.bottom_up) {
-          if (auto r = cached_bpm_rewrite(u)) { replace_.set(n, std::move(*r)); continue; }
-        }
-        st.emplace_back(n, true);
-        if (!opt_.enter_calls && (n->op == Ops::CALL || n->op == Ops::FUNCTION) && !n->src.empty())
-          replace_.set(n->src[0].node(), n->src[0]);
-        for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
-          if (!replace_.contains(it->node())) st.emplace_back(it->node(), false);
-      } else {
-        std::vector<UOp> ns;
-        bool changed = false;
-        for (const UOp& x : n->src) {
-          UOp* r = replace_.find(x.node());
-          ns.push_back(r ? *r : x);
-          changed |= !(ns.back() == x);
-        }
-        UOp nu = changed ? UOp(n->op, n->dtype, std::move(ns), n->arg, n->tag) : u;
-        if (changed) keep_.push_back(nu);
-        if (!opt_.bottom_up) if (auto r = rewrite(nu)) nu = std::move(*r);
-        replace_.set(n, std::move(nu));
-      }
-    }
-    return *replace_.find(root.node());
-  }
-
-  const RS& rs_;
-  Ctx* ctx_;
-  RewriteOptions opt_;
-  PtrMap<UOp> replace_;
-  PtrMap<std::optional<UOp>> bpm_cache_;
-  PtrMap<char> on_stack_;
-  PtrMap<std::vector<Entry>> waitlist_;
-  std::vector<Entry> stack_;
-  // the memo tables are keyed by node address: every node made during the rewrite stays alive until
-  // the end, so no address is reused by a different node while a table still names it
-  std::vector<UOp> keep_;
-  std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
-  std::size_t recent_pos_ = 0, nrewrites_ = 0;
-};
-
-}  // namespace detail
 
 template <class... R>
 UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt = {}) {
@@ -2412,6 +2469,11 @@ constexpr Node<Cap> rewrite_rec(Node<Cap> n, const RS& rs, Ctx* ctx, std::array<
       case 2: cur = g->make(n.op(), n.dtype(), {s[0], s[1]}, n.arg(), n.tag()); break;
       case 3: cur = g->make(n.op(), n.dtype(), {s[0], s[1], s[2]}, n.arg(), n.tag()); break;
       default: cur = g->make(n.op(), n.dtype(), {s[0], s[1], s[2], s[3]}, n.arg(), n.tag()); break;
+    }
+    // the rebuilt node may be one already rewritten (x*1 under (x*1)*1): reuse its result, as the runtime engine does
+    if (const int done = memo[std::size_t(cur.index())]; done >= 0) {
+      memo[std::size_t(n.index())] = done;
+      return {n.graph(), done};
     }
   }
   // then the node, to a fixed point; a replacement's new parts are rewritten too

@@ -6,6 +6,7 @@
 #include "core/fixed_string.hpp"
 #include "core/ops.hpp"
 #include "core/print.hpp"
+#include "core/rewrite.hpp"
 #include "core/uop.hpp"
 #include "core/walk.hpp"
 #include "pattern/graph_rewrite.hpp"

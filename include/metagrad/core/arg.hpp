@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -72,7 +73,12 @@ inline std::string py_str_repr(const std::string& s) {
     if (c == q || c == '\\') out += '\\', out += c;
     else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
-    else out += c;
+    else if (c == '\r') out += "\\r";
+    else if ((unsigned char)c < 0x20 || c == 0x7f) {  // other control characters print as \xNN, as Python does
+      char hx[8];
+      std::snprintf(hx, sizeof hx, "\\x%02x", unsigned((unsigned char)c));
+      out += hx;
+    } else out += c;
   }
   return out + q;
 }
@@ -232,13 +238,14 @@ using ConstValue = std::variant<bool, std::int64_t, double, Invalid>;
 
 inline Arg to_arg(const ConstValue& c) { return std::visit([](auto x) { return Arg(x); }, c); }
 
-// normalize a constant for a dtype: bool → bool, ints wrap to the width, floats round to the format
+// normalize a constant for a dtype: bool → bool, ints wrap to the width, float16/bfloat16/fp8 round to the format
 inline Arg normalize_const(DType dt, const Arg& v) {
   if (v.is<Invalid>()) return v;
   if (!v.is_number()) throw Error("const: value " + v.repr() + " is not a number (dtype " + dt.repr() + ")");
   DType s = dt.scalar();
   if (s.is_bool()) return Arg(v.is_float() ? v.as_float() != 0.0 : v.as_int() != 0);
-  if (s.is_float()) return Arg(truncate_float(s, v.as_float()));
+  // float32/float64 keep the double, as tinygrad's ConstFloat does; narrower formats round to the format
+  if (s.is_float()) return Arg(s == dtypes::float32 ? v.as_float() : truncate_float(s, v.as_float()));
   if (s.is_int()) {
     if (v.is_float()) {
       double d = v.as_float();

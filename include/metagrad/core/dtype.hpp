@@ -183,15 +183,15 @@ namespace detail {
 // round a double to IEEE half precision and back (round to nearest even, overflow to inf)
 constexpr double round_half(double x) {
   if (!(x == x) || x == std::numeric_limits<double>::infinity() || x == -std::numeric_limits<double>::infinity()) return x;
-  float f = float(x);
-  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
-  std::uint32_t sign = u & 0x80000000u, a = u & 0x7fffffffu;
-  if (a >= 0x477ff000u) return sign ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  // work on the double itself: going through float first misrounds values just below 65520
+  const std::uint64_t u = std::bit_cast<std::uint64_t>(x);
+  const bool sign = u >> 63;
+  double ax = sign ? -x : x, q;
+  if (ax >= 65520.0) return sign ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   // quantum of half at this magnitude: subnormal below 2^-14, step 2^-24
-  double ax = x < 0 ? -x : x, q;
   if (ax < 6.103515625e-05) q = 5.960464477539063e-08;
   else {
-    int e = int((a >> 23) & 0xff) - 127;
+    int e = int((u >> 52) & 0x7ff) - 1023;
     q = 1.0;
     for (int i = e - 10; i > 0; --i) q *= 2;
     for (int i = e - 10; i < 0; ++i) q /= 2;

@@ -11,8 +11,15 @@
 namespace mg {
 
 namespace detail {
+// a CONST's value as Python prints it: uint64 constants are stored as their int64 bit pattern
+inline std::string const_str(const UOp& u) {
+  const Arg& a = u.arg();
+  if (a.is_int() && a.as_int() < 0 && u.dtype().scalar() == dtypes::uint64) return std::to_string(std::uint64_t(a.as_int()));
+  return a.str();
+}
 inline std::string argstr(const UOp& u) {
   const Arg& a = u.arg();
+  if (u.op() == Ops::CONST && a.is_int()) return const_str(u);
   if (u.op() == Ops::REDUCE && a.is_tuple()) {
     std::string s = "(";
     for (std::size_t i = 0; i < a.size(); ++i) s += (i ? ", " : "") + a[i].repr();
@@ -125,7 +132,7 @@ inline std::vector<Piece> render_shape(const Node* n) {
       }
       return {L(s)};
     }
-    case Ops::CONST: return {L(u.arg().str())};
+    case Ops::CONST: return {L(const_str(u))};
     case Ops::CAST: return {L("(" + u.dtype().repr().substr(7) + ")("), c(0), L(")")};
     case Ops::BIND: return {c(0)};
     case Ops::NEG: return {L("("), L("-"), c(0), L(")")};
@@ -162,6 +169,7 @@ inline std::vector<Piece> render_shape(const Node* n) {
 
 inline std::string UOp::render() const {
   std::string out;
+  if (!p_) return "UOp()";
   std::vector<detail::Piece> st{{"", p_, false}};
   while (!st.empty()) {
     detail::Piece p = std::move(st.back());

@@ -18,7 +18,8 @@ class PtrMap {
       if (!keys_[i]) return nullptr;
     }
   }
-  bool contains(const void* k) { return find(k) != nullptr; }
+  const V* find(const void* k) const { return const_cast<PtrMap*>(this)->find(k); }
+  bool contains(const void* k) const { return find(k) != nullptr; }
   // inserts or overwrites; returns the stored value
   V& set(const void* k, V v) {
     if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);

@@ -107,7 +107,11 @@ class UOp {
   UOp trunc() const { return alu(Ops::TRUNC); }
   UOp maximum(const UOp& x) const { return alu(Ops::MAX, {x}); }
   UOp maximum(Arg x) const { return maximum(ufix(std::move(x))); }
-  UOp minimum(const UOp& x) const { return (-*this).maximum(-x).neg(); }
+  // tinygrad's _inverse: -x for floats, ~x otherwise (no overflow at the int minimum)
+  UOp minimum(const UOp& x) const {
+    auto inv = [](const UOp& u) { return u.dtype().is_float() ? -u : ~u; };
+    return inv(inv(*this).maximum(inv(x)));
+  }
   UOp ne(const UOp& x) const { return alu(Ops::CMPNE, {x}); }
   UOp ne(Arg x) const { return ne(ufix(std::move(x))); }
   UOp eq(const UOp& x) const { return ne(x).logical_not(); }
@@ -131,12 +135,12 @@ class UOp {
   UOp vectorize(std::vector<UOp> more) const;  // STACK of this and more
   static UOp stack(std::vector<UOp> srcs);
   UOp broadcast(int count) const;
-  UOp bind(std::int64_t val) const { return UOp(Ops::BIND, dtype(), {*this, const_like(val)}); }
+  UOp bind(std::int64_t val) const;
   UOp valid(const UOp& cond) const { return cond.where(cast(dtypes::weakint), invalid(dtype().count)); }
 
   // ---- graph queries ----
   std::vector<UOp> toposort() const;  // sources before users; iterative
-  UOp substitute(const std::vector<std::pair<UOp, UOp>>& map) const;
+  UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
   std::optional<AddrSpace> addrspace() const;
   const std::string& expr() const;  // a DEFINE_VAR's name
 
@@ -181,6 +185,10 @@ class UOp {
     return UOp(op, dt, std::move(rest), std::move(arg));
   }
   explicit UOp(detail::Node* adopt) noexcept : p_(adopt) {}  // takes over one reference
+  const detail::Node* checked() const {
+    if (!p_) throw Error("UOp: use of a null UOp (default-constructed, or a rule's unbound capture)");
+    return p_;
+  }
   detail::Node* p_ = nullptr;
 };
 
@@ -271,15 +279,11 @@ inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&
 // Destroys nodes whose count reached zero without recursing into their sources.
 inline void release(Node* n) noexcept {
   if (n->rc.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  thread_local std::vector<Node*> pending;
-  thread_local bool draining = false;
-  pending.push_back(n);
-  if (draining) return;
-  draining = true;
+  // A local worklist, not a thread_local one: a thread_local vector is destroyed before static handles
+  // die at exit, and their release would write into freed memory. A chain needs no worklist at all.
+  std::vector<Node*> pending;
   auto& tbl = intern_table();
-  while (!pending.empty()) {
-    Node* d = pending.back();
-    pending.pop_back();
+  for (Node* d = n; d;) {
     {
       auto& sh = tbl.shard(d->hash);
       std::lock_guard lock(sh.m);
@@ -289,23 +293,50 @@ inline void release(Node* n) noexcept {
         tbl.count.fetch_sub(1, std::memory_order_relaxed);
       }
     }
+    Node* next = nullptr;
     for (UOp& s : d->src) {
       Node* sp = std::exchange(s.p_, nullptr);
-      if (sp->rc.fetch_sub(1, std::memory_order_acq_rel) == 1) pending.push_back(sp);
+      if (sp->rc.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      if (next) pending.push_back(sp);
+      else next = sp;
     }
     delete d;
+    if (!next && !pending.empty()) next = pending.back(), pending.pop_back();
+    d = next;
   }
-  draining = false;
 }
 
 }  // namespace detail
+
+// The node view that pattern matching walks: a raw pointer, no reference counting.
+struct NodeRef {
+  const detail::Node* p = nullptr;
+  constexpr NodeRef() = default;
+  constexpr NodeRef(const detail::Node* n) : p(n) {}
+  Ops op() const { return p->op; }
+  DType dtype() const { return p->dtype; }
+  const Arg& arg() const { return p->arg; }
+  const Arg& tag() const { return p->tag; }
+  NodeRef src(std::size_t i) const { return p->src[i].node(); }
+  std::size_t nsrc() const { return p->src.size(); }
+  explicit constexpr operator bool() const { return p != nullptr; }
+  friend constexpr bool operator==(NodeRef a, NodeRef b) { return a.p == b.p; }
+};
+inline UOp to_handle(NodeRef n) { return UOp::from_node(n.p); }
+inline NodeRef to_view(const UOp& u) { return u.node(); }
+
+// the ctx type when a rewrite is given none
+struct NoCtx {};
 
 // number of live interned nodes (for tests of memory behaviour)
 inline std::size_t live_uops() { return detail::intern_table().count.load(); }
 
 // ---- UOp members ----
-inline UOp::UOp(Ops op, DType dtype, std::vector<UOp> src, Arg arg, Arg tag)
-    : p_(detail::intern(op, dtype, std::move(src), std::move(arg), std::move(tag))) {}
+inline UOp::UOp(Ops op, DType dtype, std::vector<UOp> src, Arg arg, Arg tag) {
+  for (std::size_t i = 0; i < src.size(); ++i)  // a null source would poison every walk over the graph
+    if (!src[i]) throw Error("UOp(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
+  p_ = detail::intern(op, dtype, std::move(src), std::move(arg), std::move(tag));
+}
 inline UOp::UOp(const UOp& o) noexcept : p_(o.p_) { if (p_) p_->rc.fetch_add(1, std::memory_order_relaxed); }
 inline UOp& UOp::operator=(const UOp& o) noexcept {
   if (o.p_) o.p_->rc.fetch_add(1, std::memory_order_relaxed);
@@ -324,17 +355,18 @@ inline UOp UOp::from_node(const detail::Node* n) {
   if (n) n->rc.fetch_add(1, std::memory_order_relaxed);
   return UOp(const_cast<detail::Node*>(n));
 }
-inline Ops UOp::op() const { return p_->op; }
-inline DType UOp::dtype() const { return p_->dtype; }
-inline const Arg& UOp::arg() const { return p_->arg; }
-inline const Arg& UOp::tag() const { return p_->tag; }
-inline std::span<const UOp> UOp::src() const { return p_->src; }
+inline Ops UOp::op() const { return checked()->op; }
+inline DType UOp::dtype() const { return checked()->dtype; }
+inline const Arg& UOp::arg() const { return checked()->arg; }
+inline const Arg& UOp::tag() const { return checked()->tag; }
+inline std::span<const UOp> UOp::src() const { return checked()->src; }
 inline const UOp& UOp::src(std::size_t i) const {
+  checked();
   if (i >= p_->src.size())
     throw Error("UOp::src(" + std::to_string(i) + "): " + op_repr(p_->op) + " has " + std::to_string(p_->src.size()) + " sources");
   return p_->src[i];
 }
-inline std::size_t UOp::nsrc() const { return p_->src.size(); }
+inline std::size_t UOp::nsrc() const { return checked()->src.size(); }
 inline std::size_t UOp::hash() const { return p_ ? p_->hash : 0; }
 
 inline UOp UOp::replace(const Fields& f) const {
@@ -360,7 +392,7 @@ inline UOp UOp::const_(DType dtype, Arg value) {
       for (const auto& e : t) s.push_back(const_(dtype.scalar(), e));
       return UOp(Ops::STACK, dtype, std::move(s));
     }
-    value = t[0];
+    value = Arg(t[0]);  // copy first: t[0] lives inside value
   }
   return UOp(Ops::CONST, dtype, {}, normalize_const(dtype, value));
 }
@@ -371,6 +403,7 @@ inline UOp UOp::variable(std::string name, std::int64_t min, std::int64_t max, D
   return UOp(Ops::DEFINE_VAR, dtype, {}, ArgTuple{Arg(std::move(name)), Arg(min), Arg(max)});
 }
 inline UOp UOp::range(const UOp& end, std::int64_t axis_id, AxisType type) {
+  if (!end) throw Error("UOp::range(axis " + std::to_string(axis_id) + "): end is a null UOp");
   return UOp(Ops::RANGE, dtypes::weakint, {end.dtype() == dtypes::weakint ? end : end.cast(dtypes::weakint)},
              ArgTuple{Arg(axis_id), Arg(type)});
 }
@@ -382,6 +415,8 @@ inline UOp UOp::param(std::int64_t slot, DType dtype, ParamArg extra, std::vecto
 
 inline UOp UOp::alu(Ops op, std::vector<UOp> more) const {
   more.insert(more.begin(), *this);
+  for (std::size_t i = 0; i < more.size(); ++i)
+    if (!more[i]) throw Error("UOp::alu(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
   DType out = more.back().dtype();
   if (GroupOp::Comparison.contains(op)) out = out.count > 1 ? dtypes::bool_.vec(out.count) : dtypes::bool_;
   const int arity = op_arity(op);
@@ -422,6 +457,7 @@ inline UOp UOp::vectorize(std::vector<UOp> more) const {
 }
 inline UOp UOp::stack(std::vector<UOp> srcs) {
   if (srcs.empty()) throw Error("UOp::stack: needs at least one source");
+  if (!srcs[0]) throw Error("UOp::stack: source 0 is a null UOp");
   DType dt = srcs[0].dtype().vec(int(srcs.size()));
   return UOp(Ops::STACK, dt, std::move(srcs));
 }
@@ -429,6 +465,12 @@ inline UOp UOp::broadcast(int count) const {
   if (dtype().vcount() != 1) throw Error("UOp::broadcast: " + dtype().repr() + " is already a vector");
   if (count == 1) return *this;
   return UOp(Ops::STACK, dtype().vec(count), std::vector<UOp>(std::size_t(count), *this));
+}
+inline UOp UOp::bind(std::int64_t val) const {
+  if (op() != Ops::DEFINE_VAR) throw Error("UOp::bind(" + std::to_string(val) + "): op is " + op_repr(op()) + ", need Ops.DEFINE_VAR");
+  if (val < arg()[1].as_int() || val > arg()[2].as_int())
+    throw Error("UOp::bind(" + std::to_string(val) + "): not in range [" + arg()[1].repr() + ", " + arg()[2].repr() + "] of " + expr());
+  return UOp(Ops::BIND, dtype(), {*this, const_like(val)});
 }
 inline const std::string& UOp::expr() const {
   if (op() != Ops::DEFINE_VAR) throw Error("UOp::expr: op is " + op_repr(op()) + ", need Ops.DEFINE_VAR");

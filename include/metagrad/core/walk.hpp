@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ptr_map.hpp"
+#include "rewrite.hpp"
 #include "uop.hpp"
 
 namespace mg {
@@ -31,31 +32,29 @@ inline std::vector<UOp> UOp::toposort() const {
   return out;
 }
 
-// Replace nodes by others everywhere below this one (a replaced node's own sources are not visited).
-inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map) const {
-  detail::PtrMap<UOp> repl;
-  for (const auto& [k, v] : map) if (!(k == v)) repl.set(k.node(), v);
-  if (repl.size() == 0) return *this;
-  std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
-  while (!stack.empty()) {
-    auto [n, visited] = stack.back();
-    stack.pop_back();
-    if (repl.contains(n)) continue;
-    if (!visited) {
-      stack.emplace_back(n, true);
-      for (const UOp& s : n->src) if (!repl.contains(s.node())) stack.emplace_back(s.node(), false);
-      continue;
-    }
-    std::vector<UOp> ns;
-    ns.reserve(n->src.size());
-    bool changed = false;
-    for (const UOp& s : n->src) {
-      ns.push_back(*repl.find(s.node()));
-      changed |= !(ns.back() == s);
-    }
-    repl.set(n, changed ? UOp(n->op, n->dtype, std::move(ns), n->arg, n->tag) : from_node(n));
+namespace detail {
+// substitute's rewriter: a node in the map becomes its value
+struct SubstituteMap {
+  PtrMap<UOp> map;
+  std::optional<UOp> rewrite_view(NodeRef n, NoCtx*, int* fired) const {
+    const UOp* r = map.find(n.p);
+    if (!r) return std::nullopt;
+    if (fired) *fired = 0;
+    return *r;
   }
-  return *repl.find(p_);
+  std::string describe(std::size_t) const { return "substitute: the map leads from a node back to itself"; }
+};
+}  // namespace detail
+
+// Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
+// replaced again while its replacement is in the map, and the replacement's sources are visited too.
+// walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
+inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
+  detail::SubstituteMap sm;
+  for (const auto& [k, v] : map) if (!(k == v)) sm.map.set(k.node(), v);
+  if (sm.map.size() == 0) return *this;
+  NoCtx none;
+  return detail::RewriteEngine<detail::SubstituteMap, NoCtx>(sm, &none, {.bottom_up = true, .walk = walk}).run(*this);
 }
 
 // The address space a value lives in (the seed's derivation): PARAM's own, BUFFER global, LOAD registers.

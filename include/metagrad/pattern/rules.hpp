@@ -22,25 +22,6 @@
 
 namespace mg {
 
-// ---- the node view that runtime matching walks: a raw pointer, no reference counting ----
-struct NodeRef {
-  const detail::Node* p = nullptr;
-  constexpr NodeRef() = default;
-  constexpr NodeRef(const detail::Node* n) : p(n) {}
-  Ops op() const { return p->op; }
-  DType dtype() const { return p->dtype; }
-  const Arg& arg() const { return p->arg; }
-  const Arg& tag() const { return p->tag; }
-  NodeRef src(std::size_t i) const { return p->src[i].node(); }
-  std::size_t nsrc() const { return p->src.size(); }
-  explicit constexpr operator bool() const { return p != nullptr; }
-  friend constexpr bool operator==(NodeRef a, NodeRef b) { return a.p == b.p; }
-};
-inline UOp to_handle(NodeRef n) { return UOp::from_node(n.p); }
-inline NodeRef to_view(const UOp& u) { return u.node(); }
-
-// the ctx type when graph_rewrite is given none
-struct NoCtx {};
 
 namespace detail {
 template <class... N> struct capture_names_are {};  // shows up in errors: the names a callback must take
@@ -95,9 +76,10 @@ struct Rule {
     std::optional<H> out;
     pat.template match<names>(n, caps, [&]() -> bool {
       out = call<H>(caps, ctx, std::make_index_sequence<ncap>{});
-      if (out && to_view(*out) == n) out.reset();  // returning the node itself is no rewrite
       return out.has_value();
     });
+    // returning the node itself is no rewrite, and (as in tinygrad) ends this rule's matching
+    if (out && to_view(*out) == n) out.reset();
     return out;
   }
 

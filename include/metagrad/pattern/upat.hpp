@@ -280,10 +280,17 @@ template <OpSet O, fixed_string Name, class Src, class DT, class AF, class TF, b
 template <class... S>
 constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
   static_assert(std::is_same_v<Src, NoSrc>, "this pattern already has sources");
+  constexpr int arity = O.empty() ? -1 : op_arity(O.first());
+  // every op in the set must share the arity for the check to apply
+  constexpr bool fixed = [] {
+    if (O.empty()) return false;
+    for (std::size_t i = 0; i < num_ops; ++i) if (O.contains(Ops(i)) && op_arity(Ops(i)) != arity) return false;
+    return arity >= 0;
+  }();
   if constexpr (sizeof...(S) == 1 && (detail::is_permuted<S> || ...)) {
     using P = std::tuple_element_t<0, std::tuple<S...>>;
     constexpr int n = std::tuple_size_v<decltype(P::p)>;
-    static_assert(O.empty() || op_arity(O.first()) < 0 || op_arity(O.first()) == n,
+    static_assert(!fixed || (AnyLen ? n <= arity : n == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
     return Pat<O, Name, S..., DT, AF, TF, AnyLen>{s..., dt, argf, tagf};
   } else if constexpr (sizeof...(S) == 1 && (detail::is_repeated<S> || ...)) {
@@ -291,14 +298,7 @@ constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
   } else {
     constexpr bool any_len = detail::last_is_etc<S...>();
     constexpr std::size_t n = sizeof...(S) - (any_len ? 1 : 0);
-    constexpr int arity = O.empty() ? -1 : op_arity(O.first());
-    // every op in the set must share the arity for the check to apply
-    constexpr bool fixed = [] {
-      if (O.empty()) return false;
-      for (std::size_t i = 0; i < num_ops; ++i) if (O.contains(Ops(i)) && op_arity(Ops(i)) != arity) return false;
-      return arity >= 0;
-    }();
-    static_assert(!fixed || (any_len ? int(n) <= arity : int(n) == arity),
+    static_assert(!fixed || ((any_len || AnyLen) ? int(n) <= arity : int(n) == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
     auto head = detail::tuple_head(std::tuple<S...>{s...}, std::make_index_sequence<n>{});
     using Head = decltype(head);

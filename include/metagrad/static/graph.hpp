@@ -167,6 +167,11 @@ constexpr Node<Cap> rewrite_rec(Node<Cap> n, const RS& rs, Ctx* ctx, std::array<
       case 3: cur = g->make(n.op(), n.dtype(), {s[0], s[1], s[2]}, n.arg(), n.tag()); break;
       default: cur = g->make(n.op(), n.dtype(), {s[0], s[1], s[2], s[3]}, n.arg(), n.tag()); break;
     }
+    // the rebuilt node may be one already rewritten (x*1 under (x*1)*1): reuse its result, as the runtime engine does
+    if (const int done = memo[std::size_t(cur.index())]; done >= 0) {
+      memo[std::size_t(n.index())] = done;
+      return {n.graph(), done};
+    }
   }
   // then the node, to a fixed point; a replacement's new parts are rewritten too
   Node<Cap> out = cur;
