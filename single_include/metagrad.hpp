@@ -702,6 +702,11 @@ class PtrMap {
   }
   const V* find(const void* k) const { return const_cast<PtrMap*>(this)->find(k); }
   bool contains(const void* k) const { return find(k) != nullptr; }
+  // the value for k, default-made if absent (the reference lasts until the next insertion)
+  V& at(const void* k) {
+    if (V* v = find(k)) return *v;
+    return set(k, V{});
+  }
   // inserts or overwrites; returns the stored value
   V& set(const void* k, V v) {
     if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);
@@ -1235,6 +1240,9 @@ struct RewriteOptions {
 
 namespace detail {
 
+// The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
+// caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
+// reused while a table still names it (and no atomic reference count is touched per visit).
 template <class RS, class Ctx>
 class RewriteEngine {
  public:
@@ -1242,36 +1250,46 @@ class RewriteEngine {
 
   UOp run(const UOp& root) {
     if (!root) return root;
-    return opt_.walk ? walk_rewrite(root) : unified_rewrite(root);
+    return UOp::from_node(opt_.walk ? walk_rewrite(root.node()) : unified_rewrite(root.node()));
   }
 
  private:
   struct Entry {
-    const Node* n;
-    int stage;
-    UOp new_n;
-    std::size_t gen;  // how many rewrites in a row led to this entry at this place
+    const Node* n;      // the node this entry finally gives a replacement for
+    const Node* new_n;  // what is being worked on for it
+    std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
+    std::uint8_t stage;
+  };
+  // everything the walk knows about one node, found with one probe
+  struct Slot {
+    const Node* rep = nullptr;  // its final replacement, once done
+    const Node* bpm = nullptr;  // the bottom-up rewrite of it, once asked
+    std::uint32_t wait = 0;     // 1 + index of the entries waiting for it, or 0
+    bool started = false, bpm_cached = false;
   };
 
-  std::optional<UOp> rewrite(const UOp& u) {
+  const Node* rewrite(const Node* n) {
     int fired = -1;
-    auto r = rs_.rewrite_view(to_view(u), ctx_, &fired);
-    if (r) {
-      keep_.push_back(u);
-      keep_.push_back(*r);
-      recent_[recent_pos_++ % recent_.size()] = fired;
-      ++nrewrites_;
-    }
+    auto r = rs_.rewrite_view(NodeRef(n), ctx_, &fired);
+    if (!r) return nullptr;
+    keep_.push_back(std::move(*r));
+    recent_[recent_pos_++ % recent_.size()] = fired;
+    return keep_.back().node();
+  }
+  const Node* cached_bpm_rewrite(const Node* n) {
+    if (const Slot* s = slots_.find(n); s && s->bpm_cached) return s->bpm;
+    const Node* r = rewrite(n);
+    Slot& s = slots_.at(n);
+    s.bpm = r, s.bpm_cached = true;
     return r;
   }
-  std::optional<UOp> cached_bpm_rewrite(const UOp& u) {
-    if (auto* c = bpm_cache_.find(u.node())) return *c;
-    auto r = rewrite(u);
-    bpm_cache_.set(u.node(), r);
-    return r;
+  const Node* done(const Node* n) const {
+    const Slot* s = slots_.find(n);
+    return s ? s->rep : nullptr;
   }
 
-  [[noreturn]] void fail(const std::string& why, const UOp& at) {
+  [[noreturn]] void fail(const std::string& why, const Node* at_node) {
+    const UOp at = UOp::from_node(at_node);
     std::vector<int> seen;
     for (int r : recent_) {
       if (r < 0) continue;
@@ -1287,148 +1305,153 @@ class RewriteEngine {
     throw RewriteError(msg);
   }
 
-  void set_replace(const Node* n, UOp v) {
-    replace_.set(n, std::move(v));
-    if (auto* w = waitlist_.find(n); w && !w->empty()) {
-      for (auto& e : *w) stack_.push_back(std::move(e));
-      w->clear();
+  void add_wait(const Node* key, const Entry& e) {
+    Slot& s = slots_.at(key);
+    if (!s.wait) {
+      waits_.emplace_back();
+      s.wait = std::uint32_t(waits_.size());
+    }
+    waits_[s.wait - 1].push_back(e);
+  }
+  void set_replace(const Node* n, const Node* rep) {
+    Slot& s = slots_.at(n);
+    s.rep = rep;
+    if (s.wait) {
+      for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
+      waits_[s.wait - 1].clear();
+      s.wait = 0;
     }
   }
+  bool started_or_done(const Node* n) const {
+    const Slot* s = slots_.find(n);
+    return s && (s->rep || s->started);
+  }
+  void skip_call_body(const Node* nn) {
+    // the body of a CALL / FUNCTION is not rewritten unless asked
+    if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
+      slots_.at(nn->src[0].node()).rep = nn->src[0].node();
+  }
 
-  UOp unified_rewrite(const UOp& root) {
-    stack_.push_back({root.node(), 0, root, 0});
-    on_stack_.set(root.node(), 1);
+  const Node* unified_rewrite(const Node* root) {
+    stack_.push_back({root, root, 0, 0});
     const bool bpm = opt_.bottom_up;
     while (!stack_.empty()) {
-      Entry e = std::move(stack_.back());
+      const Entry e = stack_.back();
       stack_.pop_back();
-      if (replace_.contains(e.n)) continue;
+      if (done(e.n)) continue;
       if (e.stage == 0) {
-        UOp new_n = e.new_n;
+        {
+          Slot& s = slots_.at(e.n);
+          if (s.started) continue;  // a duplicate pushed by another user: the first one is handling it
+          s.started = true;
+        }
+        const Node* nn = e.new_n;
         if (bpm) {
           // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
           // node's own sources descends a finite graph (x+0 -> x down a long chain), so only the
           // others count toward the limit; a set, not a list, keeps a 100,000-step descent linear.
           std::optional<PtrMap<char>> seen;
           std::size_t grew = 0;
-          while (auto r = cached_bpm_rewrite(new_n)) {
-            if (!seen) seen.emplace().set(new_n.node(), 1);
-            if (seen->contains(r->node())) fail("rules rewrite in a cycle", new_n);
+          while (const Node* r = cached_bpm_rewrite(nn)) {
+            if (!seen) seen.emplace().set(nn, 1);
+            if (seen->contains(r)) fail("rules rewrite in a cycle", nn);
             bool descends = false;
-            for (const UOp& s : new_n.src()) descends = descends || s == *r;
-            if (!descends && ++grew > opt_.max_rewrites_per_node) fail("rules did not settle on one node", new_n);
-            seen->set(r->node(), 1);
-            new_n = std::move(*r);
+            for (const UOp& s : nn->src) descends = descends || s.node() == r;
+            if (!descends && ++grew > opt_.max_rewrites_per_node) fail("rules did not settle on one node", nn);
+            seen->set(r, 1);
+            nn = r;
           }
         }
-        const Node* nn = new_n.node();
-        if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
-          replace_.set(nn->src[0].node(), nn->src[0]);
-        stack_.push_back({e.n, 1, new_n, e.gen});
-        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it) {
-          if (on_stack_.contains(it->node())) continue;
-          stack_.push_back({it->node(), 0, *it, 0});
-          on_stack_.set(it->node(), 1);
-        }
+        skip_call_body(nn);
+        stack_.push_back({e.n, nn, e.gen, 1});
+        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
+          if (!started_or_done(it->node())) stack_.push_back({it->node(), it->node(), 0, 0});
       } else if (e.stage == 1) {
-        const Node* nn = e.new_n.node();
+        const Node* nn = e.new_n;
         bool ready = true, changed = false;
         for (const UOp& x : nn->src) {
-          UOp* rx = replace_.find(x.node());
+          const Node* rx = done(x.node());
           if (!rx) {
-            // a source is not done yet: wait for it instead of spinning
-            add_wait(x.node(), std::move(e));
+            add_wait(x.node(), e);  // a source is not done yet: wait for it instead of spinning
             ready = false;
             break;
           }
-          changed |= !(*rx == x);
+          changed |= rx != x.node();
         }
         if (!ready) continue;
-        UOp new_src_n;
+        const Node* next;
         if (!changed) {
-          std::optional<UOp> r;
-          if (bpm || !(r = rewrite(e.new_n))) {
-            set_replace(e.n, std::move(e.new_n));
+          if (bpm || !(next = rewrite(nn))) {
+            set_replace(e.n, nn);
             continue;
           }
-          new_src_n = std::move(*r);
         } else {
           std::vector<UOp> ns;
           ns.reserve(nn->src.size());
-          for (const UOp& x : nn->src) ns.push_back(*replace_.find(x.node()));
-          new_src_n = UOp(nn->op, nn->dtype, std::move(ns), nn->arg, nn->tag);
-          keep_.push_back(new_src_n);
+          for (const UOp& x : nn->src) ns.push_back(UOp::from_node(done(x.node())));
+          keep_.emplace_back(nn->op, nn->dtype, std::move(ns), nn->arg, nn->tag);
+          next = keep_.back().node();
         }
-        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", new_src_n);
+        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
         // rewrite the new node, then link its result back to this one
-        const Node* target = new_src_n.node();
-        stack_.push_back({e.n, 2, new_src_n, e.gen + 1});
-        stack_.push_back({target, 0, std::move(new_src_n), e.gen + 1});
+        stack_.push_back({e.n, next, e.gen + 1, 2});
+        stack_.push_back({next, next, e.gen + 1, 0});
       } else {
-        if (UOp* r = replace_.find(e.new_n.node())) {
-          set_replace(e.n, *r);
-        } else {
-          const Node* key = e.new_n.node();
-          add_wait(key, std::move(e));
-        }
+        if (const Node* r = done(e.new_n)) set_replace(e.n, r);
+        else add_wait(e.new_n, e);
       }
     }
-    UOp* out = replace_.find(root.node());
+    const Node* out = done(root);
     if (!out) fail("a rule rebuilt a node from its own result, so rewriting cannot finish", root);
-    return *out;
+    return out;
   }
 
-  void add_wait(const Node* key, Entry e) {
-    if (auto* w = waitlist_.find(key)) w->push_back(std::move(e));
-    else waitlist_.set(key, {}).push_back(std::move(e));
-  }
-
-  UOp walk_rewrite(const UOp& root) {
-    std::vector<std::pair<const Node*, bool>> st{{root.node(), false}};
+  const Node* walk_rewrite(const Node* root) {
+    std::vector<std::pair<const Node*, bool>> st{{root, false}};
     while (!st.empty()) {
       auto [n, processed] = st.back();
       st.pop_back();
-      if (replace_.contains(n)) continue;
-      UOp u = UOp::from_node(n);
+      if (done(n)) continue;
       if (!processed) {
         if (opt_.bottom_up) {
-          if (auto r = cached_bpm_rewrite(u)) { replace_.set(n, std::move(*r)); continue; }
+          if (const Node* r = cached_bpm_rewrite(n)) { slots_.at(n).rep = r; continue; }
         }
         st.emplace_back(n, true);
-        if (!opt_.enter_calls && (n->op == Ops::CALL || n->op == Ops::FUNCTION) && !n->src.empty())
-          replace_.set(n->src[0].node(), n->src[0]);
+        skip_call_body(n);
         for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
-          if (!replace_.contains(it->node())) st.emplace_back(it->node(), false);
+          if (!done(it->node())) st.emplace_back(it->node(), false);
       } else {
-        std::vector<UOp> ns;
         bool changed = false;
         for (const UOp& x : n->src) {
-          UOp* r = replace_.find(x.node());
-          ns.push_back(r ? *r : x);
-          changed |= !(ns.back() == x);
+          const Node* r = done(x.node());
+          changed |= r && r != x.node();
         }
-        UOp nu = changed ? UOp(n->op, n->dtype, std::move(ns), n->arg, n->tag) : u;
-        if (changed) keep_.push_back(nu);
-        if (!opt_.bottom_up) if (auto r = rewrite(nu)) nu = std::move(*r);
-        replace_.set(n, std::move(nu));
+        const Node* nu = n;
+        if (changed) {
+          std::vector<UOp> ns;
+          for (const UOp& x : n->src) {
+            const Node* r = done(x.node());
+            ns.push_back(UOp::from_node(r ? r : x.node()));
+          }
+          keep_.emplace_back(n->op, n->dtype, std::move(ns), n->arg, n->tag);
+          nu = keep_.back().node();
+        }
+        if (!opt_.bottom_up) if (const Node* r = rewrite(nu)) nu = r;
+        slots_.at(n).rep = nu;
       }
     }
-    return *replace_.find(root.node());
+    return done(root);
   }
 
   const RS& rs_;
   Ctx* ctx_;
   RewriteOptions opt_;
-  PtrMap<UOp> replace_;
-  PtrMap<std::optional<UOp>> bpm_cache_;
-  PtrMap<char> on_stack_;
-  PtrMap<std::vector<Entry>> waitlist_;
+  PtrMap<Slot> slots_;
+  std::vector<std::vector<Entry>> waits_;
   std::vector<Entry> stack_;
-  // the memo tables are keyed by node address: every node made during the rewrite stays alive until
-  // the end, so no address is reused by a different node while a table still names it
   std::vector<UOp> keep_;
   std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
-  std::size_t recent_pos_ = 0, nrewrites_ = 0;
+  std::size_t recent_pos_ = 0;
 };
 
 }  // namespace detail
@@ -2273,9 +2296,10 @@ struct RuleSet {
     return std::array<Fn, sizeof...(I) + 1>{&try_rule<I, N, Ctx, H>..., nullptr};
   }
   template <class H, class N, class Ctx, std::size_t... I>
-  constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {
+  constexpr std::optional<H> fold_rewrite([[maybe_unused]] const N& n, [[maybe_unused]] Ctx* ctx,
+                                          [[maybe_unused]] int* fired, std::index_sequence<I...>) const {
     std::optional<H> out;
-    auto one = [&](auto ic) {
+    [[maybe_unused]] auto one = [&](auto ic) {
       constexpr std::size_t i = decltype(ic)::value;
       using Rl = std::tuple_element_t<i, std::tuple<R...>>;
       constexpr OpSet root = detail::root_ops<decltype(Rl::pat)>::value;
@@ -2284,7 +2308,7 @@ struct RuleSet {
       if (out && fired) *fired = int(i);
       return out.has_value();
     };
-    (one(std::integral_constant<std::size_t, I>{}) || ...);
+    (void)(one(std::integral_constant<std::size_t, I>{}) || ...);
     return out;
   }
 };

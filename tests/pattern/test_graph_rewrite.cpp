@@ -357,3 +357,11 @@ TEST_CASE("graph_rewrite: a null root and an untouched graph come back as they a
   REQUIRE(graph_rewrite(g, fold_zero, {.bottom_up = true}) == g);
   REQUIRE(graph_rewrite(g, fold_zero, {.walk = true}) == g);
 }
+
+TEST_CASE("graph_rewrite: an empty rule set changes nothing, in every mode", "[graph_rewrite]") {
+  constexpr auto none = rules();
+  const UOp a = UOp::variable("a", 0, 3), e = (a + 1) * a;
+  REQUIRE(graph_rewrite(e, none) == e);
+  REQUIRE(graph_rewrite(e, none, {.bottom_up = true}) == e);
+  REQUIRE(graph_rewrite(e, none, {.walk = true}) == e);
+}

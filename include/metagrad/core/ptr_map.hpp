@@ -20,6 +20,11 @@ class PtrMap {
   }
   const V* find(const void* k) const { return const_cast<PtrMap*>(this)->find(k); }
   bool contains(const void* k) const { return find(k) != nullptr; }
+  // the value for k, default-made if absent (the reference lasts until the next insertion)
+  V& at(const void* k) {
+    if (V* v = find(k)) return *v;
+    return set(k, V{});
+  }
   // inserts or overwrites; returns the stored value
   V& set(const void* k, V v) {
     if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);

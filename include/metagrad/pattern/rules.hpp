@@ -176,9 +176,10 @@ struct RuleSet {
     return std::array<Fn, sizeof...(I) + 1>{&try_rule<I, N, Ctx, H>..., nullptr};
   }
   template <class H, class N, class Ctx, std::size_t... I>
-  constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {
+  constexpr std::optional<H> fold_rewrite([[maybe_unused]] const N& n, [[maybe_unused]] Ctx* ctx,
+                                          [[maybe_unused]] int* fired, std::index_sequence<I...>) const {
     std::optional<H> out;
-    auto one = [&](auto ic) {
+    [[maybe_unused]] auto one = [&](auto ic) {
       constexpr std::size_t i = decltype(ic)::value;
       using Rl = std::tuple_element_t<i, std::tuple<R...>>;
       constexpr OpSet root = detail::root_ops<decltype(Rl::pat)>::value;
@@ -187,7 +188,7 @@ struct RuleSet {
       if (out && fired) *fired = int(i);
       return out.has_value();
     };
-    (one(std::integral_constant<std::size_t, I>{}) || ...);
+    (void)(one(std::integral_constant<std::size_t, I>{}) || ...);
     return out;
   }
 };
