@@ -12,7 +12,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -208,47 +207,71 @@ inline std::size_t dtype_hash(DType d) {
   return std::size_t(d.scalar_) | std::size_t(d.count) << 8 | std::size_t(d.v) << 24 | std::size_t(d.is_ptr) << 40 |
          std::size_t(d.addrspace) << 41 | std::size_t(d.size) << 44;
 }
+// Sources hash by identity (an interned node is its address), so hashing never reads a source node.
 inline std::size_t node_hash(Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
   std::size_t h = mix(std::size_t(op) + 1, dtype_hash(dt));
-  for (const UOp& s : src) h = mix(h, s.hash());
-  return mix(mix(h, arg.hash()), tag.hash());
+  for (const UOp& s : src) h = mix(h, reinterpret_cast<std::uintptr_t>(s.node()));
+  h = mix(mix(h, arg.hash()), tag.hash());
+  return h ^ (h >> 29);
 }
 
-// what the intern table looks nodes up by
-struct Key {
-  Ops op;
-  DType dtype;
-  std::span<const UOp> src;
-  const Arg& arg;
-  const Arg& tag;
-  std::size_t hash;
-};
-struct KeyHash {
-  using is_transparent = void;
-  std::size_t operator()(const Node* n) const { return n->hash; }
-  std::size_t operator()(const Key& k) const { return k.hash; }
-};
-struct KeyEq {
-  using is_transparent = void;
-  static bool eq(const Node* n, const Key& k) {
-    if (n->hash != k.hash || n->op != k.op || !(n->dtype == k.dtype) || n->src.size() != k.src.size()) return false;
-    for (std::size_t i = 0; i < k.src.size(); ++i) if (!(n->src[i] == k.src[i])) return false;
-    return n->arg == k.arg && n->tag == k.tag;
+// One shard of the intern table: open addressing with linear probing and backward-shift deletion.
+// An entry keeps the node's hash beside its pointer, so a probe touches a node only on a hash match.
+class NodeSet {
+ public:
+  template <class Eq> Node* find(std::size_t h, Eq&& eq) const {
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      if (!t_[i].n) return nullptr;
+      if (t_[i].h == h && eq(t_[i].n)) return t_[i].n;
+    }
   }
-  bool operator()(const Node* a, const Node* b) const { return a == b; }
-  bool operator()(const Node* a, const Key& k) const { return eq(a, k); }
-  bool operator()(const Key& k, const Node* a) const { return eq(a, k); }
+  void insert(std::size_t h, Node* n) {
+    if ((size_ + 1) * 2 > t_.size()) grow();
+    std::size_t i = h & mask_;
+    while (t_[i].n) i = (i + 1) & mask_;
+    t_[i] = {h, n};
+    ++size_;
+  }
+  // removes exactly this node (a twin with the same key, made while it was dying, stays)
+  bool erase(std::size_t h, const Node* n) {
+    std::size_t i = h & mask_;
+    for (;; i = (i + 1) & mask_) {
+      if (!t_[i].n) return false;
+      if (t_[i].n == n) break;
+    }
+    for (std::size_t j = i;;) {  // shift later entries of the run back into the hole
+      j = (j + 1) & mask_;
+      if (!t_[j].n) break;
+      const std::size_t k = t_[j].h & mask_;
+      if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) t_[i] = t_[j], i = j;
+    }
+    t_[i] = {};
+    --size_;
+    return true;
+  }
+
+ private:
+  struct E { std::size_t h = 0; Node* n = nullptr; };
+  void grow() {
+    std::vector<E> old(t_.size() * 2);
+    old.swap(t_);
+    mask_ = t_.size() - 1;
+    size_ = 0;
+    for (const E& e : old) if (e.n) insert(e.h, e.n);
+  }
+  std::vector<E> t_ = std::vector<E>(16);
+  std::size_t mask_ = 15, size_ = 0;
 };
 
 struct InternTable {
   static constexpr std::size_t nshards = 64;
   struct alignas(64) Shard {
     std::mutex m;
-    std::unordered_set<Node*, KeyHash, KeyEq> set;
+    NodeSet set;
   };
   std::array<Shard, nshards> shards;
   std::atomic<std::size_t> count{0};
-  Shard& shard(std::size_t h) { return shards[(h >> 7) % nshards]; }
+  Shard& shard(std::size_t h) { return shards[(h >> 58) % nshards]; }
 };
 // one table for the whole program; never destroyed, so handles in static objects stay valid at exit
 inline InternTable& intern_table() {
@@ -261,17 +284,20 @@ inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&
   auto& tbl = intern_table();
   auto& sh = tbl.shard(h);
   std::lock_guard lock(sh.m);
-  auto it = sh.set.find(Key{op, dtype, src, arg, tag, h});
-  if (it != sh.set.end()) {
-    Node* n = *it;
+  auto same = [&](const Node* n) {
+    if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
+    for (std::size_t i = 0; i < src.size(); ++i) if (!(n->src[i] == src[i])) return false;
+    return n->arg == arg && n->tag == tag;
+  };
+  if (Node* n = sh.set.find(h, same)) {
     // revive only a live node; one whose count reached zero is being destroyed by another thread
     for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
       if (n->rc.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return n;
-    sh.set.erase(it);
+    sh.set.erase(h, n);
     tbl.count.fetch_sub(1, std::memory_order_relaxed);
   }
   Node* n = new Node{{1}, op, dtype, std::move(src), std::move(arg), std::move(tag), h};
-  sh.set.insert(n);
+  sh.set.insert(h, n);
   tbl.count.fetch_add(1, std::memory_order_relaxed);
   return n;
 }
@@ -287,11 +313,7 @@ inline void release(Node* n) noexcept {
     {
       auto& sh = tbl.shard(d->hash);
       std::lock_guard lock(sh.m);
-      auto it = sh.set.find(d);  // by pointer: a revived twin with the same key stays
-      if (it != sh.set.end()) {
-        sh.set.erase(it);
-        tbl.count.fetch_sub(1, std::memory_order_relaxed);
-      }
+      if (sh.set.erase(d->hash, d)) tbl.count.fetch_sub(1, std::memory_order_relaxed);
     }
     Node* next = nullptr;
     for (UOp& s : d->src) {
