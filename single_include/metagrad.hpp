@@ -562,7 +562,15 @@ class Arg {
     }, a.v_);
   }
 
-  // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False)
+  // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False).
+  // The number overloads compare in place: a pattern's arg filter runs on the matching hot path.
+  template <class T> bool py_equals(const T& v) const {
+    if constexpr (std::is_same_v<T, bool>) return eq_int(std::int64_t(v));
+    else if constexpr (std::is_integral_v<T>) return eq_int(std::int64_t(v));
+    else if constexpr (std::is_floating_point_v<T>) return eq_float(double(v));
+    else if constexpr (std::is_same_v<T, Ops>) { auto* o = std::get_if<Ops>(&v_); return o && *o == v; }
+    else return py_equals(Arg(v));
+  }
   bool py_equals(const Arg& o) const {
     if (is_number() && o.is_number()) {
       if (is_float() || o.is_float()) return as_float() == o.as_float();
@@ -626,6 +634,18 @@ class Arg {
   std::string str() const { return repr(); }
 
  private:
+  bool eq_int(std::int64_t v) const {
+    if (auto* i = std::get_if<std::int64_t>(&v_)) return *i == v;
+    if (auto* d = std::get_if<double>(&v_)) return *d == double(v);
+    if (auto* b = std::get_if<bool>(&v_)) return std::int64_t(*b) == v;
+    return false;
+  }
+  bool eq_float(double v) const {
+    if (auto* d = std::get_if<double>(&v_)) return *d == v;
+    if (auto* i = std::get_if<std::int64_t>(&v_)) return double(*i) == v;
+    if (auto* b = std::get_if<bool>(&v_)) return double(*b) == v;
+    return false;
+  }
   template <class T> const T& get(const char* what) const {
     if (auto* p = std::get_if<T>(&v_)) return *p;
     throw Error(std::string("Arg: arg ") + repr() + " is not " + what);
@@ -2016,7 +2036,6 @@ template <auto X> constexpr OpSet to_opset() {
   if constexpr (std::is_same_v<decltype(X), Ops>) return OpSet{X};
   else return OpSet(X);
 }
-template <class S> struct is_etc : std::is_same<S, etc_t> {};
 template <class... S> constexpr bool last_is_etc() {
   if constexpr (sizeof...(S) == 0) return false;
   else return std::is_same_v<boost::mp11::mp_back<boost::mp11::mp_list<S...>>, etc_t>;
@@ -2297,25 +2316,40 @@ struct RuleSet {
   static constexpr Dispatch dispatch = make_dispatch();
 
  private:
+  // At run time a node goes through one function per op, made at compile time: the rules whose root
+  // can have that op, tried in order, inlined one after another (no loop over a rule list).
   template <class N, class Ctx, class H>
   std::optional<H> table_rewrite(const N& n, Ctx* ctx, int* fired) const {
-    static constexpr auto table = fn_table<N, Ctx, H>(std::index_sequence_for<R...>{});
-    const unsigned o = unsigned(n.op());
-    for (unsigned j = dispatch.start[o]; j < dispatch.start[o + 1]; ++j) {
-      const unsigned i = dispatch.idx[j];
-      if (auto r = table[i](*this, n, ctx)) {
-        if (fired) *fired = int(i);
-        return r;
-      }
-    }
-    return std::nullopt;
+    static constexpr auto table = op_table<N, Ctx, H>(std::make_index_sequence<num_ops>{});
+    return table[std::size_t(n.op())](*this, n, ctx, fired);
+  }
+  template <class N, class Ctx, class H>
+  using OpFn = std::optional<H> (*)(const RuleSet&, const N&, Ctx*, int*);
+  template <class N, class Ctx, class H, std::size_t... O>
+  static constexpr std::array<OpFn<N, Ctx, H>, num_ops> op_table(std::index_sequence<O...>) {
+    return {pick_op_fn<N, Ctx, H, O>()...};
+  }
+  template <class N, class Ctx, class H, std::size_t O>
+  static constexpr OpFn<N, Ctx, H> pick_op_fn() {
+    if constexpr (dispatch.start[O] == dispatch.start[O + 1]) return &no_rule<N, Ctx, H>;
+    else return &op_rewrite<N, Ctx, H, O>;
+  }
+  template <class N, class Ctx, class H>
+  static std::optional<H> no_rule(const RuleSet&, const N&, Ctx*, int*) { return std::nullopt; }
+  template <class N, class Ctx, class H, std::size_t O>
+  static std::optional<H> op_rewrite(const RuleSet& rs, const N& n, Ctx* ctx, int* fired) {
+    constexpr std::size_t b = dispatch.start[O], e = dispatch.start[O + 1];
+    std::optional<H> out;
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (void)(rs.template try_rule<dispatch.idx[b + J], N, Ctx, H>(n, ctx, fired, out) || ...);
+    }(std::make_index_sequence<e - b>{});
+    return out;
   }
   template <std::size_t I, class N, class Ctx, class H>
-  static std::optional<H> try_rule(const RuleSet& rs, const N& n, Ctx* ctx) { return std::get<I>(rs.list).template apply<N, Ctx, H>(n, ctx); }
-  template <class N, class Ctx, class H, std::size_t... I>
-  static constexpr auto fn_table(std::index_sequence<I...>) {
-    using Fn = std::optional<H> (*)(const RuleSet&, const N&, Ctx*);
-    return std::array<Fn, sizeof...(I) + 1>{&try_rule<I, N, Ctx, H>..., nullptr};
+  bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
+    out = std::get<I>(list).template apply<N, Ctx, H>(n, ctx);
+    if (out && fired) *fired = int(I);
+    return out.has_value();
   }
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> fold_rewrite([[maybe_unused]] const N& n, [[maybe_unused]] Ctx* ctx,

@@ -162,7 +162,15 @@ class Arg {
     }, a.v_);
   }
 
-  // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False)
+  // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False).
+  // The number overloads compare in place: a pattern's arg filter runs on the matching hot path.
+  template <class T> bool py_equals(const T& v) const {
+    if constexpr (std::is_same_v<T, bool>) return eq_int(std::int64_t(v));
+    else if constexpr (std::is_integral_v<T>) return eq_int(std::int64_t(v));
+    else if constexpr (std::is_floating_point_v<T>) return eq_float(double(v));
+    else if constexpr (std::is_same_v<T, Ops>) { auto* o = std::get_if<Ops>(&v_); return o && *o == v; }
+    else return py_equals(Arg(v));
+  }
   bool py_equals(const Arg& o) const {
     if (is_number() && o.is_number()) {
       if (is_float() || o.is_float()) return as_float() == o.as_float();
@@ -226,6 +234,18 @@ class Arg {
   std::string str() const { return repr(); }
 
  private:
+  bool eq_int(std::int64_t v) const {
+    if (auto* i = std::get_if<std::int64_t>(&v_)) return *i == v;
+    if (auto* d = std::get_if<double>(&v_)) return *d == double(v);
+    if (auto* b = std::get_if<bool>(&v_)) return std::int64_t(*b) == v;
+    return false;
+  }
+  bool eq_float(double v) const {
+    if (auto* d = std::get_if<double>(&v_)) return *d == v;
+    if (auto* i = std::get_if<std::int64_t>(&v_)) return double(*i) == v;
+    if (auto* b = std::get_if<bool>(&v_)) return double(*b) == v;
+    return false;
+  }
   template <class T> const T& get(const char* what) const {
     if (auto* p = std::get_if<T>(&v_)) return *p;
     throw Error(std::string("Arg: arg ") + repr() + " is not " + what);

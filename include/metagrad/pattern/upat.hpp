@@ -260,7 +260,6 @@ template <auto X> constexpr OpSet to_opset() {
   if constexpr (std::is_same_v<decltype(X), Ops>) return OpSet{X};
   else return OpSet(X);
 }
-template <class S> struct is_etc : std::is_same<S, etc_t> {};
 template <class... S> constexpr bool last_is_etc() {
   if constexpr (sizeof...(S) == 0) return false;
   else return std::is_same_v<boost::mp11::mp_back<boost::mp11::mp_list<S...>>, etc_t>;
