@@ -525,8 +525,8 @@ int main(int argc, char** argv) {
     out_nodes = out_topo.size();
     std::size_t fresh = 0;
     for (const UOp& u : out_topo) fresh += !seen.contains(u.node());
-    std::printf("result: compiled %p, interpreted %p, backtracking %p: %s (structural hash %016zx)\n", (const void*)rc.node(),
-                (const void*)ri.node(), (const void*)rb.node(), rc == ri && rc == rb ? "the same node" : "MISMATCH", rc.hash());
+    std::printf("result: compiled %p, interpreted %p, backtracking %p: %s (hash %016zx)\n", (const void*)rc.node(),
+                (const void*)ri.node(), (const void*)rb.node(), rc == ri && rc == rb ? "the same node" : "MISMATCH", rc.hash());  // UOp::hash: per run, sources hash by identity
     if (!(rc == ri && rc == rb)) return 1;
     std::size_t fired = 0;
     for (std::size_t h : cc.hits) fired += h;

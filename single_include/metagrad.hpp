@@ -956,6 +956,9 @@ struct Node {
   std::vector<UOp> src;
   Arg arg, tag;
   std::size_t hash;
+  // scratch for the one rewrite that holds the walk lane (core/rewrite.hpp): which walk last marked
+  // this node, and where that walk keeps what it knows about it
+  mutable std::uint32_t walk_epoch, walk_slot;
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
@@ -1052,7 +1055,7 @@ inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&
     sh.set.erase(h, n);
     tbl.count.fetch_sub(1, std::memory_order_relaxed);
   }
-  Node* n = new Node{{1}, op, dtype, std::move(src), std::move(arg), std::move(tag), h};
+  Node* n = new Node{{1}, op, dtype, std::move(src), std::move(arg), std::move(tag), h, 0, 0};
   sh.set.insert(h, n);
   tbl.count.fetch_add(1, std::memory_order_relaxed);
   return n;
@@ -1282,13 +1285,37 @@ struct RewriteOptions {
 
 namespace detail {
 
+// The walk lane: one rewrite at a time keeps its per-node state in the nodes themselves (Node::walk_*),
+// found with no hash probe. A rewrite that cannot take the lane (another thread has it, or a rule
+// callback runs a nested rewrite) keeps its state in a hash table instead. Epochs tell this walk's
+// marks from stale ones left by earlier walks.
+struct WalkLane {
+  std::atomic<bool> busy{false};
+  std::uint32_t epoch = 0;  // written only by the lane's holder
+};
+inline WalkLane& walk_lane() {
+  static WalkLane lane;
+  return lane;
+}
+
 // The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
 // caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
 // reused while a table still names it (and no atomic reference count is touched per visit).
 template <class RS, class Ctx>
 class RewriteEngine {
  public:
-  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {}
+  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {
+    WalkLane& lane = walk_lane();
+    if (!lane.busy.exchange(true, std::memory_order_acquire)) {
+      if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
+      else epoch_ = ++lane.epoch;
+    }
+  }
+  ~RewriteEngine() {
+    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
+  }
+  RewriteEngine(const RewriteEngine&) = delete;
+  RewriteEngine& operator=(const RewriteEngine&) = delete;
 
   UOp run(const UOp& root) {
     if (!root) return root;
@@ -1310,6 +1337,21 @@ class RewriteEngine {
     bool started = false, bpm_cached = false;
   };
 
+  // what this walk knows about n: in the node itself when holding the lane, else in the table
+  const Slot* find_slot(const Node* n) const {
+    if (epoch_) return n->walk_epoch == epoch_ ? &lane_slots_[n->walk_slot] : nullptr;
+    return slots_.find(n);
+  }
+  Slot& slot(const Node* n) {  // the reference lasts until the next new slot
+    if (!epoch_) return slots_.at(n);
+    if (n->walk_epoch != epoch_) {
+      n->walk_epoch = epoch_;
+      n->walk_slot = std::uint32_t(lane_slots_.size());
+      lane_slots_.emplace_back();
+    }
+    return lane_slots_[n->walk_slot];
+  }
+
   const Node* rewrite(const Node* n) {
     int fired = -1;
     auto r = rs_.rewrite_view(NodeRef(n), ctx_, &fired);
@@ -1319,14 +1361,14 @@ class RewriteEngine {
     return keep_.back().node();
   }
   const Node* cached_bpm_rewrite(const Node* n) {
-    if (const Slot* s = slots_.find(n); s && s->bpm_cached) return s->bpm;
+    if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
     const Node* r = rewrite(n);
-    Slot& s = slots_.at(n);
+    Slot& s = slot(n);
     s.bpm = r, s.bpm_cached = true;
     return r;
   }
   const Node* done(const Node* n) const {
-    const Slot* s = slots_.find(n);
+    const Slot* s = find_slot(n);
     return s ? s->rep : nullptr;
   }
 
@@ -1348,7 +1390,7 @@ class RewriteEngine {
   }
 
   void add_wait(const Node* key, const Entry& e) {
-    Slot& s = slots_.at(key);
+    Slot& s = slot(key);
     if (!s.wait) {
       waits_.emplace_back();
       s.wait = std::uint32_t(waits_.size());
@@ -1356,7 +1398,7 @@ class RewriteEngine {
     waits_[s.wait - 1].push_back(e);
   }
   void set_replace(const Node* n, const Node* rep) {
-    Slot& s = slots_.at(n);
+    Slot& s = slot(n);
     s.rep = rep;
     if (s.wait) {
       for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
@@ -1365,13 +1407,13 @@ class RewriteEngine {
     }
   }
   bool started_or_done(const Node* n) const {
-    const Slot* s = slots_.find(n);
+    const Slot* s = find_slot(n);
     return s && (s->rep || s->started);
   }
   void skip_call_body(const Node* nn) {
     // the body of a CALL / FUNCTION is not rewritten unless asked
     if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
-      slots_.at(nn->src[0].node()).rep = nn->src[0].node();
+      slot(nn->src[0].node()).rep = nn->src[0].node();
   }
 
   const Node* unified_rewrite(const Node* root) {
@@ -1383,7 +1425,7 @@ class RewriteEngine {
       if (done(e.n)) continue;
       if (e.stage == 0) {
         {
-          Slot& s = slots_.at(e.n);
+          Slot& s = slot(e.n);
           if (s.started) continue;  // a duplicate pushed by another user: the first one is handling it
           s.started = true;
         }
@@ -1456,7 +1498,7 @@ class RewriteEngine {
       if (done(n)) continue;
       if (!processed) {
         if (opt_.bottom_up) {
-          if (const Node* r = cached_bpm_rewrite(n)) { slots_.at(n).rep = r; continue; }
+          if (const Node* r = cached_bpm_rewrite(n)) { slot(n).rep = r; continue; }
         }
         st.emplace_back(n, true);
         skip_call_body(n);
@@ -1479,7 +1521,7 @@ class RewriteEngine {
           nu = keep_.back().node();
         }
         if (!opt_.bottom_up) if (const Node* r = rewrite(nu)) nu = r;
-        slots_.at(n).rep = nu;
+        slot(n).rep = nu;
       }
     }
     return done(root);
@@ -1488,6 +1530,8 @@ class RewriteEngine {
   const RS& rs_;
   Ctx* ctx_;
   RewriteOptions opt_;
+  std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
+  std::vector<Slot> lane_slots_;
   PtrMap<Slot> slots_;
   std::vector<std::vector<Entry>> waits_;
   std::vector<Entry> stack_;

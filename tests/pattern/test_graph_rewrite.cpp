@@ -12,9 +12,12 @@
 //   TestStopEarly: UOp::substitute has no extra_pm.
 //   test_rewrite_bottom_up_gate.py (2 tests): BottomUpGate is not implemented in metagrad.
 // Then metagrad's own: memoization, fixed points, order, deep chains, errors, CALL bodies.
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -364,4 +367,36 @@ TEST_CASE("graph_rewrite: an empty rule set changes nothing, in every mode", "[g
   REQUIRE(graph_rewrite(e, none) == e);
   REQUIRE(graph_rewrite(e, none, {.bottom_up = true}) == e);
   REQUIRE(graph_rewrite(e, none, {.walk = true}) == e);
+}
+
+// One rewrite at a time keeps its walk state inside the nodes (the walk lane); the others, and nested
+// rewrites run from a callback, use a table. Every combination must give the same answers.
+TEST_CASE("graph_rewrite: concurrent and nested rewrites of a shared graph agree", "[graph_rewrite][threads]") {
+  static constexpr auto fold = rules(rule(var<"x"> + 0, [](UOp x) { return x; }),
+                                     rule(var<"x"> * 1, [](UOp x) { return x; }));
+  const UOp a = UOp::variable("a", 0, 9), b = UOp::variable("b", 0, 9);
+  std::vector<UOp> terms;
+  for (int i = 1; i <= 2000; ++i) terms.push_back(((a + 0) * 1 + b * (i % 7 + 2)) * 1 + 0 + i);
+  const UOp root = UOp::sink(terms);
+  std::vector<UOp> expect;
+  for (int i = 1; i <= 2000; ++i) expect.push_back(a + b * (i % 7 + 2) + i);
+  const UOp want = UOp::sink(expect);
+  REQUIRE(graph_rewrite(root, fold) == want);
+
+  std::vector<UOp> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 5; ++k) got[std::size_t(t)] = graph_rewrite(root, fold, {.bottom_up = (t % 2) == 1});
+    });
+  for (auto& th : threads) th.join();
+  for (const UOp& g : got) REQUIRE(g == want);
+
+  // a callback that runs its own rewrite (and a substitute) while the outer walk holds the lane
+  const auto nested = rules(rule(op<Ops::SINK>().named<"s">().allow_any_len(), [&](UOp s) {
+    const UOp inner = graph_rewrite(s.src(0), fold);
+    return inner == s.src(0) ? UOp() : s.replace({.src = std::vector<UOp>{inner.substitute({{b, b}})}});
+  }));
+  const UOp one = UOp::sink(terms[3]);
+  REQUIRE(graph_rewrite(one, nested) == UOp::sink(expect[3]));
 }

@@ -5,6 +5,7 @@
 //   std::string describe(std::size_t fired)                              // names what fired, for errors
 // (pattern/rules.hpp's RuleSet is one). A rewriter that never settles raises mg::RewriteError.
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstddef>
 #include <optional>
@@ -27,13 +28,37 @@ struct RewriteOptions {
 
 namespace detail {
 
+// The walk lane: one rewrite at a time keeps its per-node state in the nodes themselves (Node::walk_*),
+// found with no hash probe. A rewrite that cannot take the lane (another thread has it, or a rule
+// callback runs a nested rewrite) keeps its state in a hash table instead. Epochs tell this walk's
+// marks from stale ones left by earlier walks.
+struct WalkLane {
+  std::atomic<bool> busy{false};
+  std::uint32_t epoch = 0;  // written only by the lane's holder
+};
+inline WalkLane& walk_lane() {
+  static WalkLane lane;
+  return lane;
+}
+
 // The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
 // caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
 // reused while a table still names it (and no atomic reference count is touched per visit).
 template <class RS, class Ctx>
 class RewriteEngine {
  public:
-  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {}
+  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {
+    WalkLane& lane = walk_lane();
+    if (!lane.busy.exchange(true, std::memory_order_acquire)) {
+      if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
+      else epoch_ = ++lane.epoch;
+    }
+  }
+  ~RewriteEngine() {
+    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
+  }
+  RewriteEngine(const RewriteEngine&) = delete;
+  RewriteEngine& operator=(const RewriteEngine&) = delete;
 
   UOp run(const UOp& root) {
     if (!root) return root;
@@ -55,6 +80,21 @@ class RewriteEngine {
     bool started = false, bpm_cached = false;
   };
 
+  // what this walk knows about n: in the node itself when holding the lane, else in the table
+  const Slot* find_slot(const Node* n) const {
+    if (epoch_) return n->walk_epoch == epoch_ ? &lane_slots_[n->walk_slot] : nullptr;
+    return slots_.find(n);
+  }
+  Slot& slot(const Node* n) {  // the reference lasts until the next new slot
+    if (!epoch_) return slots_.at(n);
+    if (n->walk_epoch != epoch_) {
+      n->walk_epoch = epoch_;
+      n->walk_slot = std::uint32_t(lane_slots_.size());
+      lane_slots_.emplace_back();
+    }
+    return lane_slots_[n->walk_slot];
+  }
+
   const Node* rewrite(const Node* n) {
     int fired = -1;
     auto r = rs_.rewrite_view(NodeRef(n), ctx_, &fired);
@@ -64,14 +104,14 @@ class RewriteEngine {
     return keep_.back().node();
   }
   const Node* cached_bpm_rewrite(const Node* n) {
-    if (const Slot* s = slots_.find(n); s && s->bpm_cached) return s->bpm;
+    if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
     const Node* r = rewrite(n);
-    Slot& s = slots_.at(n);
+    Slot& s = slot(n);
     s.bpm = r, s.bpm_cached = true;
     return r;
   }
   const Node* done(const Node* n) const {
-    const Slot* s = slots_.find(n);
+    const Slot* s = find_slot(n);
     return s ? s->rep : nullptr;
   }
 
@@ -93,7 +133,7 @@ class RewriteEngine {
   }
 
   void add_wait(const Node* key, const Entry& e) {
-    Slot& s = slots_.at(key);
+    Slot& s = slot(key);
     if (!s.wait) {
       waits_.emplace_back();
       s.wait = std::uint32_t(waits_.size());
@@ -101,7 +141,7 @@ class RewriteEngine {
     waits_[s.wait - 1].push_back(e);
   }
   void set_replace(const Node* n, const Node* rep) {
-    Slot& s = slots_.at(n);
+    Slot& s = slot(n);
     s.rep = rep;
     if (s.wait) {
       for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
@@ -110,13 +150,13 @@ class RewriteEngine {
     }
   }
   bool started_or_done(const Node* n) const {
-    const Slot* s = slots_.find(n);
+    const Slot* s = find_slot(n);
     return s && (s->rep || s->started);
   }
   void skip_call_body(const Node* nn) {
     // the body of a CALL / FUNCTION is not rewritten unless asked
     if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
-      slots_.at(nn->src[0].node()).rep = nn->src[0].node();
+      slot(nn->src[0].node()).rep = nn->src[0].node();
   }
 
   const Node* unified_rewrite(const Node* root) {
@@ -128,7 +168,7 @@ class RewriteEngine {
       if (done(e.n)) continue;
       if (e.stage == 0) {
         {
-          Slot& s = slots_.at(e.n);
+          Slot& s = slot(e.n);
           if (s.started) continue;  // a duplicate pushed by another user: the first one is handling it
           s.started = true;
         }
@@ -201,7 +241,7 @@ class RewriteEngine {
       if (done(n)) continue;
       if (!processed) {
         if (opt_.bottom_up) {
-          if (const Node* r = cached_bpm_rewrite(n)) { slots_.at(n).rep = r; continue; }
+          if (const Node* r = cached_bpm_rewrite(n)) { slot(n).rep = r; continue; }
         }
         st.emplace_back(n, true);
         skip_call_body(n);
@@ -224,7 +264,7 @@ class RewriteEngine {
           nu = keep_.back().node();
         }
         if (!opt_.bottom_up) if (const Node* r = rewrite(nu)) nu = r;
-        slots_.at(n).rep = nu;
+        slot(n).rep = nu;
       }
     }
     return done(root);
@@ -233,6 +273,8 @@ class RewriteEngine {
   const RS& rs_;
   Ctx* ctx_;
   RewriteOptions opt_;
+  std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
+  std::vector<Slot> lane_slots_;
   PtrMap<Slot> slots_;
   std::vector<std::vector<Entry>> waits_;
   std::vector<Entry> stack_;

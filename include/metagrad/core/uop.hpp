@@ -200,6 +200,9 @@ struct Node {
   std::vector<UOp> src;
   Arg arg, tag;
   std::size_t hash;
+  // scratch for the one rewrite that holds the walk lane (core/rewrite.hpp): which walk last marked
+  // this node, and where that walk keeps what it knows about it
+  mutable std::uint32_t walk_epoch, walk_slot;
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
@@ -296,7 +299,7 @@ inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&
     sh.set.erase(h, n);
     tbl.count.fetch_sub(1, std::memory_order_relaxed);
   }
-  Node* n = new Node{{1}, op, dtype, std::move(src), std::move(arg), std::move(tag), h};
+  Node* n = new Node{{1}, op, dtype, std::move(src), std::move(arg), std::move(tag), h, 0, 0};
   sh.set.insert(h, n);
   tbl.count.fetch_add(1, std::memory_order_relaxed);
   return n;
