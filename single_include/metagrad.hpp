@@ -773,6 +773,7 @@ class PtrMap {
 // 100,000-deep chain dies without recursion. Interning is thread-safe (sharded locks).
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <span>
 
 
@@ -782,6 +783,7 @@ class UOp;
 namespace detail {
 struct Node;
 void release(Node* n) noexcept;
+UOp adopt(Node* n) noexcept;  // a handle that takes over one reference the caller owns
 }  // namespace detail
 
 // A handle on an interned node. Null when default-constructed. Copy = one atomic increment.
@@ -935,6 +937,7 @@ class UOp {
  private:
   friend struct detail::Node;
   friend void detail::release(detail::Node*) noexcept;
+  friend UOp detail::adopt(detail::Node*) noexcept;
   UOp with_first(Ops op, DType dt, std::vector<UOp> rest, Arg arg = {}) const {
     rest.insert(rest.begin(), *this);
     return UOp(op, dt, std::move(rest), std::move(arg));
@@ -949,11 +952,12 @@ class UOp {
 
 namespace detail {
 
+// A node and its sources are one allocation: the sources live right after the node (see make_node).
 struct Node {
   mutable std::atomic<std::uint32_t> rc{1};
   Ops op;
   DType dtype;
-  std::vector<UOp> src;
+  std::span<UOp> src;
   Arg arg, tag;
   std::size_t hash;
   // scratch for the one rewrite that holds the walk lane (core/rewrite.hpp): which walk last marked
@@ -967,9 +971,9 @@ inline std::size_t dtype_hash(DType d) {
          std::size_t(d.addrspace) << 41 | std::size_t(d.size) << 44;
 }
 // Sources hash by identity (an interned node is its address), so hashing never reads a source node.
-inline std::size_t node_hash(Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
+inline std::size_t node_hash(Ops op, DType dt, std::span<const Node* const> src, const Arg& arg, const Arg& tag) {
   std::size_t h = mix(std::size_t(op) + 1, dtype_hash(dt));
-  for (const UOp& s : src) h = mix(h, reinterpret_cast<std::uintptr_t>(s.node()));
+  for (const Node* s : src) h = mix(h, reinterpret_cast<std::uintptr_t>(s));
   h = mix(mix(h, arg.hash()), tag.hash());
   return h ^ (h >> 29);
 }
@@ -1038,14 +1042,29 @@ inline InternTable& intern_table() {
   return *t;
 }
 
-inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&& tag) {
+// a new node holding one reference to each source, in a single allocation with them
+inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Arg&& arg, Arg&& tag, std::size_t h) {
+  void* mem = ::operator new(sizeof(Node) + src.size() * sizeof(UOp));
+  UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
+  for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
+  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0};
+}
+inline void free_node(Node* n) noexcept {
+  std::destroy(n->src.begin(), n->src.end());
+  n->~Node();
+  ::operator delete(static_cast<void*>(n));
+}
+
+// The unique node with these fields: found, or made. Sources are raw pointers the caller keeps alive;
+// only a new node takes references to them.
+inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&& arg, Arg&& tag) {
   const std::size_t h = node_hash(op, dtype, src, arg, tag);
   auto& tbl = intern_table();
   auto& sh = tbl.shard(h);
   std::lock_guard lock(sh.m);
   auto same = [&](const Node* n) {
     if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
-    for (std::size_t i = 0; i < src.size(); ++i) if (!(n->src[i] == src[i])) return false;
+    for (std::size_t i = 0; i < src.size(); ++i) if (n->src[i].node() != src[i]) return false;
     return n->arg == arg && n->tag == tag;
   };
   if (Node* n = sh.set.find(h, same)) {
@@ -1055,11 +1074,25 @@ inline Node* intern(Ops op, DType dtype, std::vector<UOp>&& src, Arg&& arg, Arg&
     sh.set.erase(h, n);
     tbl.count.fetch_sub(1, std::memory_order_relaxed);
   }
-  Node* n = new Node{{1}, op, dtype, std::move(src), std::move(arg), std::move(tag), h, 0, 0};
+  Node* n = make_node(op, dtype, src, std::move(arg), std::move(tag), h);
   sh.set.insert(h, n);
   tbl.count.fetch_add(1, std::memory_order_relaxed);
   return n;
 }
+
+// up to 8 source pointers on the stack, more on the heap
+class SrcPtrs {
+ public:
+  explicit SrcPtrs(std::size_t n) : n_(n) { if (n > small_.size()) big_.resize(n); }
+  const Node*& operator[](std::size_t i) { return n_ > small_.size() ? big_[i] : small_[i]; }
+  std::span<const Node* const> span() const { return {n_ > small_.size() ? big_.data() : small_.data(), n_}; }
+ private:
+  std::size_t n_;
+  std::array<const Node*, 8> small_{};
+  std::vector<const Node*> big_;
+};
+
+inline UOp adopt(Node* n) noexcept { return UOp(n); }
 
 // Destroys nodes whose count reached zero without recursing into their sources.
 inline void release(Node* n) noexcept {
@@ -1081,7 +1114,7 @@ inline void release(Node* n) noexcept {
       if (next) pending.push_back(sp);
       else next = sp;
     }
-    delete d;
+    free_node(d);
     if (!next && !pending.empty()) next = pending.back(), pending.pop_back();
     d = next;
   }
@@ -1116,7 +1149,9 @@ inline std::size_t live_uops() { return detail::intern_table().count.load(); }
 inline UOp::UOp(Ops op, DType dtype, std::vector<UOp> src, Arg arg, Arg tag) {
   for (std::size_t i = 0; i < src.size(); ++i)  // a null source would poison every walk over the graph
     if (!src[i]) throw Error("UOp(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
-  p_ = detail::intern(op, dtype, std::move(src), std::move(arg), std::move(tag));
+  detail::SrcPtrs ptrs(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) ptrs[i] = src[i].node();
+  p_ = detail::intern(op, dtype, ptrs.span(), std::move(arg), std::move(tag));
 }
 inline UOp::UOp(const UOp& o) noexcept : p_(o.p_) { if (p_) p_->rc.fetch_add(1, std::memory_order_relaxed); }
 inline UOp& UOp::operator=(const UOp& o) noexcept {
@@ -1153,11 +1188,9 @@ inline std::size_t UOp::hash() const { return p_ ? p_->hash : 0; }
 inline UOp UOp::replace(const Fields& f) const {
   Ops op = f.op.value_or(this->op());
   DType dt = f.dtype.value_or(dtype());
-  const std::vector<UOp>& s = f.src ? *f.src : p_->src;
-  const Arg& a = f.arg ? *f.arg : arg();
-  const Arg& t = f.tag ? *f.tag : tag();
-  if (op == this->op() && dt == dtype() && &s == &p_->src && &a == &arg() && &t == &tag()) return *this;
-  return UOp(op, dt, s, a, t);
+  if (!f.src && op == this->op() && dt == dtype() && !f.arg && !f.tag) return *this;
+  return UOp(op, dt, f.src ? *f.src : std::vector<UOp>(p_->src.begin(), p_->src.end()), f.arg ? *f.arg : arg(),
+             f.tag ? *f.tag : tag());
 }
 
 inline UOp UOp::const_(DType dtype, Arg value) {
@@ -1352,6 +1385,12 @@ class RewriteEngine {
     return lane_slots_[n->walk_slot];
   }
 
+  // a node this walk made (holding one reference) stays alive until the walk ends
+  const Node* keep(Node* made) {
+    keep_.push_back(adopt(made));
+    return made;
+  }
+
   const Node* rewrite(const Node* n) {
     int fired = -1;
     auto r = rs_.rewrite_view(NodeRef(n), ctx_, &fired);
@@ -1470,11 +1509,9 @@ class RewriteEngine {
             continue;
           }
         } else {
-          std::vector<UOp> ns;
-          ns.reserve(nn->src.size());
-          for (const UOp& x : nn->src) ns.push_back(UOp::from_node(done(x.node())));
-          keep_.emplace_back(nn->op, nn->dtype, std::move(ns), nn->arg, nn->tag);
-          next = keep_.back().node();
+          SrcPtrs ptrs(nn->src.size());
+          for (std::size_t i = 0; i < nn->src.size(); ++i) ptrs[i] = done(nn->src[i].node());
+          next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
         }
         if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
         // rewrite the new node, then link its result back to this one
@@ -1512,13 +1549,12 @@ class RewriteEngine {
         }
         const Node* nu = n;
         if (changed) {
-          std::vector<UOp> ns;
-          for (const UOp& x : n->src) {
-            const Node* r = done(x.node());
-            ns.push_back(UOp::from_node(r ? r : x.node()));
+          SrcPtrs ptrs(n->src.size());
+          for (std::size_t i = 0; i < n->src.size(); ++i) {
+            const Node* r = done(n->src[i].node());
+            ptrs[i] = r ? r : n->src[i].node();
           }
-          keep_.emplace_back(n->op, n->dtype, std::move(ns), n->arg, n->tag);
-          nu = keep_.back().node();
+          nu = keep(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag)));
         }
         if (!opt_.bottom_up) if (const Node* r = rewrite(nu)) nu = r;
         slot(n).rep = nu;

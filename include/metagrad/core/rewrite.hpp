@@ -95,6 +95,12 @@ class RewriteEngine {
     return lane_slots_[n->walk_slot];
   }
 
+  // a node this walk made (holding one reference) stays alive until the walk ends
+  const Node* keep(Node* made) {
+    keep_.push_back(adopt(made));
+    return made;
+  }
+
   const Node* rewrite(const Node* n) {
     int fired = -1;
     auto r = rs_.rewrite_view(NodeRef(n), ctx_, &fired);
@@ -213,11 +219,9 @@ class RewriteEngine {
             continue;
           }
         } else {
-          std::vector<UOp> ns;
-          ns.reserve(nn->src.size());
-          for (const UOp& x : nn->src) ns.push_back(UOp::from_node(done(x.node())));
-          keep_.emplace_back(nn->op, nn->dtype, std::move(ns), nn->arg, nn->tag);
-          next = keep_.back().node();
+          SrcPtrs ptrs(nn->src.size());
+          for (std::size_t i = 0; i < nn->src.size(); ++i) ptrs[i] = done(nn->src[i].node());
+          next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
         }
         if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
         // rewrite the new node, then link its result back to this one
@@ -255,13 +259,12 @@ class RewriteEngine {
         }
         const Node* nu = n;
         if (changed) {
-          std::vector<UOp> ns;
-          for (const UOp& x : n->src) {
-            const Node* r = done(x.node());
-            ns.push_back(UOp::from_node(r ? r : x.node()));
+          SrcPtrs ptrs(n->src.size());
+          for (std::size_t i = 0; i < n->src.size(); ++i) {
+            const Node* r = done(n->src[i].node());
+            ptrs[i] = r ? r : n->src[i].node();
           }
-          keep_.emplace_back(n->op, n->dtype, std::move(ns), n->arg, n->tag);
-          nu = keep_.back().node();
+          nu = keep(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag)));
         }
         if (!opt_.bottom_up) if (const Node* r = rewrite(nu)) nu = r;
         slot(n).rep = nu;
