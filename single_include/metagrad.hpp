@@ -1907,6 +1907,17 @@ template <class S> inline constexpr bool is_repeated = false;
 template <class P> inline constexpr bool is_repeated<Repeated<P>> = true;
 template <class S> inline constexpr bool is_permuted = false;
 template <class... P> inline constexpr bool is_permuted<Permuted<P...>> = true;
+
+// all orderings of M sources, in itertools.permutations order
+template <std::size_t M> constexpr auto make_permutations() {
+  constexpr std::size_t count = [] { std::size_t f = 1; for (std::size_t i = 2; i <= M; ++i) f *= i; return f; }();
+  std::array<std::array<std::size_t, M>, count> out{};
+  std::array<std::size_t, M> p{};
+  for (std::size_t i = 0; i < M; ++i) p[i] = i;
+  for (std::size_t j = 0; j < count; ++j, std::next_permutation(p.begin(), p.end())) out[j] = p;
+  return out;
+}
+template <std::size_t M> inline constexpr auto permutations_v = make_permutations<M>();
 }  // namespace detail
 
 template <OpSet O, fixed_string Name, class Src, class DT = NoDType, class AF = NoArg, class TF = NoTag, bool AnyLen = false>
@@ -2079,12 +2090,11 @@ struct Pat {
       constexpr std::size_t M = std::tuple_size_v<decltype(src.p)>;
       if (AnyLen ? n.nsrc() < M : n.nsrc() != M) return false;
       if constexpr (detail::is_permuted<Src>) {
-        // every ordering of the sources, first to last (tinygrad's itertools.permutations order)
-        std::array<std::size_t, M> perm = identity<M>();
-        do {
-          if (match_seq<Names, 0>(src.p, n, perm, caps, k)) return true;
-        } while (std::next_permutation(perm.begin(), perm.end()));
-        return false;
+        // every ordering of the sources, first to last (tinygrad's itertools.permutations order),
+        // listed at compile time and unrolled
+        return [&]<std::size_t... J>(std::index_sequence<J...>) {
+          return (match_seq<Names, 0>(src.p, n, detail::permutations_v<M>[J], caps, k) || ...);
+        }(std::make_index_sequence<detail::permutations_v<M>.size()>{});
       } else {
         constexpr auto perm = identity<M>();
         return match_seq<Names, 0>(src.p, n, perm, caps, k);
