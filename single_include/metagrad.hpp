@@ -1305,6 +1305,7 @@ inline const std::string& UOp::expr() const {
 //   std::optional<UOp> rewrite_view(NodeRef n, Ctx* ctx, int* fired)   // a replacement for n, or none
 //   std::string describe(std::size_t fired)                              // names what fired, for errors
 // (pattern/rules.hpp's RuleSet is one). A rewriter that never settles raises mg::RewriteError.
+#include <type_traits>
 
 
 namespace mg {
@@ -1315,6 +1316,10 @@ struct RewriteOptions {
   bool enter_calls = false;  // also rewrite the body (src[0]) of CALL and FUNCTION
   std::size_t max_rewrites_per_node = 10000;  // successive rewrites at one place before giving up
 };
+
+// Thrown by a bottom-up rule's callback (tinygrad's BottomUpGate): the node stays as it is now and
+// its sources are not visited.
+struct BottomUpGate {};
 
 namespace detail {
 
@@ -1334,10 +1339,14 @@ inline WalkLane& walk_lane() {
 // The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
 // caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
 // reused while a table still names it (and no atomic reference count is touched per visit).
-template <class RS, class Ctx>
+// PM rewrites a node after its sources (tinygrad's pm); BPM before them (tinygrad's bpm). Either may
+// be absent. RewriteEngine(rs, ctx, opt) uses rs as one or the other, as opt.bottom_up says.
+template <class PM, class Ctx, class BPM = PM>
 class RewriteEngine {
  public:
-  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {
+  RewriteEngine(const PM& rs, Ctx* ctx, RewriteOptions opt) requires std::is_same_v<PM, BPM>
+      : RewriteEngine(opt.bottom_up ? nullptr : &rs, opt.bottom_up ? &rs : nullptr, ctx, opt) {}
+  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {
     WalkLane& lane = walk_lane();
     if (!lane.busy.exchange(true, std::memory_order_acquire)) {
       if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
@@ -1391,17 +1400,19 @@ class RewriteEngine {
     return made;
   }
 
-  const Node* rewrite(const Node* n) {
+  static constexpr int bpm_mark = 1 << 24;  // recent_ entries at or above it are bpm rules
+  template <class RW> const Node* apply(const RW& rw, const Node* n, int mark) {
     int fired = -1;
-    auto r = rs_.rewrite_view(NodeRef(n), ctx_, &fired);
+    auto r = rw.rewrite_view(NodeRef(n), ctx_, &fired);
     if (!r) return nullptr;
     keep_.push_back(std::move(*r));
-    recent_[recent_pos_++ % recent_.size()] = fired;
+    recent_[recent_pos_++ % recent_.size()] = fired + mark;
     return keep_.back().node();
   }
+  const Node* rewrite(const Node* n) { return pm_ ? apply(*pm_, n, 0) : nullptr; }
   const Node* cached_bpm_rewrite(const Node* n) {
     if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
-    const Node* r = rewrite(n);
+    const Node* r = apply(*bpm_, n, bpm_mark);
     Slot& s = slot(n);
     s.bpm = r, s.bpm_cached = true;
     return r;
@@ -1424,7 +1435,7 @@ class RewriteEngine {
     std::string where = at.toposort().size() <= 64 ? at.repr().substr(0, 300)
                         : op_repr(at.op()) + " " + at.dtype().repr() + " arg=" + at.arg().repr() + " (a graph too big to print)";
     std::string msg = "graph_rewrite: " + why + "\n  at: " + where + "\n  rules that fired last:";
-    for (int r : seen) msg += "\n    " + rs_.describe(std::size_t(r));
+    for (int r : seen) msg += "\n    " + (r >= bpm_mark ? bpm_->describe(std::size_t(r - bpm_mark)) : pm_->describe(std::size_t(r)));
     throw RewriteError(msg);
   }
 
@@ -1457,7 +1468,6 @@ class RewriteEngine {
 
   const Node* unified_rewrite(const Node* root) {
     stack_.push_back({root, root, 0, 0});
-    const bool bpm = opt_.bottom_up;
     while (!stack_.empty()) {
       const Entry e = stack_.back();
       stack_.pop_back();
@@ -1469,7 +1479,7 @@ class RewriteEngine {
           s.started = true;
         }
         const Node* nn = e.new_n;
-        if (bpm) {
+        if (bpm_) try {
           // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
           // node's own sources descends a finite graph (x+0 -> x down a long chain), so only the
           // others count toward the limit; a set, not a list, keeps a 100,000-step descent linear.
@@ -1484,6 +1494,9 @@ class RewriteEngine {
             seen->set(r, 1);
             nn = r;
           }
+        } catch (const BottomUpGate&) {
+          set_replace(e.n, nn);  // the gate keeps the node as it is now; its sources are not visited
+          continue;
         }
         skip_call_body(nn);
         stack_.push_back({e.n, nn, e.gen, 1});
@@ -1504,7 +1517,7 @@ class RewriteEngine {
         if (!ready) continue;
         const Node* next;
         if (!changed) {
-          if (bpm || !(next = rewrite(nn))) {
+          if (!(next = rewrite(nn))) {
             set_replace(e.n, nn);
             continue;
           }
@@ -1534,8 +1547,13 @@ class RewriteEngine {
       st.pop_back();
       if (done(n)) continue;
       if (!processed) {
-        if (opt_.bottom_up) {
-          if (const Node* r = cached_bpm_rewrite(n)) { slot(n).rep = r; continue; }
+        if (bpm_) {
+          try {
+            if (const Node* r = cached_bpm_rewrite(n)) { slot(n).rep = r; continue; }
+          } catch (const BottomUpGate&) {
+            slot(n).rep = n;  // the gate keeps the node; its sources are not visited
+            continue;
+          }
         }
         st.emplace_back(n, true);
         skip_call_body(n);
@@ -1556,14 +1574,15 @@ class RewriteEngine {
           }
           nu = keep(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag)));
         }
-        if (!opt_.bottom_up) if (const Node* r = rewrite(nu)) nu = r;
+        if (const Node* r = rewrite(nu)) nu = r;
         slot(n).rep = nu;
       }
     }
     return done(root);
   }
 
-  const RS& rs_;
+  const PM* pm_;
+  const BPM* bpm_;
   Ctx* ctx_;
   RewriteOptions opt_;
   std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
@@ -1851,7 +1870,9 @@ inline std::string UOp::render() const {
 // rewritten to a fixed point first, before its sources are visited. walk = true is tinygrad's
 // single-pass walk (no re-traversal into rewritten subtrees).
 //
-// A rule set that never settles raises mg::RewriteError naming the rules that kept firing.
+// bidirectional(pm, bpm) runs both, as tinygrad's graph_rewrite(sink, pm, bpm=bpm): bpm on a node
+// before its sources, pm after. A bpm callback may throw mg::BottomUpGate to keep a node and skip
+// its sources. A rule set that never settles raises mg::RewriteError naming the rules that kept firing.
 
 // ---- metagrad/pattern/rules.hpp ----
 // Rules and rule sets. rule(pattern, callback) pairs a pattern with what to build from its captures;
@@ -1862,7 +1883,6 @@ inline std::string UOp::render() const {
 // pattern (a pattern's own name first, then its sources left to right), optionally preceded by the
 // ctx. It returns a replacement, or nothing: a null UOp or std::nullopt.
 #include <source_location>
-#include <type_traits>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -2476,6 +2496,23 @@ UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt =
 template <class... R, class Ctx>
 UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, Ctx& ctx, RewriteOptions opt = {}) {
   return detail::RewriteEngine<RuleSet<R...>, Ctx>(rs, &ctx, opt).run(root);
+}
+
+template <class PM, class BPM>
+struct Bidirectional {
+  const PM& pm;
+  const BPM& bpm;
+};
+template <class PM, class BPM> Bidirectional<PM, BPM> bidirectional(const PM& pm, const BPM& bpm) { return {pm, bpm}; }
+
+template <class PM, class BPM>
+UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, RewriteOptions opt = {}) {
+  NoCtx none;
+  return detail::RewriteEngine<PM, NoCtx, BPM>(&rw.pm, &rw.bpm, &none, opt).run(root);
+}
+template <class PM, class BPM, class Ctx>
+UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, Ctx& ctx, RewriteOptions opt = {}) {
+  return detail::RewriteEngine<PM, Ctx, BPM>(&rw.pm, &rw.bpm, &ctx, opt).run(root);
 }
 
 }  // namespace mg

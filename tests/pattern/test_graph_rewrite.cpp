@@ -2,20 +2,17 @@
 //   TestSubstitute (all 8; test_assert_inf_recurse, skipped there, is ported as "throws RewriteError"),
 //   TestRecurse (4; one PatternMatcher kind here, tinygrad also runs TrackedPatternMatcher),
 //   TestBottomUpRewrite (with a local constant folder for symbolic_simple),
-//   TestWalkRewrite (13 of 15), and test_full_graph_rewrite_large_graph (with a local folder).
+//   TestWalkRewrite (all 15), TestBidirectional, test_rewrite_bottom_up_gate.py (both tests), and
+//   test_full_graph_rewrite_large_graph (with a local folder).
 // Not ported, and why:
 //   TestArithmeticSimplifications (but large_graph), TestFoldingAndReduction, TestModuloAndDivisionFolding,
 //   TestEdgeCasesAndSpecialOperations, TestGEPAndVectorizeRewrite: they test tinygrad's symbolic
 //   rules through full_rewrite, which metagrad does not have yet (they belong with symbolic/).
-//   TestBidirectional and the two bidirectional walk tests: they pass a bpm and a pm to one call;
-//   metagrad's graph_rewrite takes one rule set and a bottom_up flag.
 //   TestStopEarly: UOp::substitute has no extra_pm.
-//   test_rewrite_bottom_up_gate.py (2 tests): BottomUpGate is not implemented in metagrad.
 // Then metagrad's own: memoization, fixed points, order, deep chains, errors, CALL bodies.
-#include <thread>
-
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -399,4 +396,57 @@ TEST_CASE("graph_rewrite: concurrent and nested rewrites of a shared graph agree
   }));
   const UOp one = UOp::sink(terms[3]);
   REQUIRE(graph_rewrite(one, nested) == UOp::sink(expect[3]));
+}
+
+// tinygrad test_graph_rewrite.py TestBidirectional: bpm sees a node before its sources, pm after them
+TEST_CASE("graph_rewrite: bidirectional pm and bpm visit in tinygrad's order", "[graph_rewrite]") {
+  using Log = std::vector<std::pair<std::string, bool>>;
+  auto note = [](Log& log, UOp x, bool bottom_up) {
+    log.emplace_back(x.op() == Ops::CONST ? x.arg().repr() : "+", bottom_up);
+    return UOp();
+  };
+  const auto pm = rules(rule(op<GroupOp::All>.named<"x">(), [&](Log& log, UOp x) { return note(log, x, false); }));
+  const auto bpm = rules(rule(op<GroupOp::All>.named<"x">(), [&](Log& log, UOp x) { return note(log, x, true); }));
+  const UOp a = UOp::const_(dtypes::int32, 1), b = UOp::const_(dtypes::int32, 2);
+  Log log;
+  graph_rewrite(a + b, bidirectional(pm, bpm), log);
+  REQUIRE(log == Log{{"+", true}, {"1", true}, {"1", false}, {"2", true}, {"2", false}, {"+", false}});
+}
+
+// tinygrad test_rewrite_bottom_up_gate.py
+TEST_CASE("graph_rewrite: BottomUpGate stops a bottom-up rewrite from visiting sources", "[graph_rewrite]") {
+  const auto gate = [](UOp) -> UOp { throw BottomUpGate{}; };
+  const auto unreachable = [](UOp x) -> UOp { FAIL("rule below a gate ran"); return x; };
+  const UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), c = UOp::variable("c", 0, 10);
+  const auto pm1 = rules(rule(op<Ops::ADD>.named<"x">(), gate), rule(op<Ops::MUL>.named<"x">(), unreachable));
+  const UOp e = (a * a) + (b * c);
+  REQUIRE(graph_rewrite(e, pm1, {.bottom_up = true}) == e);
+  REQUIRE(graph_rewrite(e, pm1, {.bottom_up = true, .walk = true}) == e);
+  // rewriting first, then a gate on the result: a+a -> 2*a, and the CONST 2 is never visited
+  const auto pm2 = rules(rule(var<"a"> + var<"a">, [](UOp x) { return x.const_like(2) * x; }),
+                         rule(op<Ops::MUL>.named<"x">(), gate), rule(op<Ops::CONST>.named<"x">(), unreachable));
+  REQUIRE(graph_rewrite(a + a, pm2, {.bottom_up = true}) == a.const_like(2) * a);
+}
+
+// tinygrad TestWalkRewrite.test_walk_bidirectional_*: in a walk, bpm fires pre-order and pm post-order;
+// a bpm rewrite short-circuits its subtree
+TEST_CASE("graph_rewrite: bidirectional walk", "[graph_rewrite]") {
+  using Log = std::vector<std::pair<std::string, bool>>;
+  auto name = [](UOp x) { return x.op() == Ops::CONST ? x.arg().repr() : "+"; };
+  const auto pm = rules(rule(op<GroupOp::All>.named<"x">(), [&](Log& log, UOp x) { log.emplace_back(name(x), false); return UOp(); }));
+  const auto bpm = rules(rule(op<GroupOp::All>.named<"x">(), [&](Log& log, UOp x) { log.emplace_back(name(x), true); return UOp(); }));
+  const UOp a = UOp::const_(dtypes::int32, 1), b = UOp::const_(dtypes::int32, 2);
+  Log log;
+  graph_rewrite(a + b, bidirectional(pm, bpm), log, {.walk = true});
+  REQUIRE(log == Log{{"+", true}, {"1", true}, {"1", false}, {"2", true}, {"2", false}, {"+", false}});
+
+  const auto bpm10 = rules(rule(op<GroupOp::All>.named<"x">(), [&](Log& l, UOp x) {
+    l.emplace_back(name(x), true);
+    return x.op() == Ops::CONST && x.arg().py_equals(1) ? x.replace({.arg = Arg(10)}) : UOp();
+  }));
+  Log log2;
+  const UOp ret = graph_rewrite(a + b, bidirectional(pm, bpm10), log2, {.walk = true});
+  REQUIRE(std::find(log2.begin(), log2.end(), std::pair<std::string, bool>{"1", false}) == log2.end());
+  REQUIRE(std::find(log2.begin(), log2.end(), std::pair<std::string, bool>{"2", false}) != log2.end());
+  REQUIRE(ret == UOp::const_(dtypes::int32, 10) + b);
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct RewriteOptions {
   bool enter_calls = false;  // also rewrite the body (src[0]) of CALL and FUNCTION
   std::size_t max_rewrites_per_node = 10000;  // successive rewrites at one place before giving up
 };
+
+// Thrown by a bottom-up rule's callback (tinygrad's BottomUpGate): the node stays as it is now and
+// its sources are not visited.
+struct BottomUpGate {};
 
 namespace detail {
 
@@ -44,10 +49,14 @@ inline WalkLane& walk_lane() {
 // The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
 // caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
 // reused while a table still names it (and no atomic reference count is touched per visit).
-template <class RS, class Ctx>
+// PM rewrites a node after its sources (tinygrad's pm); BPM before them (tinygrad's bpm). Either may
+// be absent. RewriteEngine(rs, ctx, opt) uses rs as one or the other, as opt.bottom_up says.
+template <class PM, class Ctx, class BPM = PM>
 class RewriteEngine {
  public:
-  RewriteEngine(const RS& rs, Ctx* ctx, RewriteOptions opt) : rs_(rs), ctx_(ctx), opt_(opt) {
+  RewriteEngine(const PM& rs, Ctx* ctx, RewriteOptions opt) requires std::is_same_v<PM, BPM>
+      : RewriteEngine(opt.bottom_up ? nullptr : &rs, opt.bottom_up ? &rs : nullptr, ctx, opt) {}
+  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {
     WalkLane& lane = walk_lane();
     if (!lane.busy.exchange(true, std::memory_order_acquire)) {
       if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
@@ -101,17 +110,19 @@ class RewriteEngine {
     return made;
   }
 
-  const Node* rewrite(const Node* n) {
+  static constexpr int bpm_mark = 1 << 24;  // recent_ entries at or above it are bpm rules
+  template <class RW> const Node* apply(const RW& rw, const Node* n, int mark) {
     int fired = -1;
-    auto r = rs_.rewrite_view(NodeRef(n), ctx_, &fired);
+    auto r = rw.rewrite_view(NodeRef(n), ctx_, &fired);
     if (!r) return nullptr;
     keep_.push_back(std::move(*r));
-    recent_[recent_pos_++ % recent_.size()] = fired;
+    recent_[recent_pos_++ % recent_.size()] = fired + mark;
     return keep_.back().node();
   }
+  const Node* rewrite(const Node* n) { return pm_ ? apply(*pm_, n, 0) : nullptr; }
   const Node* cached_bpm_rewrite(const Node* n) {
     if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
-    const Node* r = rewrite(n);
+    const Node* r = apply(*bpm_, n, bpm_mark);
     Slot& s = slot(n);
     s.bpm = r, s.bpm_cached = true;
     return r;
@@ -134,7 +145,7 @@ class RewriteEngine {
     std::string where = at.toposort().size() <= 64 ? at.repr().substr(0, 300)
                         : op_repr(at.op()) + " " + at.dtype().repr() + " arg=" + at.arg().repr() + " (a graph too big to print)";
     std::string msg = "graph_rewrite: " + why + "\n  at: " + where + "\n  rules that fired last:";
-    for (int r : seen) msg += "\n    " + rs_.describe(std::size_t(r));
+    for (int r : seen) msg += "\n    " + (r >= bpm_mark ? bpm_->describe(std::size_t(r - bpm_mark)) : pm_->describe(std::size_t(r)));
     throw RewriteError(msg);
   }
 
@@ -167,7 +178,6 @@ class RewriteEngine {
 
   const Node* unified_rewrite(const Node* root) {
     stack_.push_back({root, root, 0, 0});
-    const bool bpm = opt_.bottom_up;
     while (!stack_.empty()) {
       const Entry e = stack_.back();
       stack_.pop_back();
@@ -179,7 +189,7 @@ class RewriteEngine {
           s.started = true;
         }
         const Node* nn = e.new_n;
-        if (bpm) {
+        if (bpm_) try {
           // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
           // node's own sources descends a finite graph (x+0 -> x down a long chain), so only the
           // others count toward the limit; a set, not a list, keeps a 100,000-step descent linear.
@@ -194,6 +204,9 @@ class RewriteEngine {
             seen->set(r, 1);
             nn = r;
           }
+        } catch (const BottomUpGate&) {
+          set_replace(e.n, nn);  // the gate keeps the node as it is now; its sources are not visited
+          continue;
         }
         skip_call_body(nn);
         stack_.push_back({e.n, nn, e.gen, 1});
@@ -214,7 +227,7 @@ class RewriteEngine {
         if (!ready) continue;
         const Node* next;
         if (!changed) {
-          if (bpm || !(next = rewrite(nn))) {
+          if (!(next = rewrite(nn))) {
             set_replace(e.n, nn);
             continue;
           }
@@ -244,8 +257,13 @@ class RewriteEngine {
       st.pop_back();
       if (done(n)) continue;
       if (!processed) {
-        if (opt_.bottom_up) {
-          if (const Node* r = cached_bpm_rewrite(n)) { slot(n).rep = r; continue; }
+        if (bpm_) {
+          try {
+            if (const Node* r = cached_bpm_rewrite(n)) { slot(n).rep = r; continue; }
+          } catch (const BottomUpGate&) {
+            slot(n).rep = n;  // the gate keeps the node; its sources are not visited
+            continue;
+          }
         }
         st.emplace_back(n, true);
         skip_call_body(n);
@@ -266,14 +284,15 @@ class RewriteEngine {
           }
           nu = keep(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag)));
         }
-        if (!opt_.bottom_up) if (const Node* r = rewrite(nu)) nu = r;
+        if (const Node* r = rewrite(nu)) nu = r;
         slot(n).rep = nu;
       }
     }
     return done(root);
   }
 
-  const RS& rs_;
+  const PM* pm_;
+  const BPM* bpm_;
   Ctx* ctx_;
   RewriteOptions opt_;
   std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane

@@ -6,7 +6,9 @@
 // rewritten to a fixed point first, before its sources are visited. walk = true is tinygrad's
 // single-pass walk (no re-traversal into rewritten subtrees).
 //
-// A rule set that never settles raises mg::RewriteError naming the rules that kept firing.
+// bidirectional(pm, bpm) runs both, as tinygrad's graph_rewrite(sink, pm, bpm=bpm): bpm on a node
+// before its sources, pm after. A bpm callback may throw mg::BottomUpGate to keep a node and skip
+// its sources. A rule set that never settles raises mg::RewriteError naming the rules that kept firing.
 #include "../core/rewrite.hpp"
 #include "../core/uop.hpp"
 #include "rules.hpp"
@@ -21,6 +23,23 @@ UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt =
 template <class... R, class Ctx>
 UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, Ctx& ctx, RewriteOptions opt = {}) {
   return detail::RewriteEngine<RuleSet<R...>, Ctx>(rs, &ctx, opt).run(root);
+}
+
+template <class PM, class BPM>
+struct Bidirectional {
+  const PM& pm;
+  const BPM& bpm;
+};
+template <class PM, class BPM> Bidirectional<PM, BPM> bidirectional(const PM& pm, const BPM& bpm) { return {pm, bpm}; }
+
+template <class PM, class BPM>
+UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, RewriteOptions opt = {}) {
+  NoCtx none;
+  return detail::RewriteEngine<PM, NoCtx, BPM>(&rw.pm, &rw.bpm, &none, opt).run(root);
+}
+template <class PM, class BPM, class Ctx>
+UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, Ctx& ctx, RewriteOptions opt = {}) {
+  return detail::RewriteEngine<PM, Ctx, BPM>(&rw.pm, &rw.bpm, &ctx, opt).run(root);
 }
 
 }  // namespace mg
