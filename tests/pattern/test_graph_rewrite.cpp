@@ -2,13 +2,12 @@
 //   TestSubstitute (all 8; test_assert_inf_recurse, skipped there, is ported as "throws RewriteError"),
 //   TestRecurse (4; one PatternMatcher kind here, tinygrad also runs TrackedPatternMatcher),
 //   TestBottomUpRewrite (with a local constant folder for symbolic_simple),
-//   TestWalkRewrite (all 15), TestBidirectional, test_rewrite_bottom_up_gate.py (both tests), and
+//   TestWalkRewrite (all 15), TestBidirectional, TestStopEarly, test_rewrite_bottom_up_gate.py (both tests), and
 //   test_full_graph_rewrite_large_graph (with a local folder).
 // Not ported, and why:
 //   TestArithmeticSimplifications (but large_graph), TestFoldingAndReduction, TestModuloAndDivisionFolding,
 //   TestEdgeCasesAndSpecialOperations, TestGEPAndVectorizeRewrite: they test tinygrad's symbolic
 //   rules through full_rewrite, which metagrad does not have yet (they belong with symbolic/).
-//   TestStopEarly: UOp::substitute has no extra_pm.
 // Then metagrad's own: memoization, fixed points, order, deep chains, errors, CALL bodies.
 #include <catch2/catch.hpp>
 
@@ -449,4 +448,20 @@ TEST_CASE("graph_rewrite: bidirectional walk", "[graph_rewrite]") {
   REQUIRE(std::find(log2.begin(), log2.end(), std::pair<std::string, bool>{"1", false}) == log2.end());
   REQUIRE(std::find(log2.begin(), log2.end(), std::pair<std::string, bool>{"2", false}) != log2.end());
   REQUIRE(ret == UOp::const_(dtypes::int32, 10) + b);
+}
+
+// tinygrad TestStopEarly: substitute(map, extra_pm) tries the extra rules on each node, and a replaced
+// node's old sources are never visited
+TEST_CASE("substitute: extra rules, and replaced subtrees are not visited", "[graph_rewrite]") {
+  const UOp a = UOp::const_(dtypes::int32, 3), b = UOp::const_(dtypes::int32, 4), c = a + b;
+  const UOp cn = UOp::const_(dtypes::int32, 7), d = UOp::const_(dtypes::int32, 2);
+  std::vector<std::int64_t> visited;
+  const auto visit_const = rules(rule(cvar<"c">, [&](UOp k) { visited.push_back(k.arg().as_int()); return UOp(); }));
+  REQUIRE((c + d).substitute({{c, cn}}, visit_const) == cn + d);
+  REQUIRE(std::find(visited.begin(), visited.end(), 3) == visited.end());
+  REQUIRE(std::find(visited.begin(), visited.end(), 4) == visited.end());
+  REQUIRE(std::find(visited.begin(), visited.end(), 2) != visited.end());
+  // the extra rules rewrite too: every 2 becomes 5
+  const auto two_to_five = rules(rule(cvar<"c">.arg(2), [](UOp k) { return k.const_like(5); }));
+  REQUIRE((c + d).substitute({{c, cn}}, two_to_five) == cn + UOp::const_(dtypes::int32, 5));
 }

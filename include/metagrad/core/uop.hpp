@@ -143,6 +143,8 @@ class UOp {
   // ---- graph queries ----
   std::vector<UOp> toposort() const;  // sources before users; iterative
   UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
+  // tinygrad's substitute(map, extra_pm=...): the extra rewriter (a rule set) is tried on each node first
+  template <class RW> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk = false) const;
   std::optional<AddrSpace> addrspace() const;
   const std::string& expr() const;  // a DEFINE_VAR's name
 
