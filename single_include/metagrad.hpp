@@ -878,6 +878,14 @@ class UOp {
   UOp cdiv(const UOp& x) const { return alu(Ops::CDIV, {x}); }
   UOp cmod(const UOp& x) const { return alu(Ops::CMOD, {x}); }
   UOp pow(const UOp& x) const { return alu(Ops::POW, {x}); }
+  // the ALU ops without an operator of their own: each is one node, as tinygrad's alu(Ops.X, ...)
+  UOp cmplt(const UOp& x) const { return alu(Ops::CMPLT, {x}); }
+  UOp cmpne(const UOp& x) const { return alu(Ops::CMPNE, {x}); }
+  UOp cmpeq(const UOp& x) const { return alu(Ops::CMPEQ, {x}); }
+  UOp sub(const UOp& x) const { return alu(Ops::SUB, {x}); }
+  UOp fdiv(const UOp& x) const { return alu(Ops::FDIV, {x}); }
+  UOp threefry(const UOp& key) const { return alu(Ops::THREEFRY, {key}); }
+  UOp mulacc(const UOp& b, const UOp& c) const { return alu(Ops::MULACC, {b, c}); }
 
   UOp index(std::vector<UOp> idx, bool ptr = false) const;
   UOp load(std::vector<UOp> more = {}) const;

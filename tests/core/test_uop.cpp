@@ -992,3 +992,24 @@ TEST_CASE("uop: bad input throws mg::Error with a useful message", "[core][uop][
   for (int i = 0; i < 100; ++i) CHECK_THROWS_AS(UOp::const_(dtypes::int32, "bad"), Error);
   CHECK(live_uops() == base);
 }
+
+TEST_CASE("uop: every ALU op has a builder that makes one node of it", "[core][uop]") {
+  const UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 1, 10), c = UOp::variable("c", 0, 3);
+  const UOp f = UOp::const_(dtypes::float32, 2.0);
+  const std::vector<std::pair<UOp, Ops>> made{
+      {f.exp2(), Ops::EXP2}, {f.log2(), Ops::LOG2}, {f.sin(), Ops::SIN}, {f.sqrt(), Ops::SQRT},
+      {f.reciprocal(), Ops::RECIPROCAL}, {f.trunc(), Ops::TRUNC}, {f.alu(Ops::NEG), Ops::NEG},
+      {a + b, Ops::ADD}, {a * b, Ops::MUL}, {a << b, Ops::SHL}, {a >> b, Ops::SHR}, {a.cdiv(b), Ops::CDIV},
+      {a.maximum(b), Ops::MAX}, {a.cmod(b), Ops::CMOD}, {a < b, Ops::CMPLT}, {a.cmplt(b), Ops::CMPLT},
+      {a.ne(b), Ops::CMPNE}, {a.cmpne(b), Ops::CMPNE}, {a.cmpeq(b), Ops::CMPEQ}, {a ^ b, Ops::XOR},
+      {a | b, Ops::OR}, {a & b, Ops::AND}, {a.threefry(b), Ops::THREEFRY}, {a.sub(b), Ops::SUB},
+      {f.fdiv(f), Ops::FDIV}, {f.pow(f), Ops::POW}, {a / b, Ops::FLOORDIV}, {a % b, Ops::FLOORMOD},
+      {(a < b).where(a, b), Ops::WHERE}, {a.mulacc(b, c), Ops::MULACC}};
+  for (const auto& [u, o] : made) {
+    INFO(op_repr(o));
+    CHECK(u.op() == o);
+    CHECK(u.nsrc() == std::size_t(op_arity(o)));
+  }
+  CHECK(a.cmpeq(b).dtype() == dtypes::bool_);
+  CHECK(a.mulacc(b, c).src(2) == c);
+}
