@@ -89,19 +89,51 @@ class RewriteEngine {
     bool started = false, bpm_cached = false;
   };
 
-  // what this walk knows about n: in the node itself when holding the lane, else in the table
+  // What this walk knows about a node. Holding the lane: its replacement and "started" live in the node
+  // (walk_rep, walk_bits), the rarer bottom-up cache and waiters in lane_slots_[walk_bits & slot_mask].
+  // Otherwise everything lives in the table.
+  static constexpr std::uint32_t started_bit = 1u << 31, slot_mask = started_bit - 1;
+  bool marked(const Node* n) const { return n->walk_epoch == epoch_; }
+  void mark(const Node* n) {
+    if (marked(n)) return;
+    n->walk_epoch = epoch_, n->walk_bits = 0, n->walk_rep = nullptr;
+  }
+  const Node* done(const Node* n) const {
+    if (epoch_) return marked(n) ? n->walk_rep : nullptr;
+    const Slot* s = slots_.find(n);
+    return s ? s->rep : nullptr;
+  }
+  bool started_or_done(const Node* n) const {
+    if (epoch_) return marked(n) && (n->walk_rep || (n->walk_bits & started_bit));
+    const Slot* s = slots_.find(n);
+    return s && (s->rep || s->started);
+  }
+  bool start(const Node* n) {  // false when the node's walk has already started
+    if (epoch_) {
+      mark(n);
+      if (n->walk_bits & started_bit) return false;
+      n->walk_bits |= started_bit;
+      return true;
+    }
+    Slot& s = slots_.at(n);
+    return !std::exchange(s.started, true);
+  }
+  void set_rep(const Node* n, const Node* rep) {  // without waking waiters: for nodes nobody waits on
+    if (epoch_) mark(n), n->walk_rep = rep;
+    else slots_.at(n).rep = rep;
+  }
   const Slot* find_slot(const Node* n) const {
-    if (epoch_) return n->walk_epoch == epoch_ ? &lane_slots_[n->walk_slot] : nullptr;
+    if (epoch_) return marked(n) && (n->walk_bits & slot_mask) ? &lane_slots_[(n->walk_bits & slot_mask) - 1] : nullptr;
     return slots_.find(n);
   }
   Slot& slot(const Node* n) {  // the reference lasts until the next new slot
     if (!epoch_) return slots_.at(n);
-    if (n->walk_epoch != epoch_) {
-      n->walk_epoch = epoch_;
-      n->walk_slot = std::uint32_t(lane_slots_.size());
+    mark(n);
+    if (!(n->walk_bits & slot_mask)) {
       lane_slots_.emplace_back();
+      n->walk_bits |= std::uint32_t(lane_slots_.size());
     }
-    return lane_slots_[n->walk_slot];
+    return lane_slots_[(n->walk_bits & slot_mask) - 1];
   }
 
   // a node this walk made (holding one reference) stays alive until the walk ends
@@ -126,10 +158,6 @@ class RewriteEngine {
     Slot& s = slot(n);
     s.bpm = r, s.bpm_cached = true;
     return r;
-  }
-  const Node* done(const Node* n) const {
-    const Slot* s = find_slot(n);
-    return s ? s->rep : nullptr;
   }
 
   [[noreturn]] void fail(const std::string& why, const Node* at_node) {
@@ -158,22 +186,18 @@ class RewriteEngine {
     waits_[s.wait - 1].push_back(e);
   }
   void set_replace(const Node* n, const Node* rep) {
-    Slot& s = slot(n);
-    s.rep = rep;
-    if (s.wait) {
+    set_rep(n, rep);
+    if (const Slot* f = find_slot(n); f && f->wait) {
+      Slot& s = slot(n);
       for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
       waits_[s.wait - 1].clear();
       s.wait = 0;
     }
   }
-  bool started_or_done(const Node* n) const {
-    const Slot* s = find_slot(n);
-    return s && (s->rep || s->started);
-  }
   void skip_call_body(const Node* nn) {
     // the body of a CALL / FUNCTION is not rewritten unless asked
     if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
-      slot(nn->src[0].node()).rep = nn->src[0].node();
+      set_rep(nn->src[0].node(), nn->src[0].node());
   }
 
   const Node* unified_rewrite(const Node* root) {
@@ -183,11 +207,7 @@ class RewriteEngine {
       stack_.pop_back();
       if (done(e.n)) continue;
       if (e.stage == 0) {
-        {
-          Slot& s = slot(e.n);
-          if (s.started) continue;  // a duplicate pushed by another user: the first one is handling it
-          s.started = true;
-        }
+        if (!start(e.n)) continue;  // a duplicate pushed by another user: the first one is handling it
         const Node* nn = e.new_n;
         if (bpm_) try {
           // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
@@ -259,9 +279,9 @@ class RewriteEngine {
       if (!processed) {
         if (bpm_) {
           try {
-            if (const Node* r = cached_bpm_rewrite(n)) { slot(n).rep = r; continue; }
+            if (const Node* r = cached_bpm_rewrite(n)) { set_rep(n, r); continue; }
           } catch (const BottomUpGate&) {
-            slot(n).rep = n;  // the gate keeps the node; its sources are not visited
+            set_rep(n, n);  // the gate keeps the node; its sources are not visited
             continue;
           }
         }
@@ -285,7 +305,7 @@ class RewriteEngine {
           nu = keep(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag)));
         }
         if (const Node* r = rewrite(nu)) nu = r;
-        slot(n).rep = nu;
+        set_rep(n, nu);
       }
     }
     return done(root);

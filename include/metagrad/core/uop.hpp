@@ -216,8 +216,9 @@ struct Node {
   Arg arg, tag;
   std::size_t hash;
   // scratch for the one rewrite that holds the walk lane (core/rewrite.hpp): which walk last marked
-  // this node, and where that walk keeps what it knows about it
-  mutable std::uint32_t walk_epoch, walk_slot;
+  // this node, that walk's state bits for it, and its replacement once the walk has one
+  mutable std::uint32_t walk_epoch, walk_bits;
+  mutable const Node* walk_rep;
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
@@ -302,7 +303,7 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   void* mem = ::operator new(sizeof(Node) + src.size() * sizeof(UOp));
   UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
-  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0};
+  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr};
 }
 inline void free_node(Node* n) noexcept {
   std::destroy(n->src.begin(), n->src.end());
