@@ -71,6 +71,10 @@ struct DType {
   std::int64_t size = -1;
 
   constexpr bool operator==(const DType&) const = default;
+  constexpr std::size_t hash() const {
+    return (std::size_t(scalar_) | std::size_t(count) << 8 | std::size_t(v) << 24 | std::size_t(is_ptr) << 40 |
+            std::size_t(addrspace) << 41) ^ (std::size_t(size) * 0x9e3779b97f4a7c15ull);
+  }
   constexpr const detail::ScalarInfo& info() const { return detail::scalar_info[std::size_t(scalar_)]; }
   constexpr Scalar kind() const { return scalar_; }
   constexpr int priority() const { return info().priority; }
@@ -572,10 +576,8 @@ class Arg {
     else return py_equals(Arg(v));
   }
   bool py_equals(const Arg& o) const {
-    if (is_number() && o.is_number()) {
-      if (is_float() || o.is_float()) return as_float() == o.as_float();
-      return as_int() == o.as_int();
-    }
+    if (o.is_float()) return eq_float(o.as_float());
+    if (o.is_number()) return eq_int(o.as_int());
     if (is_tuple() && o.is_tuple()) {
       const auto &x = as_tuple(), &y = o.as_tuple();
       if (x.size() != y.size()) return false;
@@ -592,7 +594,7 @@ class Arg {
       if constexpr (std::is_same_v<T, std::monostate> || std::is_same_v<T, Invalid>) return h;
       else if constexpr (std::is_same_v<T, double>) return h ^ std::hash<std::uint64_t>{}(std::isnan(x) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(x));
       else if constexpr (std::is_same_v<T, DType>)
-        return h ^ (std::size_t(x.scalar_) | std::size_t(x.count) << 8 | std::size_t(x.v) << 24 | std::size_t(x.is_ptr) << 40) ^ std::hash<std::int64_t>{}(x.size);
+        return h ^ x.hash();
       else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) return h ^ std::hash<std::int64_t>{}(x->slot);
       else if constexpr (std::is_same_v<T, ArgTuple>) {
         for (const auto& e : x) h = (h ^ e.hash()) * 0x100000001b3ull;
@@ -977,13 +979,9 @@ struct Node {
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
-inline std::size_t dtype_hash(DType d) {
-  return std::size_t(d.scalar_) | std::size_t(d.count) << 8 | std::size_t(d.v) << 24 | std::size_t(d.is_ptr) << 40 |
-         std::size_t(d.addrspace) << 41 | std::size_t(d.size) << 44;
-}
 // Sources hash by identity (an interned node is its address), so hashing never reads a source node.
 inline std::size_t node_hash(Ops op, DType dt, std::span<const Node* const> src, const Arg& arg, const Arg& tag) {
-  std::size_t h = mix(std::size_t(op) + 1, dtype_hash(dt));
+  std::size_t h = mix(std::size_t(op) + 1, dt.hash());
   for (const Node* s : src) h = mix(h, reinterpret_cast<std::uintptr_t>(s));
   h = mix(mix(h, arg.hash()), tag.hash());
   return h ^ (h >> 29);
@@ -2544,14 +2542,13 @@ template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const 
 
 namespace mg {
 
-template <class... R>
-UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt = {}) {
-  NoCtx none;
-  return detail::RewriteEngine<RuleSet<R...>, NoCtx>(rs, &none, opt).run(root);
-}
 template <class... R, class Ctx>
 UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, Ctx& ctx, RewriteOptions opt = {}) {
   return detail::RewriteEngine<RuleSet<R...>, Ctx>(rs, &ctx, opt).run(root);
+}
+template <class... R> UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt = {}) {
+  NoCtx none;
+  return graph_rewrite(root, rs, none, opt);
 }
 
 template <class PM, class BPM>
@@ -2561,14 +2558,13 @@ struct Bidirectional {
 };
 template <class PM, class BPM> Bidirectional<PM, BPM> bidirectional(const PM& pm, const BPM& bpm) { return {pm, bpm}; }
 
-template <class PM, class BPM>
-UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, RewriteOptions opt = {}) {
-  NoCtx none;
-  return detail::RewriteEngine<PM, NoCtx, BPM>(&rw.pm, &rw.bpm, &none, opt).run(root);
-}
 template <class PM, class BPM, class Ctx>
 UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, Ctx& ctx, RewriteOptions opt = {}) {
   return detail::RewriteEngine<PM, Ctx, BPM>(&rw.pm, &rw.bpm, &ctx, opt).run(root);
+}
+template <class PM, class BPM> UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, RewriteOptions opt = {}) {
+  NoCtx none;
+  return graph_rewrite(root, rw, none, opt);
 }
 
 }  // namespace mg

@@ -172,10 +172,8 @@ class Arg {
     else return py_equals(Arg(v));
   }
   bool py_equals(const Arg& o) const {
-    if (is_number() && o.is_number()) {
-      if (is_float() || o.is_float()) return as_float() == o.as_float();
-      return as_int() == o.as_int();
-    }
+    if (o.is_float()) return eq_float(o.as_float());
+    if (o.is_number()) return eq_int(o.as_int());
     if (is_tuple() && o.is_tuple()) {
       const auto &x = as_tuple(), &y = o.as_tuple();
       if (x.size() != y.size()) return false;
@@ -192,7 +190,7 @@ class Arg {
       if constexpr (std::is_same_v<T, std::monostate> || std::is_same_v<T, Invalid>) return h;
       else if constexpr (std::is_same_v<T, double>) return h ^ std::hash<std::uint64_t>{}(std::isnan(x) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(x));
       else if constexpr (std::is_same_v<T, DType>)
-        return h ^ (std::size_t(x.scalar_) | std::size_t(x.count) << 8 | std::size_t(x.v) << 24 | std::size_t(x.is_ptr) << 40) ^ std::hash<std::int64_t>{}(x.size);
+        return h ^ x.hash();
       else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) return h ^ std::hash<std::int64_t>{}(x->slot);
       else if constexpr (std::is_same_v<T, ArgTuple>) {
         for (const auto& e : x) h = (h ^ e.hash()) * 0x100000001b3ull;

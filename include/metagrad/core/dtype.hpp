@@ -52,6 +52,10 @@ struct DType {
   std::int64_t size = -1;
 
   constexpr bool operator==(const DType&) const = default;
+  constexpr std::size_t hash() const {
+    return (std::size_t(scalar_) | std::size_t(count) << 8 | std::size_t(v) << 24 | std::size_t(is_ptr) << 40 |
+            std::size_t(addrspace) << 41) ^ (std::size_t(size) * 0x9e3779b97f4a7c15ull);
+  }
   constexpr const detail::ScalarInfo& info() const { return detail::scalar_info[std::size_t(scalar_)]; }
   constexpr Scalar kind() const { return scalar_; }
   constexpr int priority() const { return info().priority; }

@@ -222,13 +222,9 @@ struct Node {
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
-inline std::size_t dtype_hash(DType d) {
-  return std::size_t(d.scalar_) | std::size_t(d.count) << 8 | std::size_t(d.v) << 24 | std::size_t(d.is_ptr) << 40 |
-         std::size_t(d.addrspace) << 41 | std::size_t(d.size) << 44;
-}
 // Sources hash by identity (an interned node is its address), so hashing never reads a source node.
 inline std::size_t node_hash(Ops op, DType dt, std::span<const Node* const> src, const Arg& arg, const Arg& tag) {
-  std::size_t h = mix(std::size_t(op) + 1, dtype_hash(dt));
+  std::size_t h = mix(std::size_t(op) + 1, dt.hash());
   for (const Node* s : src) h = mix(h, reinterpret_cast<std::uintptr_t>(s));
   h = mix(mix(h, arg.hash()), tag.hash());
   return h ^ (h >> 29);

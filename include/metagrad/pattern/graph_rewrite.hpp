@@ -15,14 +15,13 @@
 
 namespace mg {
 
-template <class... R>
-UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt = {}) {
-  NoCtx none;
-  return detail::RewriteEngine<RuleSet<R...>, NoCtx>(rs, &none, opt).run(root);
-}
 template <class... R, class Ctx>
 UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, Ctx& ctx, RewriteOptions opt = {}) {
   return detail::RewriteEngine<RuleSet<R...>, Ctx>(rs, &ctx, opt).run(root);
+}
+template <class... R> UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt = {}) {
+  NoCtx none;
+  return graph_rewrite(root, rs, none, opt);
 }
 
 template <class PM, class BPM>
@@ -32,14 +31,13 @@ struct Bidirectional {
 };
 template <class PM, class BPM> Bidirectional<PM, BPM> bidirectional(const PM& pm, const BPM& bpm) { return {pm, bpm}; }
 
-template <class PM, class BPM>
-UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, RewriteOptions opt = {}) {
-  NoCtx none;
-  return detail::RewriteEngine<PM, NoCtx, BPM>(&rw.pm, &rw.bpm, &none, opt).run(root);
-}
 template <class PM, class BPM, class Ctx>
 UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, Ctx& ctx, RewriteOptions opt = {}) {
   return detail::RewriteEngine<PM, Ctx, BPM>(&rw.pm, &rw.bpm, &ctx, opt).run(root);
+}
+template <class PM, class BPM> UOp graph_rewrite(const UOp& root, Bidirectional<PM, BPM> rw, RewriteOptions opt = {}) {
+  NoCtx none;
+  return graph_rewrite(root, rw, none, opt);
 }
 
 }  // namespace mg
