@@ -54,6 +54,7 @@ struct OpSet {
   constexpr Ops first() const { return Ops(lo ? std::countr_zero(lo) : 64 + std::countr_zero(hi)); }
   constexpr OpSet operator|(OpSet o) const { OpSet r; r.lo = lo | o.lo; r.hi = hi | o.hi; return r; }
   constexpr OpSet operator&(OpSet o) const { OpSet r; r.lo = lo & o.lo; r.hi = hi & o.hi; return r; }
+  constexpr OpSet operator-(OpSet o) const { OpSet r; r.lo = lo & ~o.lo; r.hi = hi & ~o.hi; return r; }
   constexpr bool operator==(const OpSet&) const = default;
   static constexpr OpSet all() {
     OpSet r;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "arg.hpp"
+#include "symval.hpp"
 #include "dtype.hpp"
 #include "error.hpp"
 #include "ops.hpp"
@@ -156,6 +157,21 @@ class UOp {
   std::optional<AddrSpace> addrspace() const;
   const std::string& expr() const;  // a DEFINE_VAR's name
 
+  // ---- symbolic queries (core/bounds.hpp, core/algebra.hpp) ----
+  // tinygrad's vmin/vmax: bounds on every value this node can take, computed once per node
+  SymVal vmin() const { return min_max().first; }
+  SymVal vmax() const { return min_max().second; }
+  const std::pair<SymVal, SymVal>& min_max() const;
+  bool overflows(DType dt) const;  // some value is outside dt's range
+  std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
+  std::int64_t const_factor() const;          // the largest known int that divides this
+  std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly
+  std::optional<UOp> divide_exact(const UOp& v) const;
+  std::pair<UOp, Arg> pop_const(Ops op = Ops::ADD) const;  // (x, c) for x op c, else (this, identity)
+  static UOp gcd(std::span<const UOp> uops);
+  UOp usum(std::span<const UOp> more) const;   // this + more... (| for bools)
+  UOp uprod(std::span<const UOp> more) const;  // this * more... (& for bools)
+
   // ---- printing ----
   std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
   std::string render() const;  // infix render of integer expressions: (a*4+b)
@@ -219,6 +235,8 @@ struct Node {
   // this node, that walk's state bits for it, and its replacement once the walk has one
   mutable std::uint32_t walk_epoch, walk_bits;
   mutable const Node* walk_rep;
+  // vmin/vmax, computed on first use (core/bounds.hpp) and freed with the node
+  mutable std::atomic<const std::pair<SymVal, SymVal>*> bounds;
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
@@ -299,9 +317,10 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   void* mem = ::operator new(sizeof(Node) + src.size() * sizeof(UOp));
   UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
-  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr};
+  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
+  delete n->bounds.load(std::memory_order_acquire);
   std::destroy(n->src.begin(), n->src.end());
   n->~Node();
   ::operator delete(static_cast<void*>(n));
@@ -545,9 +564,11 @@ inline const std::string& UOp::expr() const {
 
 }  // namespace mg
 
-// the member functions that walk graphs and print them live in their own headers
+// the member functions that walk graphs, print them and bound them live in their own headers
 #include "walk.hpp"
 #include "print.hpp"
+#include "bounds.hpp"
+#include "algebra.hpp"
 
 template <>
 struct std::hash<mg::UOp> {

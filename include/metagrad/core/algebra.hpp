@@ -1,0 +1,168 @@
+#pragma once
+// The small algebra tinygrad's symbolic rules are written in: split_uop, const_factor, divides,
+// divide_exact, pop_const, gcd, usum, uprod (tinygrad/uop/ops.py, "uop symbolic stuff").
+#include <algorithm>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "uop.hpp"
+
+namespace mg {
+namespace detail {
+// a multiset of nodes that keeps first-insertion order, like the collections.Counter tinygrad uses
+struct NodeCounter {
+  std::vector<std::pair<UOp, std::int64_t>> items;
+  std::int64_t& operator[](const UOp& u) {
+    for (auto& [k, c] : items) if (k == u) return c;
+    return items.emplace_back(u, 0).second;
+  }
+  std::int64_t get(const UOp& u) const {
+    for (const auto& [k, c] : items) if (k == u) return c;
+    return 0;
+  }
+};
+inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
+inline std::int64_t py_floordiv(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline std::int64_t py_floormod(std::int64_t a, std::int64_t b) { return a - py_floordiv(a, b) * b; }
+inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
+}  // namespace detail
+
+inline std::vector<UOp> UOp::split_uop(Ops sep) const {
+  std::vector<UOp> out;
+  std::vector<const UOp*> st{this};
+  while (!st.empty()) {
+    const UOp* u = st.back();
+    st.pop_back();
+    if (u->op() != sep) { out.push_back(*u); continue; }
+    for (std::size_t i = u->nsrc(); i > 0; --i) st.push_back(&u->src(i - 1));
+  }
+  return out;
+}
+
+inline std::int64_t UOp::const_factor() const {
+  switch (op()) {
+    case Ops::CONST: return arg().is_int() ? arg().as_int() : arg().is_bool() ? std::int64_t(arg().as_bool()) : 1;
+    case Ops::STACK: {
+      std::int64_t g = 0;
+      for (const UOp& s : src()) g = std::gcd(g, s.const_factor());
+      return g;
+    }
+    case Ops::ADD: {
+      std::int64_t g = 0;
+      for (const UOp& t : split_uop(Ops::ADD)) g = std::gcd(g, t.const_factor());
+      return g;
+    }
+    case Ops::MUL:
+      if (detail::const_int(src(0))) return src(0).arg().as_int();
+      if (detail::const_int(src(1))) return src(1).arg().as_int();
+      return 1;
+    default: return 1;
+  }
+}
+
+inline std::optional<UOp> UOp::divides(std::int64_t v) const {
+  if (v == 1) return *this;
+  switch (op()) {
+    case Ops::CONST:
+      if (!arg().is_int() || !detail::py_divisible(arg().as_int(), v)) return std::nullopt;
+      return const_like(detail::py_floordiv(arg().as_int(), v));
+    case Ops::STACK: {
+      std::vector<UOp> s;
+      for (const UOp& x : src()) {
+        auto d = x.divides(v);
+        if (!d) return std::nullopt;
+        s.push_back(*d);
+      }
+      return UOp(Ops::STACK, dtype(), std::move(s));
+    }
+    case Ops::ADD: {
+      auto d0 = src(0).divides(v);
+      if (!d0) return std::nullopt;
+      auto d1 = src(1).divides(v);
+      if (!d1) return std::nullopt;
+      return *d0 + *d1;
+    }
+    case Ops::MUL:
+      if (auto d0 = src(0).divides(v)) return *d0 * src(1);
+      if (auto d1 = src(1).divides(v)) return src(0) * *d1;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
+  if (op() == o && src(1).op() == Ops::CONST) return {src(0), src(1).arg()};
+  // tinygrad's identity_element
+  if (o == Ops::ADD) return {*this, normalize_const(dtype(), Arg(std::int64_t(0)))};
+  if (o == Ops::MUL) return {*this, normalize_const(dtype(), Arg(std::int64_t(1)))};
+  auto b = detail::dtype_bounds(dtype());
+  return {*this, b.first.is_float() ? Arg(b.first.as_double()) : Arg(std::int64_t(b.first.as_i128()))};
+}
+
+inline UOp UOp::gcd(std::span<const UOp> uops) {
+  if (uops.empty()) throw Error("UOp::gcd: no operands");
+  std::vector<UOp> terms;
+  std::int64_t g = 0;
+  detail::NodeCounter count;
+  for (std::size_t i = 0; i < uops.size(); ++i) {
+    std::int64_t f = uops[i].const_factor();
+    auto t = uops[i].divides(f);
+    if (!t) throw Error("UOp::gcd: " + uops[i].render() + " is not divisible by its const factor " + std::to_string(f));
+    g = std::gcd(g, f);
+    detail::NodeCounter c;
+    for (const UOp& m : t->split_uop(Ops::MUL)) ++c[m];
+    if (i == 0) count = std::move(c);
+    else
+      for (auto& [k, n] : count.items) n = std::min(n, c.get(k));
+    terms.push_back(*t);
+  }
+  // math.prod([*elements, const]): ((1*e0)*e1)*...*const
+  UOp r;
+  for (const auto& [k, n] : count.items)
+    for (std::int64_t j = 0; j < n; ++j) r = r ? r * k : k.const_like(1) * k;
+  UOp c = terms[0].const_like(g);
+  return r ? r * c : c;
+}
+
+inline std::optional<UOp> UOp::divide_exact(const UOp& v) const {
+  if (*this == v) return const_like(1);
+  if (v.op() == Ops::CONST) return v.arg().is_int() ? divides(v.arg().as_int()) : std::nullopt;
+  if (op() == Ops::ADD) {
+    auto s0 = src(0).divide_exact(v);
+    if (!s0) return std::nullopt;
+    auto s1 = src(1).divide_exact(v);
+    if (!s1) return std::nullopt;
+    return *s0 + *s1;
+  }
+  if (op() == Ops::MUL) {
+    auto [fac, c] = pop_const(Ops::MUL);
+    auto [dfac, dc] = v.pop_const(Ops::MUL);
+    if (!c.is_int() || !dc.is_int() || !detail::py_divisible(c.as_int(), dc.as_int())) return std::nullopt;
+    detail::NodeCounter count;
+    for (const UOp& m : fac.split_uop(Ops::MUL)) ++count[m];
+    for (const UOp& m : dfac.split_uop(Ops::MUL)) --count[m];
+    for (const auto& [k, n] : count.items) if (n < 0) return std::nullopt;
+    UOp r = const_like(detail::py_floordiv(c.as_int(), dc.as_int()));
+    for (const auto& [k, n] : count.items)
+      for (std::int64_t j = 0; j < n; ++j) r = r * k;
+    return r;
+  }
+  return std::nullopt;
+}
+
+inline UOp UOp::usum(std::span<const UOp> more) const {
+  UOp r = *this;
+  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r | u) : (r + u);
+  return r;
+}
+inline UOp UOp::uprod(std::span<const UOp> more) const {
+  UOp r = *this;
+  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r & u) : (r * u);
+  return r;
+}
+
+}  // namespace mg

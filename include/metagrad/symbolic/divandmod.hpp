@@ -1,0 +1,211 @@
+#pragma once
+// div_and_mod_symbolic: tinygrad's divandmod.py — folding of // and % on index (weakint) expressions.
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "../core/uop.hpp"
+#include "../pattern/rules.hpp"
+
+namespace mg {
+inline UOp simplify(const UOp& u);  // symbolic.hpp
+
+namespace detail {
+inline UOp usum_all(const std::vector<UOp>& v, const UOp& like) {
+  if (v.empty()) return like.const_like(0);
+  return v[0].usum(std::span<const UOp>(v).subspan(1));
+}
+inline std::int64_t int_of(const SymVal& v) { return std::int64_t(v.as_i128()); }
+
+// tinygrad's fold_divmod_general: d is x//y or x%y on weakint
+inline std::optional<UOp> fold_divmod_general(const UOp& d) {
+  const UOp x = d.src(0), y = d.src(1);
+  const bool is_mod = d.op() == Ops::FLOORMOD;
+  auto [x_min, x_max] = x.min_max();
+  auto [y_min, y_max] = y.min_max();
+  if (!x_min.is_int() || !x_max.is_int() || !y_min.is_int() || !y_max.is_int()) return std::nullopt;
+  if (y_min == 0 && y_max == 0)
+    throw Error(std::string(is_mod ? "Mod" : "Division") + " by zero trying to rewrite " + x.alu(d.op(), {y}).render());
+  // cancel_divmod: the numerator's range lies within one denominator interval
+  if (y_min * y_max > 0 && !x_min.is_inf() && !x_max.is_inf() && !y_min.is_inf() && !y_max.is_inf()) {
+    SymVal qv = floordiv(x_min, y_min);
+    if (qv == floordiv(x_min, y_max) && qv == floordiv(x_max, y_min) && qv == floordiv(x_max, y_max) && qv.fits_int64())
+      return is_mod ? x - qv.as_int() * y : d.const_like(qv.as_int());
+  }
+  auto [x_peeled, const_arg] = x.pop_const();
+  if (!const_arg.is_int()) return std::nullopt;
+  const std::int64_t cst = const_arg.as_int();
+  std::vector<UOp> uops_no_const = x_peeled.split_uop(Ops::ADD);
+
+  if (y.op() == Ops::CONST && y.arg().is_int() && y.arg().as_int() > 0) {
+    const std::int64_t c = y.arg().as_int();
+    // nested_div_mod: (x%(k*c))//c -> (x//c)%k, (x%(k*c))%c -> x%c
+    if (x.op() == Ops::FLOORMOD) {
+      if (auto k = x.src(1).divides(c)) {
+        if (is_mod) return x.src(0) % y;
+        if (k->op() == Ops::CONST ? k->arg().as_int() > 0 : k->vmin() > 0) return x.src(0).floordiv(y) % *k;
+      }
+    }
+    // remove_nested_mod in a sum: (a%4 + b)%2 -> (a+b)%2
+    if (is_mod) {
+      std::vector<UOp> new_xs;
+      bool changed = false;
+      for (UOp u : uops_no_const) {
+        if (u.op() == Ops::FLOORMOD && u.src(1).divides(c)) u = u.src(0), changed = true;
+        new_xs.push_back(u);
+      }
+      if (changed) return (usum_all(new_xs, x) + cst) % y;
+    }
+    std::vector<UOp> terms;
+    std::vector<std::int64_t> factors;
+    for (const UOp& u : uops_no_const) {
+      std::int64_t f = u.const_factor();
+      auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
+      if (!t) return std::nullopt;
+      terms.push_back(*t), factors.push_back(f);
+    }
+    auto fdm = [&](std::int64_t a) { return is_mod ? py_floormod(a, c) : py_floordiv(a, c); };
+    // fold_binary_numerator: one non-constant term that takes two values
+    if (terms.size() == 1) {
+      const UOp& v = terms[0];
+      if (v.vmax() - v.vmin() == 1 && v.vmin().fits_int64()) {
+        std::int64_t vmn = v.vmin().as_int();
+        std::int64_t y1 = fdm(factors[0] * vmn + cst), y2 = fdm(factors[0] * (vmn + 1) + cst);
+        return (y2 - y1) * (v - vmn) + y1;
+      }
+    }
+    // fold_divmod_congruence: x is congruent to an expression whose range lies in one period
+    {
+      std::vector<std::vector<std::int64_t>> rem_choices;
+      std::size_t combos = 1;
+      for (std::int64_t f : factors) {
+        std::int64_t r = py_floormod(f, c);
+        if (r * 2 == c) rem_choices.push_back({r, r - c});
+        else rem_choices.push_back({std::abs(r) <= std::abs(r - c) ? r : r - c});
+        combos *= rem_choices.back().size();
+      }
+      std::vector<std::int64_t> rems(factors.size());
+      for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
+        std::size_t k = idx;
+        for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i][k % rem_choices[i].size()], k /= rem_choices[i].size();
+        // sum(r*v for r,v) + const%c: Python's sum starts from int 0
+        UOp rem;
+        for (std::size_t i = 0; i < terms.size(); ++i) {
+          UOp t = rems[i] * terms[i];
+          rem = rem ? rem + t : t.const_like(0) + t;
+        }
+        rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
+        auto [rmin, rmax] = rem.min_max();
+        if (rmin.is_inf() || rmax.is_inf()) continue;
+        if (floordiv(rmin, SymVal(c)) == floordiv(rmax, SymVal(c))) {
+          std::int64_t q = int_of(floordiv(rmin, SymVal(c)));
+          if (is_mod) return rem - q * c;
+          UOp s;
+          for (std::size_t i = 0; i < terms.size(); ++i) {
+            UOp t = py_floordiv(factors[i] - rems[i], c) * terms[i];
+            s = s ? s + t : t.const_like(0) + t;
+          }
+          return (s ? s : x.const_like(0)) + py_floordiv(cst, c) + q;
+        }
+      }
+    }
+    // gcd_with_remainder: factor out a common gcd of the numerator
+    std::int64_t g = c;
+    for (std::int64_t f : factors) g = std::gcd(g, f);
+    if (g > 1) {
+      if (auto dx = x_peeled.divides(g)) {
+        UOp new_x = simplify(*dx) + py_floormod(py_floordiv(cst, g), c / g);
+        if (new_x.vmin() >= 0) {
+          if (is_mod) return new_x % (c / g) * g + py_floormod(cst, g);
+          return new_x.floordiv(new_x.const_like(c / g)) + py_floordiv(cst, c);
+        }
+      }
+    }
+    // nest_by_factor: x//c -> (x//f)//(c//f), x%c -> ((x//f)%(c//f))*f + x%f
+    std::vector<std::int64_t> divs;
+    for (std::size_t i = 0; i < uops_no_const.size(); ++i) {
+      std::int64_t f = std::abs(factors[i]);
+      if (uops_no_const[i].op() != Ops::CONST && 1 < f && f < c && c % f == 0 && std::find(divs.begin(), divs.end(), f) == divs.end())
+        divs.push_back(f);
+    }
+    std::sort(divs.begin(), divs.end());  // tinygrad iterates a set of small ints: ascending
+    std::optional<std::pair<std::size_t, UOp>> best;
+    for (std::int64_t div : divs) {
+      auto newxs = fold_divmod_general(x.floordiv(x.const_like(div)));
+      if (!newxs) continue;
+      std::optional<UOp> r;
+      std::size_t sz = 0;
+      if (!is_mod) r = newxs->floordiv(newxs->const_like(c / div)), sz = newxs->toposort().size();
+      else if (x.vmin() >= 0 && newxs->vmin() >= 0) {
+        std::vector<UOp> b_parts;
+        for (std::size_t i = 0; i < factors.size(); ++i)
+          if (py_floormod(factors[i], div)) b_parts.push_back(terms[i].const_like(py_floormod(factors[i], div)) * terms[i]);
+        if (py_floormod(cst, div)) b_parts.push_back(x.const_like(py_floormod(cst, div)));
+        UOp b = usum_all(b_parts, x);
+        if (0 <= b.vmin() && b.vmax() < div) r = (*newxs % x.const_like(c / div)) * div + b, sz = r->toposort().size();
+      }
+      if (r) {
+        if (!best || sz < best->first) best = {sz, *r};
+      }
+    }
+    if (best) return best->second;
+  }
+  // variable denominators, or constants the rules above did not fold
+  std::vector<UOp> all_uops = x.split_uop(Ops::ADD);
+  // divide_by_gcd: x//y -> (x//gcd)//(y//gcd)
+  std::vector<UOp> gargs = all_uops;
+  gargs.push_back(y);
+  UOp gcd = simplify(UOp::gcd(gargs));
+  if (!(gcd.op() == Ops::CONST && gcd.arg().py_equals(1))) {
+    auto xd = x.divide_exact(gcd), yd = y.divide_exact(gcd);
+    if (!xd || !yd) return std::nullopt;
+    UOp ret = xd->alu(d.op(), {*yd});
+    return is_mod ? ret * gcd : ret;
+  }
+  // factor_remainder: (d*x+y)//d -> x+y//d
+  if (y.vmin() < 0 || x.vmin() < 0) return std::nullopt;
+  std::vector<UOp> quo, rem;
+  const bool yc = y.op() == Ops::CONST && y.arg().is_int();
+  for (const UOp& u : all_uops) {
+    if (auto q = u.divide_exact(y)) { quo.push_back(*q); continue; }
+    std::int64_t c = u.const_factor();
+    if (yc && y.arg().as_int() != 0 && py_floormod(c, y.arg().as_int()) != c) {
+      auto dv = c == 0 ? std::optional<UOp>{} : u.divides(c);
+      if (!dv) return std::nullopt;
+      std::int64_t yv = y.arg().as_int();
+      rem.push_back(*dv * py_floormod(c, yv));
+      quo.push_back(is_mod ? u.const_like(0) : *dv * py_floordiv(c, yv));
+    } else {
+      rem.push_back(u);
+    }
+  }
+  if (quo.empty()) return std::nullopt;
+  // sum(rem) + 0: Python's sum starts from int 0
+  UOp new_x;
+  for (const UOp& r : rem) new_x = new_x ? new_x + r : r.const_like(0) + r;
+  new_x = new_x ? new_x + 0 : x.const_like(0);
+  if (new_x.vmin() < 0) return std::nullopt;
+  if (is_mod) return new_x % y;
+  UOp s;
+  for (const UOp& q : quo) s = s ? s + q : q.const_like(0) + q;
+  return new_x.floordiv(y) + s;
+}
+}  // namespace detail
+
+inline const auto div_and_mod_symbolic = rules(
+    // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
+    rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
+      if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
+      return (x + a * c).floordiv(c * d);
+    }),
+    // (x+c)//d -> (x+c%d)//d + c//d for d>0
+    rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
+      if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
+      std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
+      if (dv <= 0 || detail::py_floormod(cv, dv) == cv) return std::nullopt;
+      return (x + detail::py_floormod(cv, dv)).floordiv(d) + detail::py_floordiv(cv, dv);
+    }),
+    rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named<"d">(), [](UOp d) { return detail::fold_divmod_general(d); }));
+
+}  // namespace mg

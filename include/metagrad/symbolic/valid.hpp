@@ -1,0 +1,131 @@
+#pragma once
+// Valid simplification (tinygrad's simplify_valid / uop_given_valid): an expression guarded by a
+// valid (a conjunction of bounds like 0<=x<n) is simplified knowing the valid holds.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "../core/uop.hpp"
+#include "symbolic.hpp"
+
+namespace mg {
+namespace detail {
+
+inline bool in_toposort(const UOp& needle, const UOp& root) {
+  for (const UOp& u : root.toposort()) if (u == needle) return true;
+  return false;
+}
+inline bool op_in_backward_slice_with_self(const UOp& u, OpSet ops) {
+  for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
+  return false;
+}
+inline std::int64_t clamp_i64(const SymVal& v) {
+  if (v.as_i128() < SymVal::i128(INT64_MIN)) return INT64_MIN;
+  if (v.as_i128() > SymVal::i128(INT64_MAX)) return INT64_MAX;
+  return std::int64_t(v.as_i128());
+}
+
+// X <= c gives (X, true, c); X >= c gives (X, false, c)
+inline std::optional<std::tuple<UOp, bool, std::int64_t>> parse_valid(const UOp& v) {
+  if (v.op() == Ops::CMPNE && v.src(1).op() == Ops::CONST && v.src(1).arg().py_equals(1) && v.src(0).op() == Ops::CMPLT &&
+      v.src(0).src(0).dtype().is_int())
+    return std::tuple{v.src(0).src(0), false, clamp_i64(v.src(0).src(1).vmin())};  // (X < c).ne(True) -> X >= c
+  if (v.op() == Ops::CMPLT && v.src(0).dtype().is_int())
+    return std::tuple{v.src(0), true, clamp_i64(v.src(1).vmax() - 1)};  // X < c -> X <= c-1
+  return std::nullopt;
+}
+
+inline UOp uop_given_valid(const UOp& valid, UOp uop, bool try_simplex = true) {
+  // parse the valid into {expr: (lower bound, upper bound)}, in first-seen order
+  std::vector<std::pair<UOp, std::array<std::optional<std::int64_t>, 2>>> bounds;
+  for (const UOp& stmt : valid.split_uop(Ops::AND)) {
+    auto res = parse_valid(stmt);
+    if (!res) continue;
+    auto& [expr, is_upper, c] = *res;
+    auto it = std::find_if(bounds.begin(), bounds.end(), [&](const auto& b) { return b.first == expr; });
+    if (it == bounds.end()) it = bounds.insert(bounds.end(), {expr, {}});
+    it->second[is_upper ? 1 : 0] = c;
+  }
+  std::vector<std::pair<UOp, UOp>> all_candidates;
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const auto& [expr, v] = bounds[i];
+    std::int64_t v0 = v[0] ? *v[0] : clamp_i64(expr.vmin()), v1 = v[1] ? *v[1] : clamp_i64(expr.vmax());
+    if (v0 > v1) continue;  // an empty range: nothing to substitute
+    all_candidates.emplace_back(expr, UOp::variable("fake" + std::to_string(i), v0, v1, expr.dtype()));
+    if (!try_simplex) continue;
+    // every candidate is a set of constrained UOps; if each simplifies uop to the same output, take it
+    std::vector<std::vector<std::pair<UOp, UOp>>> candidates{{all_candidates.back()}};
+    if (expr.op() == Ops::ADD && v0 == 1) {
+      auto terms = expr.split_uop(Ops::ADD);
+      if (std::all_of(terms.begin(), terms.end(), [](const UOp& u) { return GroupOp::Irreducible.contains(u.op()); })) {
+        std::vector<std::pair<UOp, UOp>> c;
+        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, clamp_i64(Xi.vmax()), Xi.dtype()));
+        candidates.push_back(std::move(c));
+      }
+    }
+    for (const auto& candidate : candidates) {
+      std::vector<UOp> newuops;
+      bool skip = false;
+      for (const auto& [X, newX] : candidate) {
+        newuops.push_back(uop.substitute({{X, newX}}));
+        if (newuops.back() == uop) skip = true;
+      }
+      if (skip) continue;
+      for (std::size_t k = 0; k < candidate.size(); ++k)
+        newuops[k] = simplify(simplify(newuops[k]).substitute({{candidate[k].second, candidate[k].first}}));
+      if (std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u == newuops[0]; })) uop = newuops[0];
+      else if (uop.op() == Ops::STACK && uop.nsrc() == 2) {
+        auto same = [&](std::size_t s) { return std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u.src(s) == newuops[0].src(s); }); };
+        if (same(0)) uop = uop.replace({.src = std::vector<UOp>{newuops[0].src(0), uop.src(1)}});
+        if (same(1)) uop = uop.replace({.src = std::vector<UOp>{uop.src(0), newuops[0].src(1)}});
+      }
+    }
+  }
+  // all the valids together (whole expressions only)
+  UOp s_uop = uop.substitute(all_candidates);
+  if (s_uop != uop) {
+    std::vector<std::pair<UOp, UOp>> back;
+    for (const auto& [X, newX] : all_candidates) back.emplace_back(newX, X);
+    uop = simplify(simplify(s_uop).substitute(back));
+  }
+  return uop;
+}
+
+inline std::optional<UOp> simplify_valid(const UOp& valid) {
+  if (op_in_backward_slice_with_self(valid, OpSet{Ops::INDEX})) return std::nullopt;  // only for indexing
+  std::vector<UOp> valids = valid.split_uop(Ops::AND);
+  // a valid that appears inside other valids goes first, so the others are more likely to simplify
+  auto priority = [&](const UOp& v) {
+    int p = 0;
+    auto res = parse_valid(v);
+    if (res) for (const UOp& other : valids) if (in_toposort(std::get<0>(*res), other)) --p;
+    return p;
+  };
+  std::vector<std::pair<int, UOp>> keyed;
+  for (const UOp& v : valids) keyed.emplace_back(priority(v), v);
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < valids.size(); ++i) valids[i] = keyed[i].second;
+  std::vector<UOp> ret, seen;
+  for (UOp stmt : valids) {
+    if (std::find(seen.begin(), seen.end(), stmt) != seen.end()) continue;
+    seen.push_back(stmt);
+    if (!ret.empty()) stmt = uop_given_valid(ret[0].uprod(std::span<const UOp>(ret).subspan(1)), stmt);
+    ret.push_back(stmt);
+  }
+  if (ret == valids) return std::nullopt;
+  return ret[0].uprod(std::span<const UOp>(ret).subspan(1));
+}
+
+inline std::optional<UOp> gated_given_valid(const UOp& cond, const UOp& x, const UOp& i) {
+  if (x.dtype().scalar() != dtypes::weakint) return std::nullopt;
+  return cond.where(uop_given_valid(cond, x, false), i);
+}
+}  // namespace detail
+
+inline const auto pm_simplify_valid = rules(
+    rule(op<Ops::AND>.named<"valid">(), [](UOp valid) { return detail::simplify_valid(valid); }),
+    rule(detail::invalid_gate, [](UOp cond, UOp x, UOp i) { return detail::gated_given_valid(cond, x, i); }));
+
+}  // namespace mg
