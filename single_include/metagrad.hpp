@@ -4,31 +4,51 @@
 // ---- metagrad/metagrad.hpp ----
 // metagrad: tinygrad's system as a header-only C++20 library. This header includes all of it.
 
+// ---- metagrad/core/algebra.hpp ----
+// The small algebra tinygrad's symbolic rules are written in: split_uop, const_factor, divides,
+// divide_exact, pop_const, gcd, usum, uprod (tinygrad/uop/ops.py, "uop symbolic stuff").
+#include <algorithm>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+
+// ---- metagrad/core/uop.hpp ----
+// UOp: the interned, immutable, reference-counted graph node (op, dtype, src, arg, tag).
+// Building a structurally equal node returns the same node, so equality is pointer equality.
+// Nodes leave the intern table when the last handle dies; destruction is iterative, so a
+// 100,000-deep chain dies without recursion. Interning is thread-safe (sharded locks).
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+
+
 // ---- metagrad/core/arg.hpp ----
 // Arg: the small closed variant a UOp carries as its arg and tag. Value equality (floats compare by
 // bits, like tinygrad's ConstFloat), hashing, and tinygrad's repr.
 #include <charconv>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <memory>
-#include <optional>
-#include <string>
 #include <variant>
-#include <vector>
 
 
 // ---- metagrad/core/dtype.hpp ----
 // DType: tinygrad's dtypes as a small literal value type, usable in constant expressions and as a
 // template argument. Scalars, vectors (.vec), pointers (.ptr) with an address space.
-#include <array>
 #include <bit>
 #include <limits>
 #include <string_view>
 #include <tuple>
-#include <algorithm>
 
 namespace mg {
 
@@ -324,7 +344,6 @@ struct RewriteError : Error {
 // ---- metagrad/core/ops.hpp ----
 // Ops: tinygrad's op set (the order controls the toposort order, as in tinygrad), OpSet as a
 // constant-expression bit set, and the GroupOp sets.
-#include <initializer_list>
 
 namespace mg {
 
@@ -372,6 +391,7 @@ struct OpSet {
   constexpr Ops first() const { return Ops(lo ? std::countr_zero(lo) : 64 + std::countr_zero(hi)); }
   constexpr OpSet operator|(OpSet o) const { OpSet r; r.lo = lo | o.lo; r.hi = hi | o.hi; return r; }
   constexpr OpSet operator&(OpSet o) const { OpSet r; r.lo = lo & o.lo; r.hi = hi & o.hi; return r; }
+  constexpr OpSet operator-(OpSet o) const { OpSet r; r.lo = lo & ~o.lo; r.hi = hi & ~o.hi; return r; }
   constexpr bool operator==(const OpSet&) const = default;
   static constexpr OpSet all() {
     OpSet r;
@@ -681,103 +701,142 @@ inline Arg normalize_const(DType dt, const Arg& v) {
 
 }  // namespace mg
 
-// ---- metagrad/core/fixed_string.hpp ----
-// A string usable as a template argument: var<"x"> names a capture at compile time.
-#include <cstddef>
+// ---- metagrad/core/symval.hpp ----
+// SymVal: a value of tinygrad's vmin/vmax. Python gives these as unbounded ints, bools or floats;
+// here an integer (bools are 0 and 1) is exact inside ±2^125 and counts as infinite beyond it
+// (tinygrad's weakint bounds are ±2^799, effectively infinite too), and a float is a double.
+#include <compare>
+#include <concepts>
+
 
 namespace mg {
 
-template <std::size_t N>
-struct fixed_string {
-  char data[N]{};
-  constexpr fixed_string(const char (&s)[N]) { std::copy_n(s, N, data); }
-  constexpr std::string_view view() const { return {data, N - 1}; }
-  constexpr std::size_t size() const { return N - 1; }
-  constexpr bool empty() const { return N == 1; }
-  template <std::size_t M>
-  constexpr bool operator==(const fixed_string<M>& o) const { return view() == o.view(); }
+class SymVal {
+ public:
+  using i128 = __int128;
+  static constexpr i128 inf_int = i128(1) << 125;
+
+  constexpr SymVal() = default;
+  template <std::integral T> constexpr SymVal(T v) : i_(clamp(i128(v))) {}
+  template <std::floating_point T> constexpr SymVal(T v) : f_(double(v)), flt_(true) {}
+  static constexpr SymVal from_i128(i128 v) {
+    SymVal s;
+    s.i_ = clamp(v);
+    return s;
+  }
+  static constexpr SymVal pos_inf() { return from_i128(inf_int); }
+  static constexpr SymVal neg_inf() { return from_i128(-inf_int); }
+
+  constexpr bool is_float() const { return flt_; }
+  constexpr bool is_int() const { return !flt_; }
+  constexpr bool is_inf() const { return flt_ ? std::isinf(f_) : (i_ == inf_int || i_ == -inf_int); }
+  constexpr i128 as_i128() const { return flt_ ? i128(f_) : i_; }
+  constexpr double as_double() const { return flt_ ? f_ : double(i_); }
+  // the exact int64 value; an Error when it is a float or does not fit
+  std::int64_t as_int() const {
+    if (flt_ || i_ < i128(INT64_MIN) || i_ > i128(INT64_MAX)) throw Error("SymVal::as_int: " + repr() + " is not an int64");
+    return std::int64_t(i_);
+  }
+  constexpr bool fits_int64() const { return !flt_ && i_ >= i128(INT64_MIN) && i_ <= i128(INT64_MAX); }
+  explicit constexpr operator bool() const { return flt_ ? f_ != 0.0 : i_ != 0; }
+
+  // Python's str(): 12, -3, 1.5, inf; an infinite integer prints as "inf"/"-inf"
+  std::string repr() const {
+    if (flt_) {
+      if (std::isnan(f_)) return "nan";
+      if (std::isinf(f_)) return f_ < 0 ? "-inf" : "inf";
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g", f_);
+      return buf;
+    }
+    if (i_ == inf_int) return "inf";
+    if (i_ == -inf_int) return "-inf";
+    i128 v = i_ < 0 ? -i_ : i_;
+    std::string s;
+    do s.insert(s.begin(), char('0' + int(v % 10))), v /= 10; while (v);
+    return i_ < 0 ? "-" + s : s;
+  }
+
+  friend constexpr bool operator==(const SymVal& a, const SymVal& b) {
+    return (a.flt_ || b.flt_) ? a.as_ld() == b.as_ld() : a.i_ == b.i_;
+  }
+  friend constexpr std::partial_ordering operator<=>(const SymVal& a, const SymVal& b) {
+    if (a.flt_ || b.flt_) return a.as_ld() <=> b.as_ld();
+    return a.i_ <=> b.i_;
+  }
+
+  // arithmetic with infinities absorbing; +inf + -inf is a NaN float (callers that bound pick a side)
+  friend constexpr SymVal operator+(const SymVal& a, const SymVal& b) {
+    if (a.flt_ || b.flt_) return SymVal(a.as_double() + b.as_double());
+    if (a.is_inf() && b.is_inf() && a.i_ != b.i_) return SymVal(std::nan(""));
+    if (a.is_inf()) return a;
+    if (b.is_inf()) return b;
+    return from_i128(a.i_ + b.i_);
+  }
+  friend constexpr SymVal operator-(const SymVal& a) { return a.flt_ ? SymVal(-a.f_) : from_i128(-a.i_); }
+  friend constexpr SymVal operator-(const SymVal& a, const SymVal& b) { return a + (-b); }
+  friend constexpr SymVal operator*(const SymVal& a, const SymVal& b) {
+    if (a.flt_ || b.flt_) return SymVal(a.as_double() * b.as_double());
+    if (a.i_ == 0 || b.i_ == 0) return SymVal(0);
+    i128 r;
+    if (a.is_inf() || b.is_inf() || __builtin_mul_overflow(a.i_, b.i_, &r)) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
+    return from_i128(r);
+  }
+  // Python's // and % (floor), C's / and % (truncating); an infinite numerator stays infinite
+  static constexpr i128 floordiv(i128 a, i128 b) {
+    i128 q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  }
+  static constexpr i128 floormod(i128 a, i128 b) { return a - floordiv(a, b) * b; }
+  friend constexpr SymVal floordiv(const SymVal& a, const SymVal& b) {
+    if (a.flt_ || b.flt_) return SymVal(std::floor(a.as_double() / b.as_double()));
+    if (b.i_ == 0) throw Error("SymVal: division by zero");
+    if (a.is_inf()) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
+    return from_i128(floordiv(a.i_, b.i_));
+  }
+  friend constexpr SymVal floormod(const SymVal& a, const SymVal& b) {
+    if (a.flt_ || b.flt_) return SymVal(a.as_double() - std::floor(a.as_double() / b.as_double()) * b.as_double());
+    if (b.i_ == 0) throw Error("SymVal: modulo by zero");
+    return from_i128(floormod(a.i_, b.i_));
+  }
+  friend constexpr SymVal cdiv(const SymVal& a, const SymVal& b) {
+    if (b.as_i128() == 0) throw Error("SymVal: division by zero");
+    if (a.is_inf()) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
+    return from_i128(a.as_i128() / b.as_i128());
+  }
+  friend constexpr SymVal cmod(const SymVal& a, const SymVal& b) {
+    if (b.as_i128() == 0) throw Error("SymVal: modulo by zero");
+    return from_i128(a.as_i128() % b.as_i128());
+  }
+  friend constexpr SymVal shl(const SymVal& a, const SymVal& b) {
+    i128 s = b.as_i128();
+    if (s < 0) throw Error("SymVal: negative shift count " + b.repr());
+    return s >= 126 ? (a.as_i128() == 0 ? SymVal(0) : a.as_i128() < 0 ? neg_inf() : pos_inf()) : a * from_i128(i128(1) << int(s));
+  }
+  friend constexpr SymVal shr(const SymVal& a, const SymVal& b) {
+    i128 s = b.as_i128();
+    if (s < 0) throw Error("SymVal: negative shift count " + b.repr());
+    if (a.is_inf()) return a;
+    return from_i128(s >= 126 ? (a.i_ < 0 ? -1 : 0) : (a.i_ >> int(s)));
+  }
+  friend constexpr SymVal bitnot(const SymVal& a) { return a.is_inf() ? -a : from_i128(~a.as_i128()); }  // ~x is -x-1
+  friend constexpr SymVal min(const SymVal& a, const SymVal& b) { return b < a ? b : a; }
+  friend constexpr SymVal max(const SymVal& a, const SymVal& b) { return a < b ? b : a; }
+
+ private:
+  static constexpr i128 clamp(i128 v) { return v > inf_int ? inf_int : v < -inf_int ? -inf_int : v; }
+  constexpr long double as_ld() const {
+    if (flt_) return f_;
+    if (i_ == inf_int) return HUGE_VALL;
+    if (i_ == -inf_int) return -HUGE_VALL;
+    return static_cast<long double>(i_);
+  }
+  i128 i_ = 0;
+  double f_ = 0;
+  bool flt_ = false;
 };
 
 }  // namespace mg
-
-// ---- metagrad/core/print.hpp ----
-// Printing UOps: tinygrad's pretty_print (UOp(Ops.ADD, dtypes.int, arg=None, src=(...))) and the infix
-// render of integer expressions ((a*4+b)). Both iterative, so a 100,000-deep chain prints.
-
-
-// ---- metagrad/core/ptr_map.hpp ----
-// PtrMap: an open-addressing hash map keyed by node pointer, for the per-walk memo tables of
-// toposort and graph_rewrite (much faster than std::unordered_map on this hot path).
-#include <utility>
-
-namespace mg::detail {
-
-template <class V>
-class PtrMap {
- public:
-  explicit PtrMap(std::size_t expect = 16) { rehash(cap_for(expect)); }
-  V* find(const void* k) {
-    for (std::size_t i = slot(k);; i = (i + 1) & mask_) {
-      if (keys_[i] == k) return &vals_[i];
-      if (!keys_[i]) return nullptr;
-    }
-  }
-  const V* find(const void* k) const { return const_cast<PtrMap*>(this)->find(k); }
-  bool contains(const void* k) const { return find(k) != nullptr; }
-  // the value for k, default-made if absent (the reference lasts until the next insertion)
-  V& at(const void* k) {
-    if (V* v = find(k)) return *v;
-    return set(k, V{});
-  }
-  // inserts or overwrites; returns the stored value
-  V& set(const void* k, V v) {
-    if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);
-    std::size_t i = slot(k);
-    for (; keys_[i] && keys_[i] != k; i = (i + 1) & mask_) {}
-    if (!keys_[i]) keys_[i] = k, ++size_;
-    vals_[i] = std::move(v);
-    return vals_[i];
-  }
-  std::size_t size() const { return size_; }
-
- private:
-  static std::size_t cap_for(std::size_t n) {
-    std::size_t c = 16;
-    while (c * 3 < n * 4 + 4) c *= 2;
-    return c;
-  }
-  std::size_t slot(const void* k) const {
-    auto x = std::uint64_t(reinterpret_cast<std::uintptr_t>(k));
-    x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33;
-    return std::size_t(x) & mask_;
-  }
-  void rehash(std::size_t cap) {
-    std::vector<const void*> ok(cap, nullptr);
-    std::vector<V> ov(cap);
-    std::swap(ok, keys_);
-    std::swap(ov, vals_);
-    mask_ = cap - 1;
-    size_ = 0;
-    for (std::size_t i = 0; i < ok.size(); ++i)
-      if (ok[i]) set(ok[i], std::move(ov[i]));
-  }
-  std::vector<const void*> keys_;
-  std::vector<V> vals_;
-  std::size_t mask_ = 0, size_ = 0;
-};
-
-}  // namespace mg::detail
-
-// ---- metagrad/core/uop.hpp ----
-// UOp: the interned, immutable, reference-counted graph node (op, dtype, src, arg, tag).
-// Building a structurally equal node returns the same node, so equality is pointer equality.
-// Nodes leave the intern table when the last handle dies; destruction is iterative, so a
-// 100,000-deep chain dies without recursion. Interning is thread-safe (sharded locks).
-#include <atomic>
-#include <mutex>
-#include <new>
-#include <span>
-
 
 namespace mg {
 
@@ -913,6 +972,21 @@ class UOp {
   std::optional<AddrSpace> addrspace() const;
   const std::string& expr() const;  // a DEFINE_VAR's name
 
+  // ---- symbolic queries (core/bounds.hpp, core/algebra.hpp) ----
+  // tinygrad's vmin/vmax: bounds on every value this node can take, computed once per node
+  SymVal vmin() const { return min_max().first; }
+  SymVal vmax() const { return min_max().second; }
+  const std::pair<SymVal, SymVal>& min_max() const;
+  bool overflows(DType dt) const;  // some value is outside dt's range
+  std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
+  std::int64_t const_factor() const;          // the largest known int that divides this
+  std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly
+  std::optional<UOp> divide_exact(const UOp& v) const;
+  std::pair<UOp, Arg> pop_const(Ops op = Ops::ADD) const;  // (x, c) for x op c, else (this, identity)
+  static UOp gcd(std::span<const UOp> uops);
+  UOp usum(std::span<const UOp> more) const;   // this + more... (| for bools)
+  UOp uprod(std::span<const UOp> more) const;  // this * more... (& for bools)
+
   // ---- printing ----
   std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
   std::string render() const;  // infix render of integer expressions: (a*4+b)
@@ -976,6 +1050,8 @@ struct Node {
   // this node, that walk's state bits for it, and its replacement once the walk has one
   mutable std::uint32_t walk_epoch, walk_bits;
   mutable const Node* walk_rep;
+  // vmin/vmax, computed on first use (core/bounds.hpp) and freed with the node
+  mutable std::atomic<const std::pair<SymVal, SymVal>*> bounds;
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
@@ -1056,9 +1132,10 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   void* mem = ::operator new(sizeof(Node) + src.size() * sizeof(UOp));
   UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
-  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr};
+  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
+  delete n->bounds.load(std::memory_order_acquire);
   std::destroy(n->src.begin(), n->src.end());
   n->~Node();
   ::operator delete(static_cast<void*>(n));
@@ -1302,11 +1379,73 @@ inline const std::string& UOp::expr() const {
 
 }  // namespace mg
 
-// the member functions that walk graphs and print them live in their own headers
+// the member functions that walk graphs, print them and bound them live in their own headers
 
 // ---- metagrad/core/walk.hpp ----
 // Graph walks over UOps: toposort, substitute, addrspace. All iterative: a 100,000-deep chain is fine.
 
+
+// ---- metagrad/core/ptr_map.hpp ----
+// PtrMap: an open-addressing hash map keyed by node pointer, for the per-walk memo tables of
+// toposort and graph_rewrite (much faster than std::unordered_map on this hot path).
+
+namespace mg::detail {
+
+template <class V>
+class PtrMap {
+ public:
+  explicit PtrMap(std::size_t expect = 16) { rehash(cap_for(expect)); }
+  V* find(const void* k) {
+    for (std::size_t i = slot(k);; i = (i + 1) & mask_) {
+      if (keys_[i] == k) return &vals_[i];
+      if (!keys_[i]) return nullptr;
+    }
+  }
+  const V* find(const void* k) const { return const_cast<PtrMap*>(this)->find(k); }
+  bool contains(const void* k) const { return find(k) != nullptr; }
+  // the value for k, default-made if absent (the reference lasts until the next insertion)
+  V& at(const void* k) {
+    if (V* v = find(k)) return *v;
+    return set(k, V{});
+  }
+  // inserts or overwrites; returns the stored value
+  V& set(const void* k, V v) {
+    if ((size_ + 1) * 4 > keys_.size() * 3) rehash(keys_.size() * 2);
+    std::size_t i = slot(k);
+    for (; keys_[i] && keys_[i] != k; i = (i + 1) & mask_) {}
+    if (!keys_[i]) keys_[i] = k, ++size_;
+    vals_[i] = std::move(v);
+    return vals_[i];
+  }
+  std::size_t size() const { return size_; }
+
+ private:
+  static std::size_t cap_for(std::size_t n) {
+    std::size_t c = 16;
+    while (c * 3 < n * 4 + 4) c *= 2;
+    return c;
+  }
+  std::size_t slot(const void* k) const {
+    auto x = std::uint64_t(reinterpret_cast<std::uintptr_t>(k));
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33;
+    return std::size_t(x) & mask_;
+  }
+  void rehash(std::size_t cap) {
+    std::vector<const void*> ok(cap, nullptr);
+    std::vector<V> ov(cap);
+    std::swap(ok, keys_);
+    std::swap(ov, vals_);
+    mask_ = cap - 1;
+    size_ = 0;
+    for (std::size_t i = 0; i < ok.size(); ++i)
+      if (ok[i]) set(ok[i], std::move(ov[i]));
+  }
+  std::vector<const void*> keys_;
+  std::vector<V> vals_;
+  std::size_t mask_ = 0, size_ = 0;
+};
+
+}  // namespace mg::detail
 
 // ---- metagrad/core/rewrite.hpp ----
 // The rewrite driver behind graph_rewrite and substitute: tinygrad's unified_rewrite and walk_rewrite,
@@ -1734,10 +1873,10 @@ inline std::optional<AddrSpace> UOp::addrspace() const {
 
 }  // namespace mg
 
-template <>
-struct std::hash<mg::UOp> {
-  std::size_t operator()(const mg::UOp& u) const noexcept { return u.hash(); }
-};
+// ---- metagrad/core/print.hpp ----
+// Printing UOps: tinygrad's pretty_print (UOp(Ops.ADD, dtypes.int, arg=None, src=(...))) and the infix
+// render of integer expressions ((a*4+b)). Both iterative, so a 100,000-deep chain prints.
+
 
 namespace mg {
 
@@ -1916,6 +2055,1228 @@ inline std::string UOp::render() const {
 
 }  // namespace mg
 
+// ---- metagrad/core/bounds.hpp ----
+// vmin/vmax: tinygrad's UOp._min_max, the bounds of every value a node can take. Computed once per
+// node and kept in it (like tinygrad's cached_property), by an iterative walk over the sources that
+// have no bounds yet, so a 100,000-deep chain needs no deep recursion.
+
+
+namespace mg {
+namespace detail {
+
+using Bounds = std::pair<SymVal, SymVal>;
+
+// a constant's value as tinygrad's Python sees it (uint64 args hold their bit pattern)
+inline SymVal symval_of(const Arg& a, DType dt) {
+  if (a.is_bool()) return SymVal(a.as_bool());
+  if (a.is_float()) return SymVal(a.as_float());
+  if (a.is_int()) {
+    std::int64_t v = a.as_int();
+    if (dt.scalar() == dtypes::uint64 && v < 0) return SymVal::from_i128(SymVal::i128(std::uint64_t(v)));
+    return SymVal(v);
+  }
+  throw Error("vmin/vmax: arg " + a.repr() + " is not a number");
+}
+// tinygrad's dtype.min / dtype.max; weakint's (±2^799 there) are infinite here
+inline Bounds dtype_bounds(DType dt) {
+  DType s = dt.scalar();
+  if (s.is_float()) return {SymVal(s.fmin()), SymVal(s.fmax())};
+  if (s == dtypes::weakint) return {SymVal::neg_inf(), SymVal::pos_inf()};
+  if (s.is_bool()) return {SymVal(0), SymVal(1)};
+  if (s.is_int()) return {SymVal(s.imin()), SymVal::from_i128(SymVal::i128(s.umax()))};
+  return {SymVal::neg_inf(), SymVal::pos_inf()};
+}
+// a sum of lower (or upper) bounds: +inf + -inf leaves the side unbounded
+inline SymVal bound_add(const SymVal& a, const SymVal& b, bool upper) {
+  SymVal r = a + b;
+  if (r.is_float() && r.as_double() != r.as_double()) return upper ? SymVal::pos_inf() : SymVal::neg_inf();
+  return r;
+}
+inline const Bounds& cached_bounds(const Node* n) { return *n->bounds.load(std::memory_order_acquire); }
+inline bool has_bounds(const Node* n) { return n->bounds.load(std::memory_order_acquire) != nullptr; }
+
+// which sources _min_max reads for this node
+inline void bounds_deps(const Node* n, std::vector<const Node*>& out) {
+  auto s = [&](std::size_t i) { if (i < n->src.size()) out.push_back(n->src[i].node()); };
+  Ops op = n->op;
+  if (GroupOp::Binary.contains(op) && !n->dtype.is_float()) { s(0), s(1); return; }
+  if (op == Ops::WHERE) { s(1), s(2); return; }
+  if (op == Ops::BIND || op == Ops::RANGE || op == Ops::SPECIAL || op == Ops::GEP || op == Ops::CAST) { s(0); return; }
+  if (op == Ops::UNROLL || op == Ops::STACK) for (std::size_t i = 0; i < n->src.size(); ++i) s(i);
+}
+
+// _min_max of one node whose dependencies have bounds
+inline Bounds compute_bounds(const Node* n) {
+  const Ops op = n->op;
+  const DType dt = n->dtype;
+  auto B = [&](std::size_t i) -> const Bounds& { return cached_bounds(n->src[i].node()); };
+  if (GroupOp::Binary.contains(op) && !dt.is_float() && n->src.size() == 2) {
+    const auto& [a0, a1] = B(0);
+    const auto& [b0, b1] = B(1);
+    const bool ints = a0.is_int() && a1.is_int() && b0.is_int() && b1.is_int();
+    switch (op) {
+      case Ops::ADD: return {bound_add(a0, b0, false), bound_add(a1, b1, true)};
+      case Ops::SUB: return {bound_add(a0, -b1, false), bound_add(a1, -b0, true)};
+      case Ops::MUL: {
+        SymVal v[4] = {a0 * b0, a0 * b1, a1 * b0, a1 * b1};
+        return {min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
+      }
+      case Ops::SHL: if (b0 == b1 && ints) return {shl(a0, b0), shl(a1, b0)}; break;
+      case Ops::SHR: if (b0 == b1 && ints) return {shr(a0, b0), shr(a1, b0)}; break;
+      case Ops::CMOD:
+        if (!ints) break;
+        if (b0 == b1 && b0 > 0) {
+          const SymVal& c = b0;
+          return {a0 > 0 ? SymVal(0) : (a0 <= 0 && a0 > -c) ? a0 : -(b1 - 1), a1 < 0 ? SymVal(0) : (a1 >= 0 && a1 < c) ? a1 : c - 1};
+        }
+        if (b0 > 0) return a0 >= 0 ? Bounds{0, b1 - 1} : a1 <= 0 ? Bounds{-(b1 - 1), 0} : Bounds{-(b1 - 1), b1 - 1};
+        if (b1 < 0) return a0 >= 0 ? Bounds{0, -b0 - 1} : a1 <= 0 ? Bounds{-(-b0 - 1), 0} : Bounds{-(-b0 - 1), -b0 - 1};
+        break;
+      case Ops::CDIV:
+        if (ints && b0 * b1 > 0) {
+          SymVal v[4] = {cdiv(a0, b0), cdiv(a0, b1), cdiv(a1, b0), cdiv(a1, b1)};
+          return {min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
+        }
+        break;
+      case Ops::FLOORDIV:
+        if (!ints) break;
+        if (a0 > a1) return {0, 0};  // an empty numerator range (a RANGE with end 0)
+        if (b0 * b1 > 0) {
+          SymVal v[4] = {floordiv(a0, b0), floordiv(a0, b1), floordiv(a1, b0), floordiv(a1, b1)};
+          return {min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
+        }
+        break;
+      case Ops::FLOORMOD:
+        if (!ints) break;
+        if (a0 > a1) return {0, 0};
+        if (b0 == b1 && b0 > 0)
+          return (!a0.is_inf() && !a1.is_inf() && floordiv(a0, b0) == floordiv(a1, b0)) ? Bounds{floormod(a0, b0), floormod(a1, b0)}
+                                                                                       : Bounds{0, b0 - 1};
+        if (b0 == b1 && b0 < 0)
+          return (!a0.is_inf() && !a1.is_inf() && floordiv(a0, b0) == floordiv(a1, b0)) ? Bounds{floormod(a0, b0), floormod(a1, b0)}
+                                                                                       : Bounds{b0 + 1, 0};
+        if (b0 > 0) return {0, b1 - 1};
+        if (b1 < 0) return {b0 + 1, 0};
+        break;
+      case Ops::XOR: if (b0 == -1 && b1 == -1 && a0.is_int() && a1.is_int()) return {bitnot(a1), bitnot(a0)}; break;
+      case Ops::MAX: return {max(a0, b0), max(a1, b1)};
+      case Ops::CMPLT: return {SymVal(a1 < b0), SymVal(a0 < b1)};
+      case Ops::CMPNE: return {SymVal(a1 < b0 || b1 < a0), SymVal(!(a0 == a1 && a1 == b0 && b0 == b1))};
+      case Ops::OR: if (dt == dtypes::bool_) return {SymVal(bool(a0) || bool(b0)), SymVal(bool(a1) || bool(b1))}; break;
+      case Ops::AND:
+        if (dt.is_int() && b0 == b1 && b0 >= 0) return {0, a0 < 0 ? b1 : min(a1, b1)};
+        if (dt == dtypes::bool_) return {SymVal(bool(a0) && bool(b0)), SymVal(bool(a1) && bool(b1))};
+        break;
+      default: break;
+    }
+  }
+  // floats have NaN, and transcendental decompositions use explicit NaN: no WHERE bounds for them
+  if (op == Ops::WHERE && dt.is_int() && n->src.size() == 3) return {min(B(1).first, B(2).first), max(B(1).second, B(2).second)};
+  if (op == Ops::PARAM && n->arg.is<ParamArg>() && n->arg.as_param().vmin_vmax)
+    return {SymVal(n->arg.as_param().vmin_vmax->first), SymVal(n->arg.as_param().vmin_vmax->second)};
+  if (op == Ops::DEFINE_VAR && n->arg.is_tuple() && n->arg.as_tuple().size() >= 3)
+    return {symval_of(n->arg[1], dt), symval_of(n->arg[2], dt)};
+  if ((op == Ops::RANGE || op == Ops::SPECIAL) && !n->src.empty()) return {0, bound_add(B(0).second, SymVal(-1), true)};
+  if (op == Ops::BIND && !n->src.empty()) return B(0);
+  if ((op == Ops::UNROLL || op == Ops::STACK) && !n->src.empty()) {
+    Bounds r = B(0);
+    for (std::size_t i = 1; i < n->src.size(); ++i) r = {min(r.first, B(i).first), max(r.second, B(i).second)};
+    return r;
+  }
+  if (op == Ops::CONST && !n->arg.is<Invalid>()) {
+    if (n->arg.is_tuple()) {  // a vector constant
+      const auto& t = n->arg.as_tuple();
+      if (t.empty()) return dtype_bounds(dt);
+      Bounds r{symval_of(t[0], dt), symval_of(t[0], dt)};
+      for (const Arg& a : t) r = {min(r.first, symval_of(a, dt)), max(r.second, symval_of(a, dt))};
+      return r;
+    }
+    SymVal v = symval_of(n->arg, dt);
+    return {v, v};
+  }
+  if (op == Ops::GEP && !n->src.empty()) return B(0);
+  // CAST to bool or unsigned is not monotone
+  if (op == Ops::CAST && !n->src.empty() && dt.count == 1 && (dt.is_float() || dt == dtypes::weakint || (dt.is_int() && !dt.is_unsigned()))) {
+    Bounds d = dtype_bounds(dt);
+    return {max(d.first, B(0).first), min(B(0).second, d.second)};
+  }
+  return dtype_bounds(dt);
+}
+
+inline const Bounds& bounds_of(const Node* root) {
+  if (has_bounds(root)) return cached_bounds(root);
+  std::vector<const Node*> stack{root}, deps;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    if (has_bounds(n)) { stack.pop_back(); continue; }
+    deps.clear();
+    bounds_deps(n, deps);
+    bool ready = true;
+    for (const Node* d : deps)
+      if (!has_bounds(d)) stack.push_back(d), ready = false;
+    if (!ready) continue;
+    stack.pop_back();
+    auto* b = new Bounds(compute_bounds(n));
+    const Bounds* expected = nullptr;  // another thread may have got there first: keep theirs
+    if (!n->bounds.compare_exchange_strong(expected, b, std::memory_order_acq_rel)) delete b;
+  }
+  return cached_bounds(root);
+}
+
+}  // namespace detail
+
+inline const std::pair<SymVal, SymVal>& UOp::min_max() const { return detail::bounds_of(checked()); }
+inline bool UOp::overflows(DType dt) const {
+  auto d = detail::dtype_bounds(dt);
+  return vmin() < d.first || d.second < vmax();
+}
+
+}  // namespace mg
+
+template <>
+struct std::hash<mg::UOp> {
+  std::size_t operator()(const mg::UOp& u) const noexcept { return u.hash(); }
+};
+
+namespace mg {
+namespace detail {
+// a multiset of nodes that keeps first-insertion order, like the collections.Counter tinygrad uses
+struct NodeCounter {
+  std::vector<std::pair<UOp, std::int64_t>> items;
+  std::int64_t& operator[](const UOp& u) {
+    for (auto& [k, c] : items) if (k == u) return c;
+    return items.emplace_back(u, 0).second;
+  }
+  std::int64_t get(const UOp& u) const {
+    for (const auto& [k, c] : items) if (k == u) return c;
+    return 0;
+  }
+};
+inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
+inline std::int64_t py_floordiv(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline std::int64_t py_floormod(std::int64_t a, std::int64_t b) { return a - py_floordiv(a, b) * b; }
+inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
+}  // namespace detail
+
+inline std::vector<UOp> UOp::split_uop(Ops sep) const {
+  std::vector<UOp> out;
+  std::vector<const UOp*> st{this};
+  while (!st.empty()) {
+    const UOp* u = st.back();
+    st.pop_back();
+    if (u->op() != sep) { out.push_back(*u); continue; }
+    for (std::size_t i = u->nsrc(); i > 0; --i) st.push_back(&u->src(i - 1));
+  }
+  return out;
+}
+
+inline std::int64_t UOp::const_factor() const {
+  switch (op()) {
+    case Ops::CONST: return arg().is_int() ? arg().as_int() : arg().is_bool() ? std::int64_t(arg().as_bool()) : 1;
+    case Ops::STACK: {
+      std::int64_t g = 0;
+      for (const UOp& s : src()) g = std::gcd(g, s.const_factor());
+      return g;
+    }
+    case Ops::ADD: {
+      std::int64_t g = 0;
+      for (const UOp& t : split_uop(Ops::ADD)) g = std::gcd(g, t.const_factor());
+      return g;
+    }
+    case Ops::MUL:
+      if (detail::const_int(src(0))) return src(0).arg().as_int();
+      if (detail::const_int(src(1))) return src(1).arg().as_int();
+      return 1;
+    default: return 1;
+  }
+}
+
+inline std::optional<UOp> UOp::divides(std::int64_t v) const {
+  if (v == 1) return *this;
+  switch (op()) {
+    case Ops::CONST:
+      if (!arg().is_int() || !detail::py_divisible(arg().as_int(), v)) return std::nullopt;
+      return const_like(detail::py_floordiv(arg().as_int(), v));
+    case Ops::STACK: {
+      std::vector<UOp> s;
+      for (const UOp& x : src()) {
+        auto d = x.divides(v);
+        if (!d) return std::nullopt;
+        s.push_back(*d);
+      }
+      return UOp(Ops::STACK, dtype(), std::move(s));
+    }
+    case Ops::ADD: {
+      auto d0 = src(0).divides(v);
+      if (!d0) return std::nullopt;
+      auto d1 = src(1).divides(v);
+      if (!d1) return std::nullopt;
+      return *d0 + *d1;
+    }
+    case Ops::MUL:
+      if (auto d0 = src(0).divides(v)) return *d0 * src(1);
+      if (auto d1 = src(1).divides(v)) return src(0) * *d1;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
+  if (op() == o && src(1).op() == Ops::CONST) return {src(0), src(1).arg()};
+  // tinygrad's identity_element
+  if (o == Ops::ADD) return {*this, normalize_const(dtype(), Arg(std::int64_t(0)))};
+  if (o == Ops::MUL) return {*this, normalize_const(dtype(), Arg(std::int64_t(1)))};
+  auto b = detail::dtype_bounds(dtype());
+  return {*this, b.first.is_float() ? Arg(b.first.as_double()) : Arg(std::int64_t(b.first.as_i128()))};
+}
+
+inline UOp UOp::gcd(std::span<const UOp> uops) {
+  if (uops.empty()) throw Error("UOp::gcd: no operands");
+  std::vector<UOp> terms;
+  std::int64_t g = 0;
+  detail::NodeCounter count;
+  for (std::size_t i = 0; i < uops.size(); ++i) {
+    std::int64_t f = uops[i].const_factor();
+    auto t = uops[i].divides(f);
+    if (!t) throw Error("UOp::gcd: " + uops[i].render() + " is not divisible by its const factor " + std::to_string(f));
+    g = std::gcd(g, f);
+    detail::NodeCounter c;
+    for (const UOp& m : t->split_uop(Ops::MUL)) ++c[m];
+    if (i == 0) count = std::move(c);
+    else
+      for (auto& [k, n] : count.items) n = std::min(n, c.get(k));
+    terms.push_back(*t);
+  }
+  // math.prod([*elements, const]): ((1*e0)*e1)*...*const
+  UOp r;
+  for (const auto& [k, n] : count.items)
+    for (std::int64_t j = 0; j < n; ++j) r = r ? r * k : k.const_like(1) * k;
+  UOp c = terms[0].const_like(g);
+  return r ? r * c : c;
+}
+
+inline std::optional<UOp> UOp::divide_exact(const UOp& v) const {
+  if (*this == v) return const_like(1);
+  if (v.op() == Ops::CONST) return v.arg().is_int() ? divides(v.arg().as_int()) : std::nullopt;
+  if (op() == Ops::ADD) {
+    auto s0 = src(0).divide_exact(v);
+    if (!s0) return std::nullopt;
+    auto s1 = src(1).divide_exact(v);
+    if (!s1) return std::nullopt;
+    return *s0 + *s1;
+  }
+  if (op() == Ops::MUL) {
+    auto [fac, c] = pop_const(Ops::MUL);
+    auto [dfac, dc] = v.pop_const(Ops::MUL);
+    if (!c.is_int() || !dc.is_int() || !detail::py_divisible(c.as_int(), dc.as_int())) return std::nullopt;
+    detail::NodeCounter count;
+    for (const UOp& m : fac.split_uop(Ops::MUL)) ++count[m];
+    for (const UOp& m : dfac.split_uop(Ops::MUL)) --count[m];
+    for (const auto& [k, n] : count.items) if (n < 0) return std::nullopt;
+    UOp r = const_like(detail::py_floordiv(c.as_int(), dc.as_int()));
+    for (const auto& [k, n] : count.items)
+      for (std::int64_t j = 0; j < n; ++j) r = r * k;
+    return r;
+  }
+  return std::nullopt;
+}
+
+inline UOp UOp::usum(std::span<const UOp> more) const {
+  UOp r = *this;
+  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r | u) : (r + u);
+  return r;
+}
+inline UOp UOp::uprod(std::span<const UOp> more) const {
+  UOp r = *this;
+  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r & u) : (r * u);
+  return r;
+}
+
+}  // namespace mg
+
+// ---- metagrad/core/alu.hpp ----
+// exec_alu: tinygrad's python_alu + truncate — the value of one ALU op on constant operands.
+// The operands become Python values (bool, unbounded int, float, Invalid), the op runs with Python's
+// semantics (bool arithmetic gives ints, ints never overflow, x//0 is 0 as in tinygrad's helpers),
+// then truncate wraps or rounds the result to the dtype, as tinygrad's exec_alu does.
+
+
+namespace mg {
+
+// op on operands (Args holding int64/double/bool/Invalid, or ArgTuples for vector dtypes).
+// dtype is the result dtype; operand_dtype the operands' (WHERE: of operands 1 and 2), which says
+// how to read them: a uint64 held as its int64 bit pattern, an int for a float dtype.
+// Returns nullopt when the exact result is not representable: a weakint result outside int64 (or,
+// with truncate_output = false, any integer result outside int64/uint64). Ops Python rejects (a
+// float &, a negative shift, THREEFRY and FDIV, which python_alu lacks) throw mg::Error. Where
+// Python raises OverflowError/ValueError instead (math.trunc(inf), 10.0 ** 400.0) the IEEE value
+// (inf, nan) is returned.
+std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output = true);
+
+namespace detail {
+using i128 = __int128;
+using u128 = unsigned __int128;
+
+inline std::string i128_str(i128 v) {
+  u128 m = v < 0 ? u128(0) - u128(v) : u128(v);
+  std::string s;
+  do s.insert(s.begin(), char('0' + int(m % 10))), m /= 10; while (m);
+  return v < 0 ? "-" + s : s;
+}
+
+// A Python value. An int is exact while `exact`; past 128 bits only its low 128 bits are kept, which
+// is all a wraparound to a dtype (64 bits at most) needs.
+struct PyVal {
+  enum Kind : std::uint8_t { Bool, Int, Float, Inv };
+  Kind kind = Int;
+  bool exact = true;
+  i128 i = 0;
+  double f = 0;
+  static PyVal boolean(bool b) { return {Bool, true, b, 0}; }
+  static PyVal integer(i128 v, bool exact = true) { return {Int, exact, v, 0}; }
+  static PyVal real(double d) { return {Float, true, 0, d}; }
+  static PyVal invalid() { return {Inv, true, 0, 0}; }
+  bool is_int() const { return kind == Int || kind == Bool; }  // Python's bool is an int
+  std::string repr() const {
+    if (kind == Bool) return i ? "True" : "False";
+    if (kind == Float) return py_float_repr(f);
+    if (kind == Inv) return "Invalid";
+    return exact ? i128_str(i) : "<int wider than 128 bits>";
+  }
+};
+
+// CPython's float floor division (float_floor_div), for wx != 0
+inline double py_float_floordiv(double vx, double wx) {
+  double mod = std::fmod(vx, wx), div = (vx - mod) / wx;
+  if (mod != 0 && (wx < 0) != (mod < 0)) div -= 1.0;
+  if (div == 0) return std::copysign(0.0, vx / wx);
+  double fl = std::floor(div);
+  return div - fl > 0.5 ? fl + 1.0 : fl;
+}
+
+// 1/n for an int n != 0 (|n| < 2^64), correctly rounded as Python's int true division: a 54-bit quotient
+// 2^k/n, then round half to even on its last bit with the remainder as the sticky bit
+inline double int_reciprocal(i128 n) {
+  const std::uint64_t m = std::uint64_t(n < 0 ? u128(0) - u128(n) : u128(n));
+  const int k = 64 - std::countl_zero(m) + 53;
+  const u128 num = u128(1) << k, q = num / m;
+  const bool sticky = num % m != 0;
+  std::uint64_t r = std::uint64_t(q >> 1);
+  if ((q & 1) && (sticky || (r & 1))) ++r;
+  const double v = std::ldexp(double(r), -(k - 1));
+  return n < 0 ? -v : v;
+}
+
+// python_alu's ops on PyVals, with errors that name the op and the dtype
+struct Alu {
+  Ops op;
+  DType dtype;
+  std::string_view who = "exec_alu";
+  using P = PyVal;
+  static constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Error(std::string(who) + "(" + op_repr(op) + ", " + dtype.repr() + "): " + why);
+  }
+  void need_numbers(const P& a, const P& b, const char* sym) const {
+    if (a.kind == P::Inv || b.kind == P::Inv) fail("unsupported operands (" + a.repr() + " " + sym + " " + b.repr() + ")");
+  }
+  void need_number(const P& a) const {
+    if (a.kind == P::Inv) fail("unsupported operand Invalid");
+  }
+
+  // reading an Arg as the Python value a const of dtype od holds
+  P from_arg(const Arg& a, DType od) const {
+    if (a.is<Invalid>()) return P::invalid();
+    if (a.is_float()) return P::real(a.as_float());
+    if (!a.is_int() && !a.is_bool()) fail("operand " + a.repr() + " is not a number");
+    const std::int64_t n = a.as_int();
+    if (od.is_float()) return P::real(double(n));
+    if (od.is_bool()) return P::boolean(n != 0);
+    if (od.is_int()) return P::integer(od.kind() == Scalar::uint64 ? i128(std::uint64_t(n)) : i128(n));
+    return a.is_bool() ? P::boolean(n != 0) : P::integer(n);
+  }
+  std::optional<Arg> to_arg(const P& v) const {
+    if (v.kind == P::Bool) return Arg(v.i != 0);
+    if (v.kind == P::Float) return Arg(v.f);
+    if (v.kind == P::Inv) return Arg(Invalid{});
+    if (!v.exact) return std::nullopt;
+    if (v.i >= std::numeric_limits<std::int64_t>::min() && v.i <= std::numeric_limits<std::int64_t>::max()) return Arg(std::int64_t(v.i));
+    if (dtype.kind() == Scalar::uint64 && v.i > 0 && v.i <= i128(std::numeric_limits<std::uint64_t>::max()))
+      return Arg(std::int64_t(std::uint64_t(v.i)));  // uint64 keeps its bit pattern, as normalize_const does
+    return std::nullopt;
+  }
+
+  // Python's float(x), bool(x), and the value for comparisons (exact for ints up to 64 bits)
+  double flt(const P& v) const {
+    if (v.kind == P::Float) return v.f;
+    if (v.kind == P::Inv) fail("Invalid is not a number");
+    if (!v.exact) fail("integer too large to convert to float");
+    return double(v.i);
+  }
+  static bool truthy(const P& v) { return v.kind == P::Float ? v.f != 0 : v.kind == P::Inv || v.i != 0 || !v.exact; }
+  static long double cmpval(const P& v) { return v.kind == P::Float ? (long double)v.f : (long double)v.i; }
+  static bool lt(const P& a, const P& b) {  // Invalid < x and x < Invalid are True unless both are Invalid
+    if (a.kind == P::Inv || b.kind == P::Inv) return !(a.kind == P::Inv && b.kind == P::Inv);
+    return (a.kind == P::Float || b.kind == P::Float) ? cmpval(a) < cmpval(b) : a.i < b.i;
+  }
+  static bool eq(const P& a, const P& b) {
+    if (a.kind == P::Inv || b.kind == P::Inv) return a.kind == b.kind;
+    return (a.kind == P::Float || b.kind == P::Float) ? cmpval(a) == cmpval(b) : a.i == b.i;
+  }
+
+  P add(const P& a, const P& b) const {
+    need_numbers(a, b, "+");
+    if (a.kind == P::Float || b.kind == P::Float) return P::real(flt(a) + flt(b));
+    i128 r;
+    const bool o = __builtin_add_overflow(a.i, b.i, &r);
+    return P::integer(r, a.exact && b.exact && !o);
+  }
+  P neg(const P& a) const {
+    need_number(a);
+    if (a.kind == P::Float) return P::real(-a.f);
+    return P::integer(i128(u128(0) - u128(a.i)), a.exact && a.i != std::numeric_limits<i128>::min());
+  }
+  P sub(const P& a, const P& b) const {
+    need_numbers(a, b, "-");
+    return (a.kind == P::Float || b.kind == P::Float) ? P::real(flt(a) - flt(b)) : add(a, neg(b));
+  }
+  P mul(const P& a, const P& b) const {
+    need_numbers(a, b, "*");
+    if (a.kind == P::Float || b.kind == P::Float) return P::real(flt(a) * flt(b));
+    auto mag = [](i128 v) { return v < 0 ? u128(0) - u128(v) : u128(v); };
+    const u128 ma = mag(a.i), mb = mag(b.i), lim = (u128(1) << 127) - ((a.i < 0) == (b.i < 0) ? 1 : 0);
+    const bool exact = (a.exact && a.i == 0) || (b.exact && b.i == 0) || (a.exact && b.exact && mb <= lim / ma);
+    return P::integer(i128(u128(a.i) * u128(b.i)), exact);
+  }
+  P abs(const P& a) const { return a.kind == P::Float ? P::real(std::fabs(a.f)) : a.i < 0 ? neg(a) : P::integer(a.i, a.exact); }
+  // tinygrad's helpers: floordiv/cdiv give 0 for y == 0, so floormod/cmod give x
+  P floordiv(const P& x, const P& y) const {
+    if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
+    need_numbers(x, y, "//");
+    if (x.kind == P::Float || y.kind == P::Float) return P::real(py_float_floordiv(flt(x), flt(y)));
+    const i128 q = x.i / y.i;
+    return P::integer(x.i % y.i != 0 && (x.i < 0) != (y.i < 0) ? q - 1 : q);
+  }
+  P cdiv(const P& x, const P& y) const {
+    if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
+    need_numbers(x, y, "cdiv");
+    // x*y < 0 by the signs for ints: two uint64s' product may not fit 128 bits
+    const bool negative = x.is_int() && y.is_int() ? x.i != 0 && (x.i < 0) != (y.i < 0) : lt(mul(x, y), P::integer(0));
+    return mul(floordiv(abs(x), abs(y)), P::integer(negative ? -1 : 1));
+  }
+  P bitwise(const P& x, const P& y, const char* sym) const {
+    if (!x.is_int() || !y.is_int()) fail(std::string("unsupported operands (") + x.repr() + " " + sym + " " + y.repr() + ")");
+    const i128 r = sym[0] == '^' ? x.i ^ y.i : sym[0] == '|' ? x.i | y.i : x.i & y.i;
+    return x.kind == P::Bool && y.kind == P::Bool ? P::boolean(r != 0) : P::integer(r);
+  }
+  P shift(const P& x, const P& y, bool left) const {
+    const char* sym = left ? "<<" : ">>";
+    if (!x.is_int() || !y.is_int()) fail(std::string("unsupported operands (") + x.repr() + " " + sym + " " + y.repr() + ")");
+    if (y.i < 0) fail("negative shift count (" + x.repr() + " " + sym + " " + y.repr() + ")");
+    if (!left) return P::integer(y.i >= 127 ? (x.i < 0 ? -1 : 0) : x.i >> int(y.i));
+    if (y.i >= 128) return P::integer(0, x.i == 0);
+    const int s = int(y.i);
+    const i128 w = i128(u128(x.i) << s);
+    return P::integer(w, x.i == 0 || (s <= 127 && (w >> s) == x.i));
+  }
+  // tinygrad's safe_pow: 0 ** -y is inf, a complex result is nan. Exact ints for int ** non-negative int.
+  P pow(const P& x, const P& y) const {
+    need_numbers(x, y, "**");
+    if (x.is_int() && y.is_int() && y.i >= 0) {
+      P r = P::integer(1), base = P::integer(x.i);
+      for (i128 e = y.i; e; e >>= 1) {
+        if (e & 1) r = mul(r, base);
+        if (e > 1) base = mul(base, base);
+      }
+      return r;
+    }
+    const double a = flt(x), b = flt(y);
+    return P::real(a == 0 && b < 0 ? inf : std::pow(a, b));
+  }
+
+  P apply(std::span<const P> v) const {
+    const P& x = v[0];
+    const P& y = v[v.size() > 1 ? 1 : 0];
+    switch (op) {
+      case Ops::EXP2: return pow(P::integer(2), x);  // safe_exp2: 2 ** x, overflow to inf
+      case Ops::LOG2: need_number(x); return P::real(cmpval(x) > 0 ? std::log2(flt(x)) : cmpval(x) == 0 ? -inf : nan);
+      case Ops::SQRT: need_number(x); return P::real(cmpval(x) >= 0 ? std::sqrt(flt(x)) : nan);
+      case Ops::RECIPROCAL:
+        need_number(x);
+        if (cmpval(x) == 0) return P::real(std::copysign(inf, flt(x)));
+        if (x.kind == P::Float) return P::real(1.0 / x.f);
+        return P::real(int_reciprocal(x.i));
+      case Ops::SIN: need_number(x); return P::real(x.kind == P::Float && std::isinf(x.f) ? nan : std::sin(flt(x)));
+      case Ops::NEG: return neg(x);
+      // math.trunc gives a Python int, so -0.5 truncates to +0.0
+      case Ops::TRUNC: need_number(x); return x.kind == P::Float ? P::real(std::trunc(x.f) + 0.0) : P::integer(x.i);
+      case Ops::ADD: return add(x, y);
+      case Ops::SUB: return sub(x, y);
+      case Ops::MUL: return mul(x, y);
+      case Ops::CMPNE: return P::boolean(!eq(x, y));
+      case Ops::CMPEQ: return P::boolean(eq(x, y));
+      case Ops::CMPLT: return P::boolean(lt(x, y));
+      case Ops::XOR: return bitwise(x, y, "^");
+      case Ops::OR: return bitwise(x, y, "|");
+      case Ops::AND: return bitwise(x, y, "&");
+      case Ops::SHR: return shift(x, y, false);
+      case Ops::SHL: return shift(x, y, true);
+      case Ops::MAX: return lt(x, y) ? y : x;  // Python's max keeps the first of equals
+      case Ops::CDIV: return cdiv(x, y);
+      case Ops::CMOD: return sub(x, mul(cdiv(x, y), y));
+      case Ops::FLOORDIV: return floordiv(x, y);
+      case Ops::FLOORMOD: return sub(x, mul(floordiv(x, y), y));
+      case Ops::POW: return pow(x, y);
+      case Ops::MULACC: return add(mul(x, y), v[2]);
+      case Ops::WHERE: return truthy(x) ? y : v[2];
+      default: fail("no constant evaluation (tinygrad's python_alu has no entry for it)");
+    }
+  }
+
+  // tinygrad's truncate[dtype]: bool(x), a float format's rounding, ctypes' int wraparound; none for weakint
+  P truncate(const P& v) const {
+    const DType s = dtype.scalar();
+    if (s.is_bool()) return P::boolean(truthy(v));
+    if (s.is_float()) return P::real(truncate_float(s, flt(v)));
+    if (!s.is_int() || s == dtypes::weakint) return v;
+    if (!v.is_int()) fail("cannot truncate " + v.repr() + " to " + s.repr() + " (an int is expected)");
+    const std::int64_t w = truncate_int(s, std::int64_t(std::uint64_t(u128(v.i))));
+    return P::integer(s.kind() == Scalar::uint64 ? i128(std::uint64_t(w)) : i128(w));
+  }
+};
+
+// tinygrad's CAST of a value: truncate[dtype](dtype.const(x)). A float becomes an int by truncating
+// toward zero (nan and inf have no int), anything becomes a bool as x != 0. Invalid stays Invalid.
+inline Arg cast_value(const Arg& x, DType from, DType to, std::string_view who = "cast") {
+  if (x.is_tuple()) {
+    ArgTuple out;
+    for (const Arg& e : x.as_tuple()) out.push_back(cast_value(e, from.scalar(), to.scalar(), who));
+    return Arg(std::move(out));
+  }
+  if (x.is<Invalid>()) return x;
+  const Alu alu{Ops::CAST, to.scalar(), who};
+  PyVal v = alu.from_arg(x, from.scalar());
+  if (to.is_bool()) v = PyVal::boolean(Alu::truthy(v));
+  else if (to.is_float()) v = PyVal::real(alu.flt(v));
+  else if (to.is_int() && v.kind == PyVal::Float) {
+    if (!std::isfinite(v.f)) alu.fail("cannot convert " + v.repr() + " to an integer");
+    // past 2^127 keep the low 128 bits: fmod is exact
+    double r = std::fmod(std::trunc(v.f), 0x1p128);
+    if (r >= 0x1p127) r -= 0x1p128;
+    else if (r < -0x1p127) r += 0x1p128;
+    v = PyVal::integer(i128(r), std::fabs(v.f) < 0x1p127);
+  } else if (to.is_int()) v = PyVal::integer(v.i, v.exact);
+  if (auto r = alu.to_arg(alu.truncate(v))) return *r;
+  alu.fail(v.repr() + " overflows int64");
+}
+
+// IEEE half bits of a double (rounded to half first) and back
+inline std::uint16_t half_bits(double x) {
+  x = truncate_float(dtypes::float16, x);
+  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(x);
+  if (std::isnan(x)) return sign | 0x7e00;
+  if (std::isinf(x)) return sign | 0x7c00;
+  if (a < 0x1p-14) return sign | std::uint16_t(a * 0x1p24);  // subnormal (or zero)
+  int e;
+  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  return std::uint16_t(sign | (e + 14) << 10 | std::uint16_t((m * 2 - 1) * 1024));
+}
+inline double half_value(std::uint16_t b) {
+  const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
+  const double v = e == 0x1f ? (m ? Alu::nan : Alu::inf) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  return (b & 0x8000) ? -v : v;
+}
+
+// tinygrad's bitcast(x, in_dtype, out_dtype): pack the values in their storage format, unpack as the other
+inline Arg bitcast_value(const Arg& x, DType in, DType out) {
+  const DType is = in.scalar(), os = out.scalar();
+  auto fail = [&](const std::string& why) -> void {
+    throw Error("bitcast(" + x.repr() + ", " + in.repr() + ", " + out.repr() + "): " + why);
+  };
+  if (is == dtypes::weakint || os == dtypes::weakint || is.kind() == Scalar::void_ || os.kind() == Scalar::void_)
+    fail("no storage format");
+  if (in.itemsize() != out.itemsize()) fail("itemsize mismatch");
+  std::vector<Arg> vals = in.count == 1 ? std::vector<Arg>{x} : x.is_tuple() ? x.as_tuple() : std::vector<Arg>{};
+  if (int(vals.size()) != in.count) fail("expected " + std::to_string(in.count) + " values");
+  std::vector<std::uint8_t> bytes;
+  const int isz = is.itemsize(), osz = os.itemsize();
+  for (const Arg& v : vals) {
+    if (!v.is_number()) fail(v.repr() + " is not a number");
+    std::uint64_t b = 0;
+    switch (is.kind()) {
+      case Scalar::bool_: b = v.is_float() ? v.as_float() != 0 : v.as_int() != 0; break;
+      case Scalar::float16: b = half_bits(v.as_float()); break;
+      case Scalar::bfloat16: b = std::bit_cast<std::uint32_t>(float(truncate_float(is, v.as_float()))) >> 16; break;
+      case Scalar::fp8e4m3: case Scalar::fp8e5m2: b = detail::float_to_fp8(v.as_float(), is.kind()); break;
+      case Scalar::float32: b = std::bit_cast<std::uint32_t>(float(v.as_float())); break;
+      case Scalar::float64: b = std::bit_cast<std::uint64_t>(v.as_float()); break;
+      default:
+        if (v.is_float()) fail("an int is expected, got " + v.repr());
+        b = std::uint64_t(v.as_int());
+    }
+    for (int k = 0; k < isz; ++k) bytes.push_back(std::uint8_t(b >> (8 * k)));  // little endian, as struct's native order here
+  }
+  ArgTuple res;
+  for (std::size_t off = 0; off + std::size_t(osz) <= bytes.size(); off += std::size_t(osz)) {
+    std::uint64_t b = 0;
+    for (int k = 0; k < osz; ++k) b |= std::uint64_t(bytes[off + std::size_t(k)]) << (8 * k);
+    switch (os.kind()) {
+      case Scalar::bool_: res.emplace_back(b != 0); break;
+      case Scalar::float16: res.emplace_back(half_value(std::uint16_t(b))); break;
+      case Scalar::bfloat16: res.emplace_back(double(std::bit_cast<float>(std::uint32_t(b << 16)))); break;
+      case Scalar::fp8e4m3: case Scalar::fp8e5m2: res.emplace_back(detail::fp8_to_float(std::uint8_t(b), os.kind())); break;
+      case Scalar::float32: res.emplace_back(double(std::bit_cast<float>(std::uint32_t(b)))); break;
+      case Scalar::float64: res.emplace_back(std::bit_cast<double>(b)); break;
+      default: res.emplace_back(truncate_int(os, std::int64_t(b)));
+    }
+  }
+  return out.count == 1 ? res[0] : Arg(std::move(res));
+}
+}  // namespace detail
+
+inline std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output) {
+  const detail::Alu alu{op, dtype};
+  if (dtype.count > 1) {  // elementwise, a scalar operand broadcast; tinygrad truncates each element
+    ArgTuple out;
+    std::vector<Arg> elems(operands.size());
+    for (int k = 0; k < dtype.count; ++k) {
+      for (std::size_t j = 0; j < operands.size(); ++j) {
+        if (operands[j].is_tuple() && int(operands[j].size()) != dtype.count)
+          alu.fail("operand " + operands[j].repr() + " does not have " + std::to_string(dtype.count) + " elements");
+        elems[j] = operands[j].is_tuple() ? operands[j][std::size_t(k)] : operands[j];
+      }
+      auto r = exec_alu(op, dtype.scalar(), elems, operand_dtype.scalar());
+      if (!r) return std::nullopt;
+      out.push_back(std::move(*r));
+    }
+    return Arg(std::move(out));
+  }
+  if (!GroupOp::ALU.contains(op)) alu.fail("not an ALU op");
+  if (op == Ops::THREEFRY || op == Ops::FDIV) alu.fail("no constant evaluation (tinygrad's python_alu has no entry for it)");
+  if (int(operands.size()) != op_arity(op))
+    alu.fail("takes " + std::to_string(op_arity(op)) + " operands, got " + std::to_string(operands.size()));
+  if (dtype == dtypes::weakint && GroupOp::Binary.contains(op))
+    for (const Arg& a : operands) if (a.is<Invalid>()) return Arg(Invalid{});
+  std::array<detail::PyVal, 3> v;
+  for (std::size_t j = 0; j < operands.size(); ++j) {
+    if (operands[j].is_tuple()) alu.fail("operand " + operands[j].repr() + " is a tuple but the dtype is a scalar");
+    v[j] = alu.from_arg(operands[j], op == Ops::WHERE && j == 0 ? dtypes::void_ : operand_dtype.scalar());
+  }
+  detail::PyVal r = alu.apply(std::span<const detail::PyVal>(v.data(), operands.size()));
+  return alu.to_arg(truncate_output ? alu.truncate(r) : r);
+}
+
+}  // namespace mg
+
+// ---- metagrad/core/eval.hpp ----
+// evaluate: the value of a constant expression graph, given values for its variables. ALU ops run
+// through exec_alu, so the values are exactly what tinygrad's constant folding would give.
+// Iterative (sources first, in toposort order) and memoized per node.
+#include <map>
+
+
+namespace mg {
+
+// Values: int64 (uint64 as its bit pattern), double, bool, Invalid; a tuple for a vector dtype.
+// A variable takes its value from vars, else from a BIND of it in the graph.
+// Throws mg::Error for a variable with no value or one outside its [min, max], an integer result
+// that overflows int64 in a weakint op, and ops that have no value (anything but CONST, DEFINE_VAR,
+// BIND, CAST, BITCAST, STACK, GEP and the ALU ops).
+inline Arg evaluate(const UOp& u, const std::map<std::string, Arg>& vars) {
+  if (!u) throw Error("evaluate: null UOp");
+  const std::vector<UOp> topo = u.toposort();
+  // a BIND gives its variable's value (tinygrad's var_vals), here and wherever else the variable is used
+  std::map<std::string, Arg> bound;
+  for (const UOp& n : topo)
+    if (n.op() == Ops::BIND && n.nsrc() == 2 && n.src(0).op() == Ops::DEFINE_VAR && n.src(1).op() == Ops::CONST)
+      bound.emplace(n.src(0).expr(), n.src(1).arg());
+  detail::PtrMap<Arg> memo(topo.size());
+  std::vector<Arg> operands;
+  for (const UOp& n : topo) {
+    auto val = [&](std::size_t i) -> const Arg& { return *memo.find(n.src(i).node()); };
+    const Ops op = n.op();
+    const DType dt = n.dtype();
+    Arg r;
+    if (op == Ops::CONST) {
+      r = n.arg();
+      if (dt.count > 1 && !r.is_tuple()) r = Arg(ArgTuple(std::size_t(dt.count), r));
+    } else if (op == Ops::DEFINE_VAR) {
+      const std::string& name = n.expr();
+      auto it = vars.find(name);
+      if (it == vars.end() && (it = bound.find(name)) == bound.end()) throw Error("evaluate: no value for variable " + py_str_repr(name));
+      const Arg &lo = n.arg()[1], &hi = n.arg()[2];
+      const detail::Alu alu{Ops::DEFINE_VAR, dt, "evaluate"};
+      const detail::PyVal v = alu.from_arg(it->second, dt);
+      if (v.kind == detail::PyVal::Inv || detail::Alu::lt(v, alu.from_arg(lo, dt)) || detail::Alu::lt(alu.from_arg(hi, dt), v))
+        throw Error("evaluate: variable " + py_str_repr(name) + " = " + it->second.repr() + " is outside [" + lo.repr() + ", " +
+                    hi.repr() + "]");
+      r = normalize_const(dt, it->second);
+    } else if (op == Ops::BIND) {
+      r = val(1);
+    } else if (op == Ops::CAST) {
+      r = detail::cast_value(val(0), n.src(0).dtype(), dt, "evaluate");
+    } else if (op == Ops::BITCAST) {
+      r = detail::bitcast_value(val(0), n.src(0).dtype(), dt);
+    } else if (op == Ops::STACK) {
+      ArgTuple t;
+      for (std::size_t i = 0; i < n.nsrc(); ++i) t.push_back(val(i));
+      r = Arg(std::move(t));
+    } else if (op == Ops::GEP) {
+      const Arg& v = val(0);
+      ArgTuple t;
+      for (const Arg& i : n.arg().as_tuple()) t.push_back(v.is_tuple() ? v[std::size_t(i.as_int())] : v);
+      r = t.size() == 1 ? t[0] : Arg(std::move(t));
+    } else if (GroupOp::ALU.contains(op)) {
+      operands.clear();
+      for (std::size_t i = 0; i < n.nsrc(); ++i) operands.push_back(val(i));
+      const DType od = n.src(op == Ops::WHERE && n.nsrc() > 1 ? 1 : 0).dtype();
+      auto res = exec_alu(op, dt, operands, od);
+      if (!res) {
+        std::string args;
+        for (const Arg& a : operands) args += (args.empty() ? "" : ", ") + a.repr();
+        throw Error("evaluate: " + op_repr(op) + " on " + dt.repr() + " of (" + args + ") overflows int64");
+      }
+      r = std::move(*res);
+    } else {
+      throw Error("evaluate: " + op_repr(op) + " (" + dt.repr() + ") has no value");
+    }
+    memo.set(n.node(), std::move(r));
+  }
+  return *memo.find(u.node());
+}
+
+}  // namespace mg
+
+// ---- metagrad/core/fixed_string.hpp ----
+// A string usable as a template argument: var<"x"> names a capture at compile time.
+
+namespace mg {
+
+template <std::size_t N>
+struct fixed_string {
+  char data[N]{};
+  constexpr fixed_string(const char (&s)[N]) { std::copy_n(s, N, data); }
+  constexpr std::string_view view() const { return {data, N - 1}; }
+  constexpr std::size_t size() const { return N - 1; }
+  constexpr bool empty() const { return N == 1; }
+  template <std::size_t M>
+  constexpr bool operator==(const fixed_string<M>& o) const { return view() == o.view(); }
+};
+
+}  // namespace mg
+
+// ---- metagrad/core/json.hpp ----
+// Json: a small JSON value (null, bool, number, string, array, object) with a reader and a compact writer,
+// for tool input/output and safetensors headers. Integral numbers that fit stay exact int64s, other
+// numbers are doubles; objects keep insertion order (a repeated key keeps its first place, last value).
+#include <unordered_map>
+
+
+namespace mg {
+
+class Json {
+ public:
+  using Array = std::vector<Json>;
+  using Object = std::vector<std::pair<std::string, Json>>;
+
+  Json() = default;
+  Json(std::nullptr_t) {}
+  Json(bool b) : v_(b) {}
+  template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
+  Json(I i) {
+    if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t))
+      if (i > std::uint64_t(INT64_MAX)) { v_ = double(i); return; }
+    v_ = std::int64_t(i);
+  }
+  Json(double d) : v_(d) {}
+  Json(const char* s) : v_(std::string(s)) {}
+  Json(std::string s) : v_(std::move(s)) {}
+  Json(std::string_view s) : v_(std::string(s)) {}
+  Json(Array a) : v_(std::move(a)) {}
+  Json(Object o) : v_(std::move(o)) {}
+  static Json array(std::initializer_list<Json> xs = {}) { return Json(Array(xs)); }
+  static Json object(std::initializer_list<std::pair<std::string, Json>> kv = {}) {
+    Json j{Object{}};
+    for (const auto& [k, v] : kv) j.set(k, v);
+    return j;
+  }
+
+  bool is_null() const { return v_.index() == 0; }
+  bool is_bool() const { return v_.index() == 1; }
+  bool is_int() const { return v_.index() == 2; }
+  bool is_double() const { return v_.index() == 3; }
+  bool is_number() const { return is_int() || is_double(); }
+  bool is_string() const { return v_.index() == 4; }
+  bool is_array() const { return v_.index() == 5; }
+  bool is_object() const { return v_.index() == 6; }
+  // "null", "bool", "integer", "number", "string", "array", "object"
+  const char* type_name() const {
+    static constexpr const char* names[] = {"null", "bool", "integer", "number", "string", "array", "object"};
+    return names[v_.index()];
+  }
+
+  bool as_bool() const { return get<bool>("a bool"); }
+  std::int64_t as_int() const { return get<std::int64_t>("an integer"); }
+  double as_double() const { return is_int() ? double(std::get<std::int64_t>(v_)) : get<double>("a number"); }
+  const std::string& as_string() const { return get<std::string>("a string"); }
+  const Array& as_array() const { return get<Array>("an array"); }
+  Array& as_array() { return const_cast<Array&>(std::as_const(*this).as_array()); }
+  const Object& as_object() const { return get<Object>("an object"); }
+  Object& as_object() { return const_cast<Object&>(std::as_const(*this).as_object()); }
+
+  // elements of an array or members of an object; 0 for anything else
+  std::size_t size() const { return is_array() ? as_array().size() : is_object() ? as_object().size() : 0; }
+  // the member named key, or nullptr when there is none (or this is not an object)
+  const Json* find(std::string_view key) const {
+    if (!is_object()) return nullptr;
+    for (const auto& [k, v] : as_object())
+      if (k == key) return &v;
+    return nullptr;
+  }
+  const Json& operator[](std::string_view key) const {
+    if (const Json* j = find(key)) return *j;
+    throw Error(is_object() ? "Json: no member \"" + std::string(key) + "\"" : std::string("Json: expected an object, got ") + type_name());
+  }
+  const Json& operator[](std::size_t i) const {
+    const Array& a = as_array();
+    if (i >= a.size()) throw Error("Json: index " + std::to_string(i) + " out of range for an array of " + std::to_string(a.size()));
+    return a[i];
+  }
+  Json& set(std::string key, Json value) {  // a repeated key replaces the value in place
+    Object& o = as_object();
+    for (auto& [k, v] : o)
+      if (k == key) return v = std::move(value);
+    return o.emplace_back(std::move(key), std::move(value)).second;
+  }
+  Json& push_back(Json value) { return as_array().emplace_back(std::move(value)); }
+
+  // compact JSON; non-finite doubles, which JSON cannot hold, are written as null
+  std::string dump() const {
+    std::string out;
+    dump_to(out);
+    return out;
+  }
+  void dump_to(std::string& out) const;
+  static void dump_string(std::string& out, std::string_view s);
+
+  // numbers compare by value (1 == 1.0), objects by their members in order
+  friend bool operator==(const Json& a, const Json& b) {
+    if (a.is_number() && b.is_number() && a.is_int() != b.is_int()) return a.as_double() == b.as_double();
+    return a.v_ == b.v_;
+  }
+
+ private:
+  template <class T> const T& get(const char* what) const {
+    if (const T* p = std::get_if<T>(&v_)) return *p;
+    throw Error(std::string("Json: expected ") + what + ", got " + type_name());
+  }
+  std::variant<std::nullptr_t, bool, std::int64_t, double, std::string, Array, Object> v_;
+};
+
+inline void Json::dump_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static constexpr char hex[] = "0123456789abcdef";
+          out += "\\u00";
+          out += hex[(c >> 4) & 0xf];
+          out += hex[c & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+inline void Json::dump_to(std::string& out) const {
+  switch (v_.index()) {
+    case 0: out += "null"; break;
+    case 1: out += std::get<bool>(v_) ? "true" : "false"; break;
+    case 2: out += std::to_string(std::get<std::int64_t>(v_)); break;
+    case 3: {
+      double d = std::get<double>(v_);
+      if (!std::isfinite(d)) { out += "null"; break; }
+      char buf[32];
+      auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest form that reads back exactly
+      std::string_view s(buf, std::size_t(r.ptr - buf));
+      out += s;
+      if (s.find_first_of(".e") == std::string_view::npos) out += ".0";  // stays a double when read back
+      break;
+    }
+    case 4: dump_string(out, std::get<std::string>(v_)); break;
+    case 5: {
+      out += '[';
+      bool first = true;
+      for (const Json& x : std::get<Array>(v_)) {
+        if (!first) out += ',';
+        first = false;
+        x.dump_to(out);
+      }
+      out += ']';
+      break;
+    }
+    default: {
+      out += '{';
+      bool first = true;
+      for (const auto& [k, v] : std::get<Object>(v_)) {
+        if (!first) out += ',';
+        first = false;
+        dump_string(out, k);
+        out += ':';
+        v.dump_to(out);
+      }
+      out += '}';
+    }
+  }
+}
+
+namespace detail {
+
+class JsonReader {
+ public:
+  static constexpr int max_depth = 1000;
+  explicit JsonReader(std::string_view s) : s_(s) {}
+
+  Json read() {
+    Json j = value(0);
+    skip_ws();
+    if (at_ != s_.size()) fail("unexpected " + what_here() + " after the value");
+    return j;
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t at_ = 0;
+
+  [[noreturn]] void fail(const std::string& what) const { fail_at(at_, what); }
+  [[noreturn]] void fail_at(std::size_t pos, const std::string& what) const {
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < pos && i < s_.size(); ++i) s_[i] == '\n' ? (++line, col = 1) : ++col;
+    throw Error("parse_json: " + what + " at offset " + std::to_string(pos) + " (line " + std::to_string(line) + ", column " +
+                std::to_string(col) + ")");
+  }
+  std::string what_here() const {
+    if (at_ >= s_.size()) return "end of input";
+    unsigned char c = static_cast<unsigned char>(s_[at_]);
+    if (c < 0x20 || c >= 0x7f) {
+      static constexpr char hex[] = "0123456789abcdef";
+      return std::string("byte 0x") + hex[c >> 4] + hex[c & 0xf];
+    }
+    return "'" + std::string(1, char(c)) + "'";
+  }
+  void skip_ws() {
+    while (at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\t' || s_[at_] == '\n' || s_[at_] == '\r')) ++at_;
+  }
+  bool eat(char c) {
+    skip_ws();
+    if (at_ < s_.size() && s_[at_] == c) return ++at_, true;
+    return false;
+  }
+  void expect(char c, const char* context) {
+    if (!eat(c)) fail(std::string("expected '") + c + "' " + context + ", got " + what_here());
+  }
+  bool word(std::string_view w) {
+    if (s_.substr(at_, w.size()) != w) return false;
+    at_ += w.size();
+    return true;
+  }
+
+  Json value(int depth) {
+    skip_ws();
+    if (at_ >= s_.size()) fail("expected a value, got end of input");
+    switch (s_[at_]) {
+      case '{': return object(depth);
+      case '[': return array(depth);
+      case '"': return Json(string());
+      case 't': if (word("true")) return Json(true); break;
+      case 'f': if (word("false")) return Json(false); break;
+      case 'n': if (word("null")) return Json(); break;
+      default:
+        if (s_[at_] == '-' || (s_[at_] >= '0' && s_[at_] <= '9')) return number();
+    }
+    fail("expected a value, got " + what_here());
+  }
+  void enter(int depth) const {
+    if (depth >= max_depth) fail("arrays and objects nested deeper than " + std::to_string(max_depth) + " levels");
+  }
+  Json array(int depth) {
+    enter(depth);
+    ++at_;
+    Json::Array a;
+    if (eat(']')) return Json(std::move(a));
+    do a.push_back(value(depth + 1));
+    while (eat(','));
+    expect(']', "or ',' in an array");
+    return Json(std::move(a));
+  }
+  Json object(int depth) {
+    enter(depth);
+    ++at_;
+    Json::Object o;
+    std::unordered_map<std::string_view, std::size_t> index;  // only for big objects: keeps repeated keys O(n)
+    if (eat('}')) return Json(std::move(o));
+    do {
+      skip_ws();
+      if (at_ >= s_.size() || s_[at_] != '"') fail("expected a string key in an object, got " + what_here());
+      std::string key = string();
+      expect(':', "after an object key");
+      Json v = value(depth + 1);
+      std::size_t found = o.size();
+      if (o.size() < 32) {
+        for (std::size_t i = 0; i < o.size(); ++i)
+          if (o[i].first == key) found = i;
+      } else {
+        if (index.empty())
+          for (std::size_t i = 0; i < o.size(); ++i) index.emplace(o[i].first, i);
+        if (auto it = index.find(key); it != index.end()) found = it->second;
+      }
+      if (found < o.size()) {
+        o[found].second = std::move(v);
+      } else {
+        o.emplace_back(std::move(key), std::move(v));
+        if (!index.empty()) {  // the vector may have moved its strings: rebuild the views
+          index.clear();
+          for (std::size_t i = 0; i < o.size(); ++i) index.emplace(o[i].first, i);
+        }
+      }
+    } while (eat(','));
+    expect('}', "or ',' in an object");
+    return Json(std::move(o));
+  }
+  unsigned hex4() {
+    if (s_.size() - at_ < 4) fail("expected 4 hex digits after \\u");
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i, ++at_) {
+      char c = s_[at_];
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0) fail("expected 4 hex digits after \\u, got " + what_here());
+      v = v * 16 + unsigned(d);
+    }
+    return v;
+  }
+  static void utf8(std::string& out, unsigned cp) {
+    if (cp < 0x80) {
+      out += char(cp);
+    } else if (cp < 0x800) {
+      out += char(0xc0 | (cp >> 6)), out += char(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      out += char(0xe0 | (cp >> 12)), out += char(0x80 | ((cp >> 6) & 0x3f)), out += char(0x80 | (cp & 0x3f));
+    } else {
+      out += char(0xf0 | (cp >> 18)), out += char(0x80 | ((cp >> 12) & 0x3f));
+      out += char(0x80 | ((cp >> 6) & 0x3f)), out += char(0x80 | (cp & 0x3f));
+    }
+  }
+  std::string string() {
+    const std::size_t start = at_++;
+    std::string out;
+    for (;;) {
+      if (at_ >= s_.size()) fail_at(start, "unterminated string");
+      const char c = s_[at_];
+      if (c == '"') { ++at_; return out; }
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character (" + what_here() + ") in a string: write it as an escape");
+      if (c != '\\') { out += c; ++at_; continue; }
+      const std::size_t esc = at_++;
+      if (at_ >= s_.size()) fail_at(start, "unterminated string");
+      switch (s_[at_++]) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          unsigned cp = hex4();
+          if (cp >= 0xdc00 && cp <= 0xdfff) fail_at(esc, "lone low surrogate \\u" + std::string(s_.substr(esc + 2, 4)));
+          if (cp >= 0xd800 && cp <= 0xdbff) {
+            if (s_.substr(at_, 2) != "\\u") fail_at(esc, "high surrogate \\u" + std::string(s_.substr(esc + 2, 4)) + " without a low surrogate");
+            at_ += 2;
+            unsigned lo = hex4();
+            if (lo < 0xdc00 || lo > 0xdfff) fail_at(esc, "high surrogate \\u" + std::string(s_.substr(esc + 2, 4)) + " without a low surrogate");
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+          }
+          utf8(out, cp);
+          break;
+        }
+        default: --at_; fail_at(esc, "invalid escape \\" + std::string(1, s_[at_]) + " in a string");
+      }
+    }
+  }
+  // a valid number a double cannot hold: +-inf when too big, +-0 when too small, as Python's json reads them
+  static double out_of_range(std::string_view num) {
+    const bool neg = num[0] == '-';
+    const std::size_t e_pos = std::min(num.find_first_of("eE"), num.size());
+    const std::string_view mant = num.substr(neg, e_pos - neg);
+    long long exp = 0;
+    if (e_pos < num.size()) {
+      std::string_view x = num.substr(e_pos + 1);
+      const bool eneg = x[0] == '-';
+      if (x[0] == '-' || x[0] == '+') x.remove_prefix(1);
+      if (std::from_chars(x.data(), x.data() + x.size(), exp).ec != std::errc()) exp = 1LL << 40;
+      if (eneg) exp = -exp;
+    }
+    const long long int_digits = (long long)std::min(mant.find('.'), mant.size());
+    const long long first = (long long)std::min(mant.find_first_not_of("0."), mant.size());
+    const bool big = (first < int_digits ? int_digits - first : int_digits - first + 1) + exp > 0;  // 10^(that-1) <= |x|
+    return big ? (neg ? -HUGE_VAL : HUGE_VAL) : (neg ? -0.0 : 0.0);
+  }
+  Json number() {
+    const std::size_t start = at_;
+    auto digits = [&] {
+      std::size_t b = at_;
+      while (at_ < s_.size() && s_[at_] >= '0' && s_[at_] <= '9') ++at_;
+      return at_ - b;
+    };
+    if (s_[at_] == '-') ++at_;
+    const std::size_t int_start = at_;
+    if (digits() == 0) fail("expected a digit in a number, got " + what_here());
+    if (s_[int_start] == '0' && at_ - int_start > 1) fail_at(int_start, "leading zero in a number");
+    bool integral = true;
+    if (at_ < s_.size() && s_[at_] == '.') {
+      ++at_, integral = false;
+      if (digits() == 0) fail("expected a digit after '.' in a number, got " + what_here());
+    }
+    if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
+      ++at_, integral = false;
+      if (at_ < s_.size() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
+      if (digits() == 0) fail("expected a digit in a number's exponent, got " + what_here());
+    }
+    const char *b = s_.data() + start, *e = s_.data() + at_;
+    if (integral) {
+      std::int64_t i;
+      if (auto r = std::from_chars(b, e, i); r.ec == std::errc() && r.ptr == e) return Json(i);
+    }
+    double d;
+    auto r = std::from_chars(b, e, d);
+    if (r.ec == std::errc::result_out_of_range) return Json(out_of_range(std::string_view(b, std::size_t(e - b))));
+    if (r.ec != std::errc() || r.ptr != e) fail_at(start, "bad number");
+    return Json(d);
+  }
+};
+
+}  // namespace detail
+
+// JSON text to a Json value; bad input throws mg::Error naming the offset, line and column
+inline Json parse_json(std::string_view text) { return detail::JsonReader(text).read(); }
+
+}  // namespace mg
+
 // ---- metagrad/pattern/graph_rewrite.hpp ----
 // graph_rewrite: apply a rule set to a whole graph, memoized, to a fixed point, iteratively.
 //
@@ -1965,15 +3326,28 @@ template <class T> struct ArgIs { T v; };
 struct NoTag {};
 template <class T> struct TagIs { T v; };
 
+// A minimal tuple for a pattern's sources: an aggregate with one base per element. std::tuple's
+// constructor constraints cost seconds of compile time over a rule set of a hundred patterns.
+namespace detail {
+template <std::size_t I, class T> struct TupLeaf { T v; };
+template <class Seq, class... T> struct TupBase;
+template <std::size_t... I, class... T> struct TupBase<std::index_sequence<I...>, T...> : TupLeaf<I, T>... {};
+}  // namespace detail
+template <class... T> struct Tup : detail::TupBase<std::index_sequence_for<T...>, T...> {
+  static constexpr std::size_t size = sizeof...(T);
+};
+template <std::size_t I, class T> constexpr const T& tget(const detail::TupLeaf<I, T>& l) { return l.v; }
+template <class... T> constexpr Tup<T...> make_tup(T... v) { return {{{v}...}}; }
+
 // ---- how a pattern's sources are given ----
 struct NoSrc {};                                           // src=None: any sources
-template <class... P> struct Ordered { std::tuple<P...> p; };   // src=(a, b): in this order
-template <class... P> struct Permuted { std::tuple<P...> p; };  // src=[a, b]: in any order
+template <class... P> struct Ordered { Tup<P...> p; };   // src=(a, b): in this order
+template <class... P> struct Permuted { Tup<P...> p; };  // src=[a, b]: in any order
 template <class P> struct Repeated { P p; };                    // src=a: every source matches a
 struct etc_t {};                                           // trailing marker: allow_any_len
 inline constexpr etc_t etc{};
 
-template <class... P> constexpr Permuted<P...> any_order(P... p) { return {{p...}}; }
+template <class... P> constexpr Permuted<P...> any_order(P... p) { return {make_tup(p...)}; }
 template <class P> constexpr Repeated<P> repeat(P p) { return {p}; }
 
 namespace detail {
@@ -2049,9 +3423,9 @@ inline std::string opset_str(OpSet o) {
   return s + ")";
 }
 template <class P> std::string pattern_str(const P& p);
-template <class... P, std::size_t... I> std::string srcs_str(const std::tuple<P...>& t, std::index_sequence<I...>) {
+template <class... P, std::size_t... I> std::string srcs_str(const Tup<P...>& t, std::index_sequence<I...>) {
   std::string s;
-  ((s += (I ? ", " : "") + pattern_str(std::get<I>(t))), ...);
+  ((s += (I ? ", " : "") + pattern_str(tget<I>(t))), ...);
   return s;
 }
 }  // namespace detail
@@ -2139,10 +3513,10 @@ struct Pat {
 
   // sources in the given order, each continuing into the next
   template <class Names, std::size_t I, class N, class C, class K, class... P>
-  static constexpr bool match_seq(const std::tuple<P...>& ps, const N& n, const std::array<std::size_t, sizeof...(P)>& perm,
+  static constexpr bool match_seq(const Tup<P...>& ps, const N& n, const std::array<std::size_t, sizeof...(P)>& perm,
                                   C& caps, K& k) {
     if constexpr (I == sizeof...(P)) return k();
-    else return std::get<I>(ps).template match<Names>(n.src(perm[I]), caps,
+    else return tget<I>(ps).template match<Names>(n.src(perm[I]), caps,
                                                       [&] { return match_seq<Names, I + 1>(ps, n, perm, caps, k); });
   }
   template <class Names, class N, class C, class K, class P>
@@ -2161,7 +3535,7 @@ struct Pat {
     if constexpr (std::is_same_v<Src, NoSrc>) return k();
     else if constexpr (detail::is_repeated<Src>) return match_rep<Names>(src.p, n, 0, caps, k);
     else {
-      constexpr std::size_t M = std::tuple_size_v<decltype(src.p)>;
+      constexpr std::size_t M = decltype(src.p)::size;
       if (AnyLen ? n.nsrc() < M : n.nsrc() != M) return false;
       if constexpr (detail::is_permuted<Src>) {
         // every ordering of the sources, first to last (tinygrad's itertools.permutations order),
@@ -2180,15 +3554,17 @@ struct Pat {
 // tinygrad's UPat.any: the first alternative that matches (and whose rule accepts) wins
 template <class... Alts>
 struct AnyOf {
-  std::tuple<Alts...> alts;
+  Tup<Alts...> alts;
   using names = detail::names_of<AnyOf>;
   template <class Names, class N, class C, class K>
   constexpr bool match(const N& n, C& caps, K&& k) const {
-    return std::apply([&](const auto&... a) { return (a.template match<Names>(n, caps, k) || ...); }, alts);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (tget<I>(alts).template match<Names>(n, caps, k) || ...);
+    }(std::index_sequence_for<Alts...>{});
   }
   std::string str() const { return "UPat.any(" + detail::srcs_str(alts, std::index_sequence_for<Alts...>{}) + ")"; }
 };
-template <Pattern... P> constexpr AnyOf<std::remove_cvref_t<P>...> any_of(P... p) { return {{p...}}; }
+template <Pattern... P> constexpr AnyOf<std::remove_cvref_t<P>...> any_of(P... p) { return {make_tup(p...)}; }
 
 namespace detail {
 template <class P> std::string pattern_str(const P& p) { return p.str(); }
@@ -2210,9 +3586,11 @@ template <class T> constexpr auto to_pat(T v) {
   if constexpr (Pattern<T>) return v;
   else return const_pat(NoDType{}, v);
 }
-template <std::size_t... I, class Tup> constexpr auto tuple_head(const Tup& t, std::index_sequence<I...>) {
-  return std::make_tuple(to_pat(std::get<I>(t))...);
+template <std::size_t... I, class T> constexpr auto tuple_head(const T& t, std::index_sequence<I...>) {
+  return make_tup(to_pat(tget<I>(t))...);
 }
+template <class P> constexpr const P& last_of(const P& p) { return p; }
+template <class P, class... Q> constexpr decltype(auto) last_of(const P&, const Q&... q) { return last_of(q...); }
 }  // namespace detail
 
 template <OpSet O, fixed_string Name, class Src, class DT, class AF, class TF, bool AnyLen>
@@ -2227,8 +3605,8 @@ constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
     return arity >= 0;
   }();
   if constexpr (sizeof...(S) == 1 && (detail::is_permuted<S> || ...)) {
-    using P = std::tuple_element_t<0, std::tuple<S...>>;
-    constexpr int n = std::tuple_size_v<decltype(P::p)>;
+    using P = boost::mp11::mp_front<boost::mp11::mp_list<S...>>;
+    constexpr int n = int(decltype(P::p)::size);
     static_assert(!fixed || (AnyLen ? n <= arity : n == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
     return Pat<O, Name, S..., DT, AF, TF, AnyLen>{s..., dt, argf, tagf};
@@ -2239,7 +3617,7 @@ constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
     constexpr std::size_t n = sizeof...(S) - (any_len ? 1 : 0);
     static_assert(!fixed || ((any_len || AnyLen) ? int(n) <= arity : int(n) == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
-    auto head = detail::tuple_head(std::tuple<S...>{s...}, std::make_index_sequence<n>{});
+    auto head = detail::tuple_head(make_tup(s...), std::make_index_sequence<n>{});
     using Head = decltype(head);
     using Src2 = boost::mp11::mp_rename<Head, Ordered>;
     return Pat<O, Name, Src2, DT, AF, TF, AnyLen || any_len>{Src2{head}, dt, argf, tagf};
@@ -2272,10 +3650,10 @@ template <class Self, class X> constexpr auto ufix(const Self& self, const X& x)
 template <Ops OP, class... P> constexpr auto alu(const P&... ps) {
   using Src = std::conditional_t<GroupOp::Commutative.contains(OP), Permuted<P...>, Ordered<P...>>;
   if constexpr (OP == Ops::CMPLT || OP == Ops::CMPNE) {
-    return Pat<OpSet{OP}, "", Src, DTypeIn<1>>{Src{{ps...}}, {{dtypes::bool_}}, {}, {}};
+    return Pat<OpSet{OP}, "", Src, DTypeIn<1>>{Src{make_tup(ps...)}, {{dtypes::bool_}}, {}, {}};
   } else {
-    auto dt = dtype_of(std::get<sizeof...(P) - 1>(std::tuple<const P&...>{ps...}));
-    return Pat<OpSet{OP}, "", Src, decltype(dt)>{Src{{ps...}}, dt, {}, {}};
+    auto dt = dtype_of(last_of(ps...));
+    return Pat<OpSet{OP}, "", Src, decltype(dt)>{Src{make_tup(ps...)}, dt, {}, {}};
   }
 }
 template <Ops OP, class A, class B> constexpr auto binop(const A& a, const B& b) {
@@ -2430,16 +3808,32 @@ constexpr Rule<P, F> rule(P p, F f, std::source_location loc = std::source_locat
   return {p, f, loc};
 }
 
+namespace detail {
+// A rule set's rules, stored flat: one base class per rule. Every access expands the indices and the
+// rule types in lockstep, so no lookup of "the type of rule I" is ever instantiated: with a hundred
+// large rule types, std::tuple or an mp_at_c per access cost tens of seconds of compile time.
+template <std::size_t I, class R> struct RuleLeaf { R r; };
+template <class Seq, class... R> struct RuleStore;
+template <std::size_t... I, class... R> struct RuleStore<std::index_sequence<I...>, R...> : RuleLeaf<I, R>... {};
+template <class R> inline constexpr OpSet rule_root = root_ops<decltype(R::pat)>::value;
+template <class R> constexpr bool rule_may_match(Ops o) { return rule_root<R>.empty() || rule_root<R>.contains(o); }
+}  // namespace detail
+
 template <class... R>
 struct RuleSet {
-  std::tuple<R...> list;
+  using Store = detail::RuleStore<std::index_sequence_for<R...>, R...>;
+  Store list;
   static constexpr std::size_t size = sizeof...(R);
 
   // Rewrite one node with the first rule that matches and returns something. `fired` gets its index.
   template <class N, class Ctx = NoCtx, class H = decltype(to_handle(std::declval<N>()))>
   constexpr std::optional<H> rewrite_view(const N& n, Ctx* ctx = nullptr, int* fired = nullptr) const {
-    if (std::is_constant_evaluated()) return fold_rewrite<H>(n, ctx, fired, std::index_sequence_for<R...>{});
-    return table_rewrite<N, Ctx, H>(n, ctx, fired);
+    // runtime UOps always take the per-op table; nodes of a constexpr graph walk the rules in order
+    if constexpr (std::is_same_v<N, NodeRef>) return table_rewrite<N, Ctx, H>(n, ctx, fired);
+    else {
+      if (std::is_constant_evaluated()) return fold_rewrite<H>(n, ctx, fired, std::index_sequence_for<R...>{});
+      return table_rewrite<N, Ctx, H>(n, ctx, fired);
+    }
   }
   template <class Ctx = NoCtx>
   std::optional<UOp> rewrite(const UOp& u, Ctx* ctx = nullptr, int* fired = nullptr) const {
@@ -2449,37 +3843,23 @@ struct RuleSet {
   // "file:line  UPat(...)" for rule i, for errors and the viewer
   std::string describe(std::size_t i) const {
     std::string out;
-    std::size_t k = 0;
-    std::apply([&](const auto&... r) { ((k++ == i ? (void)(out = r.location() + "  " + r.pat.str()) : void()), ...); }, list);
+    for_each_rule([&](std::size_t k, const auto& r) { if (k == i) out = r.location() + "  " + r.pat.str(); });
     return out;
   }
   std::source_location location(std::size_t i) const {
     std::source_location out;
-    std::size_t k = 0;
-    std::apply([&](const auto&... r) { ((k++ == i ? (void)(out = r.loc) : void()), ...); }, list);
+    for_each_rule([&](std::size_t k, const auto& r) { if (k == i) out = r.loc; });
     return out;
   }
-
-  // which rules can match a node of each op, computed at compile time
-  struct Dispatch {
-    std::array<unsigned short, num_ops + 1> start{};
-    std::array<unsigned short, num_ops * sizeof...(R) + 1> idx{};
-  };
-  static constexpr Dispatch make_dispatch() {
-    constexpr std::array<OpSet, sizeof...(R) + 1> roots{detail::root_ops<decltype(R::pat)>::value..., OpSet{}};
-    Dispatch d{};
-    unsigned k = 0;
-    for (std::size_t o = 0; o < num_ops; ++o) {
-      d.start[o] = static_cast<unsigned short>(k);
-      for (std::size_t i = 0; i < sizeof...(R); ++i)
-        if (roots[i].empty() || roots[i].contains(Ops(o))) d.idx[k++] = static_cast<unsigned short>(i);
-    }
-    d.start[num_ops] = static_cast<unsigned short>(k);
-    return d;
-  }
-  static constexpr Dispatch dispatch = make_dispatch();
+  // how many rules a node of op o tries (the rest are dropped at compile time)
+  static constexpr int rules_for(Ops o) { return (int(detail::rule_may_match<R>(o)) + ... + 0); }
+  // f(index, rule) for every rule, in order
+  template <class F> constexpr void for_each_rule(F&& f) const { for_each_impl(f, std::index_sequence_for<R...>{}); }
 
  private:
+  template <class F, std::size_t... I> constexpr void for_each_impl(F& f, std::index_sequence<I...>) const {
+    (f(I, static_cast<const detail::RuleLeaf<I, R>&>(list).r), ...);
+  }
   // At run time a node goes through one function per op, made at compile time: the rules whose root
   // can have that op, tried in order, inlined one after another (no loop over a rule list).
   template <class N, class Ctx, class H>
@@ -2495,47 +3875,45 @@ struct RuleSet {
   }
   template <class N, class Ctx, class H, std::size_t O>
   static constexpr OpFn<N, Ctx, H> pick_op_fn() {
-    if constexpr (dispatch.start[O] == dispatch.start[O + 1]) return &no_rule<N, Ctx, H>;
-    else return &op_rewrite<N, Ctx, H, O>;
+    if constexpr ((detail::rule_may_match<R>(Ops(O)) || ...)) return &op_rewrite<N, Ctx, H, O>;
+    else return &no_rule<N, Ctx, H>;
   }
   template <class N, class Ctx, class H>
   static std::optional<H> no_rule(const RuleSet&, const N&, Ctx*, int*) { return std::nullopt; }
   template <class N, class Ctx, class H, std::size_t O>
   static std::optional<H> op_rewrite(const RuleSet& rs, const N& n, Ctx* ctx, int* fired) {
-    constexpr std::size_t b = dispatch.start[O], e = dispatch.start[O + 1];
     std::optional<H> out;
-    [&]<std::size_t... J>(std::index_sequence<J...>) {
-      (void)(rs.template try_rule<dispatch.idx[b + J], N, Ctx, H>(n, ctx, fired, out) || ...);
-    }(std::make_index_sequence<e - b>{});
+    rs.op_fold<O>(n, ctx, fired, out, std::index_sequence_for<R...>{});
     return out;
   }
-  template <std::size_t I, class N, class Ctx, class H>
-  bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
-    out = std::get<I>(list).template apply<N, Ctx, H>(n, ctx);
+  // the rules that cannot match op O drop out at compile time; each rule's matcher is one function
+  template <std::size_t O, class N, class Ctx, class H, std::size_t... I>
+  void op_fold(const N& n, Ctx* ctx, int* fired, std::optional<H>& out, std::index_sequence<I...>) const {
+    (void)((detail::rule_may_match<R>(Ops(O)) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+  }
+  // one out-of-line function per rule, however many ops its root allows: inlining a matcher into the
+  // function of every op it can match multiplies the compiler's work for a few percent at run time
+  template <std::size_t I, class Rl, class N, class Ctx, class H>
+  [[gnu::noinline]] constexpr bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
+    out = static_cast<const detail::RuleLeaf<I, Rl>&>(list).r.template apply<N, Ctx, H>(n, ctx);
     if (out && fired) *fired = int(I);
     return out.has_value();
   }
   template <class H, class N, class Ctx, std::size_t... I>
-  constexpr std::optional<H> fold_rewrite([[maybe_unused]] const N& n, [[maybe_unused]] Ctx* ctx,
-                                          [[maybe_unused]] int* fired, std::index_sequence<I...>) const {
+  constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {
     std::optional<H> out;
-    [[maybe_unused]] auto one = [&](auto ic) {
-      constexpr std::size_t i = decltype(ic)::value;
-      using Rl = std::tuple_element_t<i, std::tuple<R...>>;
-      constexpr OpSet root = detail::root_ops<decltype(Rl::pat)>::value;
-      if (!root.empty() && !root.contains(n.op())) return false;
-      out = std::get<i>(list).template apply<N, Ctx, H>(n, ctx);
-      if (out && fired) *fired = int(i);
-      return out.has_value();
-    };
-    (void)(one(std::integral_constant<std::size_t, I>{}) || ...);
+    (void)((detail::rule_may_match<R>(n.op()) && try_rule<I, R>(n, ctx, fired, out)) || ...);
     return out;
   }
 };
 
-template <class... R> constexpr RuleSet<R...> rules(R... r) { return {{r...}}; }
+template <class... R> constexpr RuleSet<R...> rules(R... r) { return {{{r}...}}; }
+// one pack expansion, no std::tuple_cat: concatenating big rule sets must stay cheap to compile
 template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const RuleSet<A...>& a, const RuleSet<B...>& b) {
-  return {std::tuple_cat(a.list, b.list)};
+  return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+    return RuleSet<A..., B...>{{{static_cast<const detail::RuleLeaf<I, A>&>(a.list).r}...,
+                                {static_cast<const detail::RuleLeaf<J, B>&>(b.list).r}...}};
+  }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
 
 }  // namespace mg
@@ -2751,3 +4129,1825 @@ constexpr Node<Cap> graph_rewrite(Node<Cap> root, const RS& rs, Ctx* ctx = nullp
 }
 
 }  // namespace mg::ct
+
+// ---- metagrad/symbolic/decompositions.hpp ----
+// Decompositions: ops a backend lacks, rebuilt from the ALU ops every backend has (tinygrad's
+// uop/decompositions.py). Here: the transcendental functions exp2, log2, sin (SLEEF's algorithms,
+// about 1 ULP), pow and sqrt through them, threefry2x32, and get_transcendental_patterns, the rule
+// set that swaps them in where a backend lacks the op.
+#include <numbers>
+
+
+namespace mg {
+
+// the float dtypes with their own decompositions; other floats go through float32
+inline constexpr std::array<DType, 3> TRANSCENDENTAL_DTYPES{dtypes::float16, dtypes::float32, dtypes::float64};
+
+namespace detail {
+
+namespace math {  // Python's math.inf, math.nan, math.pi
+inline constexpr double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN(),
+                        pi = std::numbers::pi;
+}  // namespace math
+
+// tinygrad's dtypes.finfo: (exponent bits, mantissa bits)
+constexpr std::pair<int, int> finfo(DType d) {
+  switch (d.scalar().kind()) {
+    case Scalar::float16: return {5, 10};
+    case Scalar::bfloat16: return {8, 7};
+    case Scalar::float32: return {8, 23};
+    case Scalar::float64: return {11, 52};
+    case Scalar::fp8e4m3: return {4, 3};
+    case Scalar::fp8e5m2: return {5, 2};
+    default: throw Error("finfo: " + d.repr() + " is not a floating point type");
+  }
+}
+
+inline void check_transcendental(const char* fn, DType d) {
+  const DType s = d.scalar();
+  if (s != dtypes::float16 && s != dtypes::float32 && s != dtypes::float64)
+    throw Error(std::string(fn) + ": dtype " + d.repr() + " is not one of float16, float32, float64");
+}
+// the signed and the unsigned integer as wide as a transcendental float dtype
+inline DType int_of(DType f) {
+  switch (f.scalar().kind()) {
+    case Scalar::float64: return dtypes::int64;
+    case Scalar::float32: return dtypes::int32;
+    case Scalar::float16: return dtypes::int16;
+    default: throw Error("decompositions: no integer dtype for " + f.repr());
+  }
+}
+inline DType uint_of(DType f) {
+  switch (f.scalar().kind()) {
+    case Scalar::float64: return dtypes::uint64;
+    case Scalar::float32: return dtypes::uint32;
+    case Scalar::float16: return dtypes::uint16;
+    default: throw Error("decompositions: no unsigned dtype for " + f.repr());
+  }
+}
+
+// replace inf -> inf, -inf -> _inf, nan -> nan, otherwise -> ratio
+inline UOp _lazy_map_numbers(const UOp& x, const UOp& inf, const UOp& _inf, const UOp& nan, const UOp& ratio) {
+  return x.ne(math::inf).where(x.ne(x).where(nan, x.ne(-math::inf).where(ratio, _inf)), inf);
+}
+
+// *** helper functions for bit manipulation ***
+inline int mantissa_bits(DType d) { return finfo(d).second; }
+inline int exponent_bias(DType d) { return (1 << (finfo(d).first - 1)) - 1; }  // no fnuz fp8 dtypes in metagrad
+inline int exponent_mask(DType d) { return (1 << finfo(d).first) - 1; }
+
+// **** utils ****
+// tinygrad's shr/shl: x // 2**y and x * 2**y. tinygrad simplifies a UOp y to its constant; here it must be one.
+inline std::int64_t pow2_const(int y) {
+  if (y < 0 || y > 63) throw Error("shr/shl: shift " + std::to_string(y) + " is not in [0, 63]");
+  return std::int64_t(std::uint64_t(1) << y);
+}
+inline int shift_const(const UOp& y) {
+  if (y.op() != Ops::CONST || !y.arg().is_int())
+    throw Error("shr/shl: shift amount must be an integer CONST, got " + op_repr(y.op()));
+  return int(y.arg().as_int());
+}
+inline UOp shr(const UOp& x, int y) { return x / pow2_const(y); }
+inline UOp shl(const UOp& x, int y) { return x * pow2_const(y); }
+inline UOp shr(const UOp& x, const UOp& y) { return shr(x, shift_const(y)); }
+inline UOp shl(const UOp& x, const UOp& y) { return shl(x, shift_const(y)); }
+
+// tinygrad's helpers.polyN: Horner's rule starting from 0.0, so the graph has tinygrad's shape
+inline UOp polyN(const UOp& x, std::span<const double> p) {
+  UOp acc = x.const_like(0.0);
+  for (double c : p) acc = acc * x + c;
+  return acc;
+}
+
+// round d:float to int away from 0
+inline UOp rintk(const UOp& d) {
+  const DType out = int_of(d.dtype()).vec(d.dtype().vcount());
+  return (d + (d < 0.0).where(d.const_like(-0.5), d.const_like(0.5))).cast(out);
+}
+
+// cast(2^q, float_dtype) where q is any integer in the range of [-126, 127]
+inline UOp pow2if(const UOp& q, DType float_dtype) {
+  DType out;
+  switch (q.dtype().scalar().kind()) {
+    case Scalar::int64: out = dtypes::float64; break;
+    case Scalar::int32: out = dtypes::float32; break;
+    case Scalar::int16: out = float_dtype.scalar(); break;
+    default: throw Error("pow2if: q has dtype " + q.dtype().repr() + ", need int16, int32 or int64");
+  }
+  out = out.vec(q.dtype().vcount());
+  return shl(q + exponent_bias(out), mantissa_bits(out)).bitcast(out);
+}
+
+// the integer part of log2(d), where d is a normalized fp value in [0, +inf)
+inline UOp ilogb2k(const UOp& d) {
+  check_transcendental("ilogb2k", d.dtype());
+  const UOp dint = d.bitcast(int_of(d.dtype()).vec(d.dtype().vcount()));
+  // -1 <= ilog2bk(d) <= 128
+  return (shr(dint, mantissa_bits(d.dtype())) & exponent_mask(d.dtype())) - exponent_bias(d.dtype());
+}
+
+// d*2^e. e is a number obtained by casting an integer in the range [-127, 127] to a float. d is any float number.
+inline UOp ldexp3k(const UOp& d, const UOp& e) {
+  check_transcendental("ldexp3k", d.dtype());
+  check_transcendental("ldexp3k", e.dtype());
+  const DType dtype = int_of(d.dtype()).vec(d.dtype().count);
+  const UOp m1 = d.bitcast(dtype), m2 = shl(e.cast(dtype), mantissa_bits(d.dtype()));
+  return (m1 + m2).bitcast(d.dtype());
+}
+
+// d*2^e. much faster than ldexp3k but risky. d > 0 and d is not denormal.
+inline UOp ldexp2k(const UOp& d, const UOp& e) {
+  check_transcendental("ldexp2k", d.dtype());
+  const DType es = e.dtype().scalar();
+  if (es != dtypes::int16 && es != dtypes::int32 && es != dtypes::int64)
+    throw Error("ldexp2k: e has dtype " + e.dtype().repr() + ", need int16, int32 or int64");
+  return (d * pow2if(shr(e, 1), d.dtype())) * pow2if(e - shr(e, 1), d.dtype());
+}
+
+// frexp(v) -> (mantissa, exponent) assuming v != 0
+inline std::pair<UOp, UOp> frexp(const UOp& v) {
+  check_transcendental("frexp", v.dtype());
+  const Scalar s = v.dtype().scalar().kind();
+  // m1 = masks for mantissa, m2 = masks to normalize the mantissa.
+  const std::int64_t m1 = s == Scalar::float64 ? 0x000FFFFFFFFFFFFF : s == Scalar::float32 ? 0x807FFFFF : 0x83FF;
+  const std::int64_t m2 = s == Scalar::float64 ? 0x3FE0000000000000 : s == Scalar::float32 ? 0x3F000000 : 0x3800;
+  const UOp bits = v.bitcast(uint_of(v.dtype()).vec(v.dtype().count));
+  const UOp exponent = shr(bits, mantissa_bits(v.dtype())) & exponent_mask(v.dtype());
+  // Set the exponent bits appropriately to normalize the mantissa into the range of [0.5, 1.0).
+  const UOp mantissa = ((bits & m1) | m2).bitcast(v.dtype());
+  const UOp exp = exponent - exponent_bias(v.dtype()) + 1;
+  return {mantissa, exp};
+}
+
+// *** reduction algorithms for sine ***
+
+// Payne-Hanek reduction: the remainder of d modulo pi/2 for 39800.0 <= d <= +Inf. Returns (r, q):
+// r (d's dtype) is round_to_nearest(d % pi/2), q (int32) is an integer whose q % 4 is d's quadrant.
+inline std::pair<UOp, UOp> payne_hanek_reduction(const UOp& d) {
+  check_transcendental("payne_hanek_reduction", d.dtype());
+  // https://stackoverflow.com/questions/30463616/payne-hanek-algorithm-implementation-in-c/30465751#30465751
+  // 190 bits of 2/pi for Payne-Hanek style argument reduction
+  static constexpr std::array<std::int64_t, 7> two_over_pi_f{0x00000000, 0x28be60db, 0x9391054a, 0x7f09d5f4,
+                                                             0x7d4d3770, 0x36d8a566, 0x4f10e410};
+  const int n = d.dtype().count;
+  const DType intermediate_dtype = d.dtype().scalar() == dtypes::float16 ? dtypes::float32.vec(n) : d.dtype();
+
+  const auto [f, fe] = frexp(d);
+  const UOp ia = (f.cast(intermediate_dtype) * 4.294967296e9).cast(dtypes::uint64);
+  // extract 96 relevant bits of 2/pi based on magnitude of argument
+  const UOp i = shr(fe.cast(dtypes::uint64), 5);
+  const UOp e = fe.cast(dtypes::int32) & 31;
+  const UOp offset = 32 - e;
+
+  // an = two_over_pi_f[i+offset]: a chain of wheres on i, innermost (the zero) first
+  auto take = [&](int off) {
+    const UOp zero = UOp::const_(dtypes::uint32.vec(n), 0);
+    UOp an = zero;
+    for (int count = int(two_over_pi_f.size()) - 2 - off; count >= 0; --count)
+      an = i.ne(count).where(an, zero.const_like(two_over_pi_f[std::size_t(count + off)]));
+    return an;
+  };
+  auto shl_lazy = [&](const UOp& x, const UOp& y) {
+    return (x.cast(dtypes::uint64) * pow2if(y, d.dtype()).cast(dtypes::uint64)).cast(dtypes::uint32);
+  };
+  auto shr_lazy = [&](const UOp& x, const UOp& y) {
+    return (x.cast(dtypes::uint64) / pow2if(y, d.dtype()).cast(dtypes::uint64)).cast(dtypes::uint32);
+  };
+
+  const std::array<UOp, 4> a{take(0), take(1), take(2), take(3)};
+  //  (two_over_pi_f[Int(i) + n] << e) | (two_over_pi_f[Int(i) + n+1] >> (nbits - e))
+  // Note: e >= 1 for all numbers d >= 1.0. assume e != 0
+  const UOp hi = shl_lazy(a[0], e) | shr_lazy(a[1], offset);
+  const UOp mi = shl_lazy(a[1], e) | shr_lazy(a[2], offset);
+  const UOp lo = shl_lazy(a[2], e) | shr_lazy(a[3], offset);
+
+  auto hp_mul = [](const UOp& x, const UOp& y) { return x.cast(dtypes::uint64) * y.cast(dtypes::uint64); };
+  // compute x * 2/pi
+  UOp p = shl(hp_mul(ia, hi), 32) + hp_mul(ia, mi) + shr(hp_mul(ia, lo), 32);
+
+  // round quotient to nearest
+  const UOp q = shr(p, 62).cast(dtypes::int32);
+  p = p & 0x3fffffffffffffff;
+  const UOp r = (p.cast(intermediate_dtype) * 3.4061215800865545e-19).cast(d.dtype());
+
+  // if fraction >= 0.5, r -= pi/2, q += 1
+  return {(f < 0.5).where(r, r - math::pi / 2), (f < 0.5).where(q, q + 1)};
+}
+
+// Cody-Waite reduction: the remainder of d modulo pi/2 for 0 <= abs(d) <= 39800.0, as payne_hanek_reduction.
+inline std::pair<UOp, UOp> cody_waite_reduction(const UOp& d) {
+  constexpr double m_1_pi = 0.318309886183790671537767526745028724;
+  const bool f64 = d.dtype().scalar() == dtypes::float64;
+  // the high part of d/pi, only float64 carries it through the reduction
+  const UOp qdh = f64 ? (d * (m_1_pi / 0x1p24)).cast(dtypes::int64).cast(d.dtype()) * 0x1p24 : UOp();
+  auto reduce_d = [&qdh](auto& self, const UOp& x, const UOp& q) -> UOp {
+    const Scalar s = x.dtype().scalar().kind();
+    if (s == Scalar::float64) {
+      // https://github.com/shibatch/sleef/blob/4e08851f59fc2b545f9c393c6a23dfd311a26308/src/libm/sleefdp.c#L789-L823
+      // https://github.com/shibatch/sleef/blob/f6d8a841fbfddd26ce712834d4da220cd76048fb/src/common/misc.h#L77
+      constexpr double PI_A = 3.1415926218032836914, PI_B = 3.1786509424591713469e-08,
+                       PI_C = 1.2246467864107188502e-16, PI_D = 1.2736634327021899816e-24;
+      UOp r = qdh * -PI_A + x;
+      r = q * -PI_A + r;
+      r = qdh * -PI_B + r;
+      r = q * -PI_B + r;
+      r = qdh * -PI_C + r;
+      r = q * -PI_C + r;
+      return (qdh + q) * -PI_D + r;
+    }
+    // [FIXME] when reducing `d`, FP16 needs FP32 precision to achieve 1.0 ULP precision.
+    if (s == Scalar::float16) return self(self, x.cast(dtypes::float32), q.cast(dtypes::float32)).cast(dtypes::float16);
+    // https://github.com/shibatch/sleef/blob/4e08851f59fc2b545f9c393c6a23dfd311a26308/src/libm/sleefsp.c#L464-L503
+    UOp r = q * -3.1414794921875 + x;
+    r = q * -0.00011315941810607910156 + r;
+    r = q * -1.9841872589410058936e-09 + r;
+    return q * -1.2154201256553420762e-10 + r;
+  };
+  const UOp quadrant = f64 ? rintk(d * m_1_pi - qdh) : rintk(d * m_1_pi);
+  return {reduce_d(reduce_d, d, quadrant.cast(d.dtype())), quadrant.cast(dtypes::int32)};
+}
+
+// *** approximate sine on small angle. ***
+inline UOp trig_poly(const UOp& d, std::span<const double> coeff32, std::span<const double> coeff64) {
+  return d * polyN(d * d, d.dtype().scalar() == dtypes::float64 ? coeff64 : coeff32);
+}
+// approximate sine on [-pi/2, pi/2]
+inline UOp sin_poly(const UOp& d) {
+  static constexpr std::array<double, 5> c32{2.6083159809786593541503e-06, -0.0001981069071916863322258,
+                                             0.00833307858556509017944336, -0.166666597127914428710938, 1.0};
+  static constexpr std::array<double, 10> c64{
+      -7.97255955009037868891952e-18, 2.81009972710863200091251e-15, -7.64712219118158833288484e-13,
+      1.60590430605664501629054e-10,  -2.50521083763502045810755e-08, 2.75573192239198747630416e-06,
+      -0.000198412698412696162806809, 0.00833333333333332974823815,   -0.166666666666666657414808, 1.0};
+  return trig_poly(d, c32, c64);
+}
+
+inline UOp _ifand(const UOp& q, int n) { return (q & n).ne(0); }
+
+inline UOp sin_poly_small(const UOp& d, const UOp& q) {
+  const UOp r = sin_poly(d);
+  return r * _ifand(q, 1).where(r.const_like(-1), r.const_like(1));
+}
+
+inline UOp sin_poly_large(const UOp& d, const UOp& q) {
+  const UOp r = sin_poly(d + _ifand(q, 1).where(d.const_like(math::pi / 2), d.const_like(0)));
+  return r * _ifand(q, 2).where(r.const_like(-1), r.const_like(1));
+}
+
+}  // namespace detail
+
+// *** toplevel functions for xsin/xlog2/xexp2 ***
+
+// A 1.0 ULP approximation for Ops.SIN. fast = true assumes |x| <= switch_over; switch_over is where
+// Cody-Waite reduction hands over to Payne-Hanek.
+inline UOp xsin(const UOp& d, bool fast = false, double switch_over = 30.0) {
+  using namespace detail;
+  check_transcendental("xsin", d.dtype());
+  // mask +-inf/nan as zero
+  const UOp x = _lazy_map_numbers(d, d.const_like(0.0), d.const_like(0.0), d.const_like(0.0), d);
+  // x_sign = sign(x)
+  const UOp x_sign = x.ne(0).where((x < 0).where(x.const_like(-1), x.const_like(1)), x.const_like(0));
+  const UOp x_abs = x * x_sign;
+  const auto [r, q] = fast ? cody_waite_reduction(x_abs) : payne_hanek_reduction(x_abs);
+  UOp result;
+  if (fast) result = sin_poly_small(r, q);
+  else {
+    // Payne Hanek Reduction assumes abs(x) >= pi/4, so for smaller values, use cody_waite_reduction.
+    const auto [r_small, q_small] = cody_waite_reduction(x_abs);
+    result = (x_abs < switch_over).where(sin_poly_small(r_small, q_small), sin_poly_large(r, q));
+  }
+  // adjusts the sign for abs(x)
+  result = result * x_sign;
+  // sin(Inf) = NaN, sin(-Inf) = NaN, sin(NaN) = NaN
+  return _lazy_map_numbers(d, d.const_like(math::nan), d.const_like(math::nan), d.const_like(math::nan), result);
+}
+
+// A 1.0 ULP approximation for Ops.EXP2. Paper: https://arxiv.org/pdf/2001.09258
+inline UOp xexp2(const UOp& d) {
+  using namespace detail;
+  check_transcendental("xexp2", d.dtype());
+  // mask +=inf/nan as zero.
+  const UOp x = _lazy_map_numbers(d, d.const_like(0.0), d.const_like(0.0), d.const_like(0.0), d);
+  const UOp q = rintk(x);
+  // s = d - round(d)
+  const UOp s = x - q.cast(x.dtype());
+  // a polynomial approximation with 13 non-zero terms in the range of [−(log 2)/2,(log 2)/2].
+  static constexpr std::array<double, 12> c64{
+      0.4434359082926529454e-9, 0.7073164598085707425e-8, 0.1017819260921760451e-6, 0.1321543872511327615e-5,
+      0.1525273353517584730e-4, 0.1540353045101147808e-3, 0.1333355814670499073e-2, 0.9618129107597600536e-2,
+      0.5550410866482046596e-1, 0.2402265069591012214e+0, 0.6931471805599452862e+0, 0.1000000000000000000e+1};
+  static constexpr std::array<double, 7> c32{0.1535920892e-3, 0.1339262701e-2, 0.9618384764e-2, 0.5550347269e-1,
+                                             0.2402264476e+0, 0.6931471825e+0, 1.0};
+  const Scalar k = d.dtype().scalar().kind();
+  UOp u = k == Scalar::float64 ? polyN(s, c64) : polyN(s, c32);
+  u = ldexp2k(u, q);  // u*2^q
+  const auto [upper, lower] = k == Scalar::float64 ? std::pair{1024, -2000} : k == Scalar::float32 ? std::pair{128, -150}
+                                                                                                   : std::pair{23, -22};
+  // Replace x >= upper with +inf
+  u = (d >= upper).where(d.const_like(math::inf), u);
+  // Replace x < lower with zero.
+  u = (d < lower).where(d.const_like(0.0), u);
+  // exp2(NaN) = NaN
+  return d.ne(d).where(d.const_like(math::nan), u);
+}
+
+// A 1.0 ULP approximation for Ops.LOG2. Paper: https://arxiv.org/pdf/2001.09258 5.5
+inline UOp xlog2(const UOp& d) {
+  using namespace detail;
+  check_transcendental("xlog2", d.dtype());
+  const Scalar k = d.dtype().scalar().kind();
+  // float16 uses 2^10 for denormal scaling (2^64 overflows), float32/64 use 2^64
+  const int denormal_exp = k == Scalar::float16 ? 10 : 64;
+  const UOp FLT_MIN = d.const_like(k == Scalar::float16 ? 6.1e-5 : 1e-4);
+  const UOp is_denormal = d < FLT_MIN;
+  const UOp a = is_denormal.where(d * std::ldexp(1.0, denormal_exp), d);
+
+  UOp e = ilogb2k(a * (1.0 / 0.75)).cast(a.dtype());
+  const UOp m = ldexp3k(a, -e);
+  e = is_denormal.where(e - denormal_exp, e);
+
+  const UOp x = (m - 1.0) / (m + 1.0);
+  const UOp x2 = x * x;
+  UOp r;
+  if (k == Scalar::float64) {
+    static constexpr std::array<double, 7> c64{0.2211941750456081490e+0, 0.2200768693152277689e+0, 0.2623708057488514656e+0,
+                                               0.3205977477944495502e+0, 0.4121985945485324709e+0, 0.5770780162997058982e+0,
+                                               0.96179669392608091449};
+    const UOp t = polyN(x2, c64);
+    r = t * (x * x2) + e + x * 2.885390081777926774;
+  } else {
+    static constexpr std::array<double, 3> c32{0.4374550283e+0, 0.5764790177e+0, 0.9618012905120};
+    const UOp t = polyN(x2, c32);
+    // s_lo term (x*3.27e-08) only for float32 - underflows in float16
+    r = t * (x * x2) + e + x * 2.8853900432586669922 +
+        (k == Scalar::float32 ? x * 3.2734474483568488616e-08 : x.const_like(0));
+  }
+
+  // log2(Inf) = Inf
+  r = d.ne(math::inf).where(r, r.const_like(math::inf));
+  // log2(0) = -Inf (handle both +0.0 and -0.0)
+  r = d.ne(0.0).where(r, r.const_like(-math::inf));
+  // log2(x) = NaN for x < 0
+  r = (d < -0.0).where(r.const_like(math::nan), r);
+  // log2(NaN) = NaN
+  r = d.ne(d).where(r.const_like(math::nan), r);
+  // log2(-0.0) = -Inf. In certain devices like PTX, x == -0.0 won't be true. so making reciprocal.
+  return d.reciprocal().ne(-math::inf).where(r, r.const_like(-math::inf));
+}
+
+// base ** exponent as exp2(exponent * log2(|base|)), with the sign and the special cases fixed up.
+// The LOG2 and EXP2 it makes are decomposed by get_transcendental_patterns where a backend lacks them.
+inline UOp xpow(const UOp& base, const UOp& exponent) {
+  // start with b ** e = exp2(e * log2(b))
+  const UOp ret = ((base < 0).where(-base, base).log2() * exponent).exp2();
+  // negative base: nan for non-integer exponent, negate for odd integer exponent
+  const UOp non_int = exponent.ne(exponent.cast(dtypes::int32).cast(exponent.dtype()));
+  const UOp is_odd = ((exponent < 0).where(-exponent, exponent).cast(dtypes::int32) % 2).cast(dtypes::bool_);
+  const UOp neg_base = non_int.where(ret.const_like(detail::math::nan), is_odd.where(-ret, ret));
+  // fix 0 ** 0 = 1
+  return (base.eq(0) & exponent.eq(0)).where(ret.const_like(1), (base < 0).where(neg_base, ret));
+}
+
+// ***** threefry *****
+
+// Threefry-2x32 with 20 rounds (Random123's threefry2x32_20): x and key are uint64, each two uint32 words.
+inline UOp threefry2x32(const UOp& x, const UOp& key) {
+  constexpr std::int64_t two32 = std::int64_t(1) << 32;
+  // split x and key from uint64 to two uint32
+  auto lo = [](const UOp& v) { return (v & 0xffffffff).cast(dtypes::uint32); };
+  auto hi = [&](const UOp& v) { return ((v / two32) & 0xffffffff).cast(dtypes::uint32); };
+  const UOp x0 = lo(x), x1 = hi(x), key0 = lo(key), key1 = hi(key);
+
+  constexpr int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  const std::array<UOp, 3> ks{key1, key0 ^ key1 ^ 0x1BD11BDA, key0};
+  std::array<UOp, 2> xr{x0 + ks[2], x1 + ks[0]};
+  for (int i = 0; i < 5; ++i) {
+    for (int r : rotations[i % 2]) {
+      const UOp s = xr[0] + xr[1];
+      xr = {s, s ^ ((xr[1] * (std::int64_t(1) << r)) + (xr[1] / (std::int64_t(1) << (32 - r))))};
+    }
+    xr = {xr[0] + ks[std::size_t(i % 3)], xr[1] + ks[std::size_t((i + 1) % 3)] + i + 1};
+  }
+  return xr[1].cast(dtypes::uint64) * two32 | xr[0].cast(dtypes::uint64);
+}
+
+// ***** the rule set *****
+
+namespace detail {
+// tinygrad's pair of rules for one transcendental op: a dtype with its own decomposition gets it,
+// the other floats (bfloat16, fp8) compute in float32
+template <Ops OP>
+auto transcendental_rules(bool on, UOp (*f)(const UOp&)) {
+  return rules(
+      rule(op<OP>(var<"d">).dtype(dtypes::float16, dtypes::float32, dtypes::float64),
+           [on, f](UOp d) -> std::optional<UOp> { return on ? std::optional(f(d)) : std::nullopt; }),
+      rule(op<OP>(var<"d">).dtype(dtypes::bfloat16, dtypes::fp8e4m3, dtypes::fp8e5m2).template named<"x">(),
+           [on](UOp x, UOp d) -> std::optional<UOp> {
+             return on ? std::optional(d.cast(dtypes::float32).alu(x.op()).cast(x.dtype())) : std::nullopt;
+           }));
+}
+}  // namespace detail
+
+// tinygrad's get_transcendental_patterns(ops, force_transcendental): rewrite EXP2, LOG2 and SIN into
+// ALU ops where the backend lacks them (ops is what it renders) or force_transcendental is set, and
+// SQRT into xpow(d, 0.5) likewise. tinygrad builds a different PatternMatcher per call; here the rules
+// are one rule set type with its dispatch table made at compile time, and the two arguments are
+// captured by the callbacks, which decline (std::nullopt) for an op the backend has. Compose it with
+// other rule sets by +, as tinygrad does: symbolic_simple + get_transcendental_patterns(ops, force).
+inline auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
+  auto on = [&](Ops o) { return !ops.contains(o) || force_transcendental; };
+  return detail::transcendental_rules<Ops::EXP2>(on(Ops::EXP2), [](const UOp& d) { return xexp2(d); }) +
+         detail::transcendental_rules<Ops::LOG2>(on(Ops::LOG2), [](const UOp& d) { return xlog2(d); }) +
+         detail::transcendental_rules<Ops::SIN>(on(Ops::SIN), [](const UOp& d) { return xsin(d); }) +
+         // rewrite SQRT to xpow 0.5
+         rules(rule(op<Ops::SQRT>(var<"d">), [on_sqrt = on(Ops::SQRT)](UOp d) -> std::optional<UOp> {
+           return on_sqrt ? std::optional(xpow(d, d.const_like(0.5))) : std::nullopt;
+         }));
+}
+
+}  // namespace mg
+
+// ---- metagrad/symbolic/divandmod.hpp ----
+// div_and_mod_symbolic: tinygrad's divandmod.py — folding of // and % on index (weakint) expressions.
+
+
+namespace mg {
+template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp
+
+namespace detail {
+inline UOp usum_all(const std::vector<UOp>& v, const UOp& like) {
+  if (v.empty()) return like.const_like(0);
+  return v[0].usum(std::span<const UOp>(v).subspan(1));
+}
+inline std::int64_t int_of(const SymVal& v) { return std::int64_t(v.as_i128()); }
+
+// tinygrad's fold_divmod_general: d is x//y or x%y on weakint
+template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
+  const UOp x = d.src(0), y = d.src(1);
+  const bool is_mod = d.op() == Ops::FLOORMOD;
+  auto [x_min, x_max] = x.min_max();
+  auto [y_min, y_max] = y.min_max();
+  if (!x_min.is_int() || !x_max.is_int() || !y_min.is_int() || !y_max.is_int()) return std::nullopt;
+  if (y_min == 0 && y_max == 0)
+    throw Error(std::string(is_mod ? "Mod" : "Division") + " by zero trying to rewrite " + x.alu(d.op(), {y}).render());
+  // cancel_divmod: the numerator's range lies within one denominator interval
+  if (y_min * y_max > 0 && !x_min.is_inf() && !x_max.is_inf() && !y_min.is_inf() && !y_max.is_inf()) {
+    SymVal qv = floordiv(x_min, y_min);
+    if (qv == floordiv(x_min, y_max) && qv == floordiv(x_max, y_min) && qv == floordiv(x_max, y_max) && qv.fits_int64())
+      return is_mod ? x - qv.as_int() * y : d.const_like(qv.as_int());
+  }
+  auto [x_peeled, const_arg] = x.pop_const();
+  if (!const_arg.is_int()) return std::nullopt;
+  const std::int64_t cst = const_arg.as_int();
+  std::vector<UOp> uops_no_const = x_peeled.split_uop(Ops::ADD);
+
+  if (y.op() == Ops::CONST && y.arg().is_int() && y.arg().as_int() > 0) {
+    const std::int64_t c = y.arg().as_int();
+    // nested_div_mod: (x%(k*c))//c -> (x//c)%k, (x%(k*c))%c -> x%c
+    if (x.op() == Ops::FLOORMOD) {
+      if (auto k = x.src(1).divides(c)) {
+        if (is_mod) return x.src(0) % y;
+        if (k->op() == Ops::CONST ? k->arg().as_int() > 0 : k->vmin() > 0) return x.src(0).floordiv(y) % *k;
+      }
+    }
+    // remove_nested_mod in a sum: (a%4 + b)%2 -> (a+b)%2
+    if (is_mod) {
+      std::vector<UOp> new_xs;
+      bool changed = false;
+      for (UOp u : uops_no_const) {
+        if (u.op() == Ops::FLOORMOD && u.src(1).divides(c)) u = u.src(0), changed = true;
+        new_xs.push_back(u);
+      }
+      if (changed) return (usum_all(new_xs, x) + cst) % y;
+    }
+    std::vector<UOp> terms;
+    std::vector<std::int64_t> factors;
+    for (const UOp& u : uops_no_const) {
+      std::int64_t f = u.const_factor();
+      auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
+      if (!t) return std::nullopt;
+      terms.push_back(*t), factors.push_back(f);
+    }
+    auto fdm = [&](std::int64_t a) { return is_mod ? py_floormod(a, c) : py_floordiv(a, c); };
+    // fold_binary_numerator: one non-constant term that takes two values
+    if (terms.size() == 1) {
+      const UOp& v = terms[0];
+      if (v.vmax() - v.vmin() == 1 && v.vmin().fits_int64()) {
+        std::int64_t vmn = v.vmin().as_int();
+        std::int64_t y1 = fdm(factors[0] * vmn + cst), y2 = fdm(factors[0] * (vmn + 1) + cst);
+        return (y2 - y1) * (v - vmn) + y1;
+      }
+    }
+    // fold_divmod_congruence: x is congruent to an expression whose range lies in one period
+    {
+      std::vector<std::vector<std::int64_t>> rem_choices;
+      std::size_t combos = 1;
+      for (std::int64_t f : factors) {
+        std::int64_t r = py_floormod(f, c);
+        if (r * 2 == c) rem_choices.push_back({r, r - c});
+        else rem_choices.push_back({std::abs(r) <= std::abs(r - c) ? r : r - c});
+        combos *= rem_choices.back().size();
+      }
+      std::vector<std::int64_t> rems(factors.size());
+      for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
+        std::size_t k = idx;
+        for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i][k % rem_choices[i].size()], k /= rem_choices[i].size();
+        // sum(r*v for r,v) + const%c: Python's sum starts from int 0
+        UOp rem;
+        for (std::size_t i = 0; i < terms.size(); ++i) {
+          UOp t = rems[i] * terms[i];
+          rem = rem ? rem + t : t.const_like(0) + t;
+        }
+        rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
+        auto [rmin, rmax] = rem.min_max();
+        if (rmin.is_inf() || rmax.is_inf()) continue;
+        if (floordiv(rmin, SymVal(c)) == floordiv(rmax, SymVal(c))) {
+          std::int64_t q = int_of(floordiv(rmin, SymVal(c)));
+          if (is_mod) return rem - q * c;
+          UOp s;
+          for (std::size_t i = 0; i < terms.size(); ++i) {
+            UOp t = py_floordiv(factors[i] - rems[i], c) * terms[i];
+            s = s ? s + t : t.const_like(0) + t;
+          }
+          return (s ? s : x.const_like(0)) + py_floordiv(cst, c) + q;
+        }
+      }
+    }
+    // gcd_with_remainder: factor out a common gcd of the numerator
+    std::int64_t g = c;
+    for (std::int64_t f : factors) g = std::gcd(g, f);
+    if (g > 1) {
+      if (auto dx = x_peeled.divides(g)) {
+        UOp new_x = simplify(*dx) + py_floormod(py_floordiv(cst, g), c / g);
+        if (new_x.vmin() >= 0) {
+          if (is_mod) return new_x % (c / g) * g + py_floormod(cst, g);
+          return new_x.floordiv(new_x.const_like(c / g)) + py_floordiv(cst, c);
+        }
+      }
+    }
+    // nest_by_factor: x//c -> (x//f)//(c//f), x%c -> ((x//f)%(c//f))*f + x%f
+    std::vector<std::int64_t> divs;
+    for (std::size_t i = 0; i < uops_no_const.size(); ++i) {
+      std::int64_t f = std::abs(factors[i]);
+      if (uops_no_const[i].op() != Ops::CONST && 1 < f && f < c && c % f == 0 && std::find(divs.begin(), divs.end(), f) == divs.end())
+        divs.push_back(f);
+    }
+    std::sort(divs.begin(), divs.end());  // tinygrad iterates a set of small ints: ascending
+    std::optional<std::pair<std::size_t, UOp>> best;
+    for (std::int64_t div : divs) {
+      auto newxs = fold_divmod_general(x.floordiv(x.const_like(div)));
+      if (!newxs) continue;
+      std::optional<UOp> r;
+      std::size_t sz = 0;
+      if (!is_mod) r = newxs->floordiv(newxs->const_like(c / div)), sz = newxs->toposort().size();
+      else if (x.vmin() >= 0 && newxs->vmin() >= 0) {
+        std::vector<UOp> b_parts;
+        for (std::size_t i = 0; i < factors.size(); ++i)
+          if (py_floormod(factors[i], div)) b_parts.push_back(terms[i].const_like(py_floormod(factors[i], div)) * terms[i]);
+        if (py_floormod(cst, div)) b_parts.push_back(x.const_like(py_floormod(cst, div)));
+        UOp b = usum_all(b_parts, x);
+        if (0 <= b.vmin() && b.vmax() < div) r = (*newxs % x.const_like(c / div)) * div + b, sz = r->toposort().size();
+      }
+      if (r) {
+        if (!best || sz < best->first) best = {sz, *r};
+      }
+    }
+    if (best) return best->second;
+  }
+  // variable denominators, or constants the rules above did not fold
+  std::vector<UOp> all_uops = x.split_uop(Ops::ADD);
+  // divide_by_gcd: x//y -> (x//gcd)//(y//gcd)
+  std::vector<UOp> gargs = all_uops;
+  gargs.push_back(y);
+  UOp gcd = simplify(UOp::gcd(gargs));
+  if (!(gcd.op() == Ops::CONST && gcd.arg().py_equals(1))) {
+    auto xd = x.divide_exact(gcd), yd = y.divide_exact(gcd);
+    if (!xd || !yd) return std::nullopt;
+    UOp ret = xd->alu(d.op(), {*yd});
+    return is_mod ? ret * gcd : ret;
+  }
+  // factor_remainder: (d*x+y)//d -> x+y//d
+  if (y.vmin() < 0 || x.vmin() < 0) return std::nullopt;
+  std::vector<UOp> quo, rem;
+  const bool yc = y.op() == Ops::CONST && y.arg().is_int();
+  for (const UOp& u : all_uops) {
+    if (auto q = u.divide_exact(y)) { quo.push_back(*q); continue; }
+    std::int64_t c = u.const_factor();
+    if (yc && y.arg().as_int() != 0 && py_floormod(c, y.arg().as_int()) != c) {
+      auto dv = c == 0 ? std::optional<UOp>{} : u.divides(c);
+      if (!dv) return std::nullopt;
+      std::int64_t yv = y.arg().as_int();
+      rem.push_back(*dv * py_floormod(c, yv));
+      quo.push_back(is_mod ? u.const_like(0) : *dv * py_floordiv(c, yv));
+    } else {
+      rem.push_back(u);
+    }
+  }
+  if (quo.empty()) return std::nullopt;
+  // sum(rem) + 0: Python's sum starts from int 0
+  UOp new_x;
+  for (const UOp& r : rem) new_x = new_x ? new_x + r : r.const_like(0) + r;
+  new_x = new_x ? new_x + 0 : x.const_like(0);
+  if (new_x.vmin() < 0) return std::nullopt;
+  if (is_mod) return new_x % y;
+  UOp s;
+  for (const UOp& q : quo) s = s ? s + q : q.const_like(0) + q;
+  return new_x.floordiv(y) + s;
+}
+}  // namespace detail
+
+inline const auto div_and_mod_symbolic = rules(
+    // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
+    rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
+      if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
+      return (x + a * c).floordiv(c * d);
+    }),
+    // (x+c)//d -> (x+c%d)//d + c//d for d>0
+    rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
+      if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
+      std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
+      if (dv <= 0 || detail::py_floormod(cv, dv) == cv) return std::nullopt;
+      return (x + detail::py_floormod(cv, dv)).floordiv(d) + detail::py_floordiv(cv, dv);
+    }),
+    // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
+    // instantiated by a translation unit that rewrites with it, not by every one that includes it
+    rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named<"d">(), [](const auto& d) { return detail::fold_divmod_general(d); }));
+
+}  // namespace mg
+
+// ---- metagrad/symbolic/parse.hpp ----
+// parse_sym: tinygrad's UOp.render() syntax for integer expressions, read back into the graph that
+// tinygrad's Python operators build from the same text, so parse_sym(u.render()).render() == u.render().
+//
+//   a-b -> a+b*-1     -a -> a*-1     a<=b -> (b<a)!=True     a==b -> (a!=b)!=True     min(a, b) -> ~max(~a, ~b)
+//
+// Literals follow Python: -3 and -(3) are the constant -3, not 3*-1; a literal beside an expression takes
+// the expression's dtype (tinygrad's ufix); mixed dtypes are cast to their least upper dtype. Integer
+// literals are dtypes.weakint, True/False dtypes.bool (so (a<3)+1 is weakint here where Python makes it
+// dtypes.int). Ops that Python operators never build (NEG, SUB, CAST...) are not read back.
+// The parser keeps its own stacks (shunting-yard), so deep text cannot overflow the C++ stack; nesting
+// is still capped at parse_sym_max_depth.
+
+
+namespace mg {
+
+inline constexpr int parse_sym_max_depth = 10000;  // open brackets, conditionals and unary operators
+UOp parse_sym(std::string_view text, std::span<const UOp> vars);
+
+namespace detail {
+
+class SymParser {
+ public:
+  SymParser(std::string_view text, std::span<const UOp> vars) : text_(text) {
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      if (!vars[i] || vars[i].op() != Ops::DEFINE_VAR) throw Error("parse_sym: vars[" + std::to_string(i) + "] is not a DEFINE_VAR");
+      auto [it, fresh] = vars_.emplace(vars[i].expr(), vars[i]);
+      if (!fresh && it->second != vars[i]) throw Error("parse_sym: two different variables named '" + vars[i].expr() + "'");
+    }
+  }
+
+  UOp parse() {
+    bool want_operand = true;
+    for (;;) {
+      const Tok t = lex();
+      if (want_operand) want_operand = operand(t);
+      else if (t.kind == Tok::End) break;
+      else want_operand = infix(t);
+    }
+    close_conditionals(text_.size());
+    if (!frames_.empty()) fail(frames_.back().pos, "'(' is never closed");
+    return node(vals_.back());
+  }
+
+ private:
+  using i128 = __int128;
+  enum class Bin { Add, Sub, Mul, FloorDiv, Mod, Shl, Shr, And, Xor, Or, Lt, Le, Gt, Ge, Eq, Ne };
+  enum class Fn { Max, Min, CDiv, CMod };
+  struct Tok {
+    enum Kind { End, Int, True, False, Name, LParen, RParen, Comma, Op, Tilde, If, Else } kind;
+    std::size_t pos, len;
+    i128 value = 0;
+    Bin op = Bin::Add;
+  };
+  // a parsed operand: a node, or a Python literal that becomes a constant once its dtype is known
+  struct Val {
+    enum Kind { Node, Int, Bool } kind;
+    UOp u;
+    i128 lit = 0;
+    std::size_t pos = 0;
+  };
+  // what waits on the operator stack
+  struct Frame {
+    enum Kind { Binary, Neg, Invert, Paren, Call, If, Else } kind;
+    std::size_t pos;
+    Bin op = Bin::Add;
+    Fn fn = Fn::Max;
+    int argc = 0;
+  };
+
+  std::string_view text_;
+  std::unordered_map<std::string_view, UOp> vars_;  // views of the names the DEFINE_VARs hold
+  std::size_t at_ = 0;
+  std::vector<Val> vals_;
+  std::vector<Frame> frames_;
+  int depth_ = 0;
+
+  // ---- errors ----
+  [[noreturn]] void fail(std::size_t pos, const std::string& what) const {
+    std::string at = "parse_sym: at column " + std::to_string(pos + 1);
+    if (text_.size() <= 80) throw Error(at + " of \"" + std::string(text_) + "\": " + what);
+    std::size_t b = pos < 30 ? 0 : pos - 30, e = std::min(text_.size(), pos + 30);
+    throw Error(at + " near \"" + (b ? "..." : "") + std::string(text_.substr(b, e - b)) + (e < text_.size() ? "..." : "") + "\": " + what);
+  }
+  std::string tok_str(const Tok& t) const {
+    return t.kind == Tok::End ? "end of input" : "'" + std::string(text_.substr(t.pos, t.len)) + "'";
+  }
+  static std::string short_render(const UOp& u) {
+    std::string s = u.render();
+    return s.size() <= 120 ? s : s.substr(0, 58) + "..." + s.substr(s.size() - 58);
+  }
+  void enter(std::size_t pos) {
+    if (++depth_ > parse_sym_max_depth) fail(pos, "expression nested deeper than " + std::to_string(parse_sym_max_depth) + " levels");
+  }
+
+  // ---- lexer ----
+  static bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+  static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+  Tok lex() {
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r')) ++at_;
+    const std::size_t p = at_;
+    if (p == text_.size()) return {Tok::End, p, 0};
+    const char c = text_[p];
+    auto two = [&](char d) { return p + 1 < text_.size() && text_[p + 1] == d; };
+    auto op = [&](Bin b, std::size_t n) { at_ = p + n; return Tok{Tok::Op, p, n, 0, b}; };
+    if (c >= '0' && c <= '9') {
+      std::size_t e = p;
+      while (e < text_.size() && text_[e] >= '0' && text_[e] <= '9') ++e;
+      if (e < text_.size() && ident_char(text_[e])) fail(p, "invalid integer literal");
+      const std::string digits(text_.substr(p, e - p));
+      if (digits[0] == '0' && digits.size() > 1) fail(p, "leading zeros in integer literal '" + digits + "'");
+      if (digits.size() > 20) fail(p, "integer literal " + digits + " out of int64 range");
+      i128 v = 0;  // exact: -, ~ and the int64 check come later, as -9223372036854775808 needs
+      for (char d : digits) v = v * 10 + (d - '0');
+      at_ = e;
+      return {Tok::Int, p, e - p, v};
+    }
+    if (ident_start(c)) {
+      std::size_t e = p;
+      while (e < text_.size() && ident_char(text_[e])) ++e;
+      at_ = e;
+      std::string_view w = text_.substr(p, e - p);
+      Tok::Kind k = w == "True" ? Tok::True : w == "False" ? Tok::False : w == "if" ? Tok::If : w == "else" ? Tok::Else : Tok::Name;
+      return {k, p, e - p};
+    }
+    switch (c) {
+      case '(': at_ = p + 1; return {Tok::LParen, p, 1};
+      case ')': at_ = p + 1; return {Tok::RParen, p, 1};
+      case ',': at_ = p + 1; return {Tok::Comma, p, 1};
+      case '~': at_ = p + 1; return {Tok::Tilde, p, 1};
+      case '+': return op(Bin::Add, 1);
+      case '-': return op(Bin::Sub, 1);
+      case '*': return op(Bin::Mul, 1);
+      case '%': return op(Bin::Mod, 1);
+      case '&': return op(Bin::And, 1);
+      case '|': return op(Bin::Or, 1);
+      case '^': return op(Bin::Xor, 1);
+      case '/':
+        if (two('/')) return op(Bin::FloorDiv, 2);
+        fail(p, "'/' is true division, integer expressions use '//'");
+      case '<': return two('<') ? op(Bin::Shl, 2) : two('=') ? op(Bin::Le, 2) : op(Bin::Lt, 1);
+      case '>': return two('>') ? op(Bin::Shr, 2) : two('=') ? op(Bin::Ge, 2) : op(Bin::Gt, 1);
+      case '=':
+        if (two('=')) return op(Bin::Eq, 2);
+        fail(p, "unexpected '=' (comparison is '==')");
+      case '!':
+        if (two('=')) return op(Bin::Ne, 2);
+        fail(p, "unexpected '!'");
+      default: fail(p, "unexpected character '" + std::string(1, c) + "'");
+    }
+  }
+  bool peek_lparen() {
+    std::size_t save = at_;
+    bool r = lex().kind == Tok::LParen;
+    at_ = save;
+    return r;
+  }
+
+  // ---- operands ----
+  // returns whether an operand is still wanted
+  bool operand(const Tok& t) {
+    switch (t.kind) {
+      case Tok::Int: vals_.push_back({Val::Int, {}, t.value, t.pos}); return false;
+      case Tok::True: case Tok::False: vals_.push_back({Val::Bool, {}, t.kind == Tok::True, t.pos}); return false;
+      case Tok::LParen: enter(t.pos); frames_.push_back({Frame::Paren, t.pos}); return true;
+      case Tok::Tilde: enter(t.pos); frames_.push_back({Frame::Invert, t.pos}); return true;
+      case Tok::Op:
+        if (t.op != Bin::Sub) break;
+        enter(t.pos);
+        frames_.push_back({Frame::Neg, t.pos});
+        return true;
+      case Tok::Name: {
+        std::string_view name = text_.substr(t.pos, t.len);
+        if (peek_lparen()) {
+          static constexpr std::pair<std::string_view, Fn> fns[] = {{"max", Fn::Max}, {"min", Fn::Min}, {"cdiv", Fn::CDiv}, {"cmod", Fn::CMod}};
+          auto f = std::find_if(std::begin(fns), std::end(fns), [&](const auto& x) { return x.first == name; });
+          if (f == std::end(fns)) fail(t.pos, "unknown function '" + std::string(name) + "' (known: max, min, cdiv, cmod)");
+          lex();  // the '('
+          enter(t.pos);
+          frames_.push_back({Frame::Call, t.pos, Bin::Add, f->second});
+          return true;
+        }
+        auto v = vars_.find(name);
+        if (v == vars_.end()) fail(t.pos, "unknown variable '" + std::string(name) + "'");
+        vals_.push_back({Val::Node, v->second, 0, t.pos});
+        return false;
+      }
+      default: break;
+    }
+    fail(t.pos, "expected an expression, got " + tok_str(t));
+  }
+
+  // ---- operators ----
+  static int prec(Bin b) {
+    switch (b) {
+      case Bin::Mul: case Bin::FloorDiv: case Bin::Mod: return 7;
+      case Bin::Add: case Bin::Sub: return 6;
+      case Bin::Shl: case Bin::Shr: return 5;
+      case Bin::And: return 4;
+      case Bin::Xor: return 3;
+      case Bin::Or: return 2;
+      default: return 1;  // comparisons
+    }
+  }
+  // returns whether an operand is wanted next
+  bool infix(const Tok& t) {
+    switch (t.kind) {
+      case Tok::Op: {
+        const int p = prec(t.op);
+        reduce(p == 1 ? 2 : p);
+        if (p == 1 && !frames_.empty() && frames_.back().kind == Frame::Binary && prec(frames_.back().op) == 1)
+          fail(t.pos, "chained comparison: Python reads a<b<c as (a<b and b<c), write (a<b)<c or (a<b)&(b<c)");
+        frames_.push_back({Frame::Binary, t.pos, t.op});
+        return true;
+      }
+      case Tok::If:
+        reduce(0);
+        if (!frames_.empty() && frames_.back().kind == Frame::If) fail(t.pos, "a conditional inside a condition needs parentheses");
+        enter(t.pos);
+        frames_.push_back({Frame::If, t.pos});
+        return true;
+      case Tok::Else:
+        reduce(0);
+        if (frames_.empty() || frames_.back().kind != Frame::If) fail(t.pos, "'else' without 'if'");
+        frames_.back().kind = Frame::Else;
+        return true;
+      case Tok::Comma:
+        close_conditionals(t.pos);
+        if (frames_.empty() || frames_.back().kind != Frame::Call) fail(t.pos, "unexpected ','");
+        frames_.back().argc++;
+        return true;
+      case Tok::RParen: {
+        close_conditionals(t.pos);
+        if (frames_.empty()) fail(t.pos, "unmatched ')'");
+        Frame f = frames_.back();
+        frames_.pop_back();
+        --depth_;
+        if (f.kind == Frame::Call) call(f);  // a Paren just leaves its value, a literal stays a literal
+        return false;
+      }
+      default: fail(t.pos, "expected an operator, got " + tok_str(t));
+    }
+  }
+  // apply the waiting unary and binary operators that bind at least as tightly as min_prec
+  void reduce(int min_prec) {
+    while (!frames_.empty()) {
+      const Frame& f = frames_.back();
+      if (f.kind == Frame::Neg || f.kind == Frame::Invert) unary(f);
+      else if (f.kind == Frame::Binary && prec(f.op) >= min_prec) binary(f);
+      else return;
+      frames_.pop_back();
+    }
+  }
+  // at ')', ',' and the end: finish the operators and every conditional whose else-branch ends here
+  void close_conditionals(std::size_t pos) {
+    for (;;) {
+      reduce(0);
+      if (frames_.empty() || frames_.back().kind == Frame::Paren || frames_.back().kind == Frame::Call) return;
+      if (frames_.back().kind == Frame::If) fail(pos, "expected 'else' for the 'if' at column " + std::to_string(frames_.back().pos + 1));
+      Val y = pop(), c = pop(), x = pop();  // an Else frame
+      frames_.pop_back();
+      --depth_;
+      vals_.push_back({Val::Node, where(x, c, y), 0, x.pos});
+    }
+  }
+  Val pop() {
+    Val v = std::move(vals_.back());
+    vals_.pop_back();
+    return v;
+  }
+
+  // ---- building, as tinygrad's Python operators do ----
+  UOp lit_const(DType dt, const Val& v) const {
+    if (v.lit < i128(INT64_MIN) || v.lit > i128(INT64_MAX))
+      fail(v.pos, "integer literal " + SymVal::from_i128(v.lit).repr() + " out of int64 range");
+    return UOp::const_(dt, v.kind == Val::Bool ? Arg(v.lit != 0) : Arg(std::int64_t(v.lit)));
+  }
+  UOp node(const Val& v) const { return v.kind == Val::Node ? v.u : lit_const(v.kind == Val::Int ? dtypes::weakint : dtypes::bool_, v); }
+  // tinygrad's ufix: a literal beside an int or float expression takes its dtype, else keeps its own
+  UOp ufix(DType dt, const Val& lit) const { return dt.is_int() || dt.is_float() ? lit_const(dt, lit) : node(lit); }
+  // tinygrad's _broadcasted: ufix the literal, then cast both sides to their least upper dtype
+  std::pair<UOp, UOp> unify(const Val& x, const Val& y) const {
+    UOp a, b;
+    if (x.kind == Val::Node && y.kind != Val::Node) a = x.u, b = ufix(a.dtype(), y);
+    else if (y.kind == Val::Node && x.kind != Val::Node) b = y.u, a = ufix(b.dtype(), x);
+    else if (x.kind != Val::Node && x.kind != y.kind) a = lit_const(dtypes::weakint, x), b = lit_const(dtypes::weakint, y);  // 3+True
+    else a = node(x), b = node(y);
+    if (a.dtype() == b.dtype()) return {a, b};
+    const DType dt = least_upper_dtype(a.dtype().scalar(), b.dtype().scalar());
+    return {a.cast(dt), b.cast(dt)};
+  }
+  UOp where(const Val& x, const Val& c, const Val& y) const {
+    UOp cond = node(c);
+    if (x.kind == Val::Node) return cond.where(x.u, y.kind == Val::Node ? y.u : ufix(x.u.dtype(), y));
+    if (y.kind == Val::Node) return cond.where(ufix(y.u.dtype(), x), y.u);
+    const DType dt = x.kind == y.kind ? node(x).dtype() : dtypes::weakint;
+    return cond.where(lit_const(dt, x), lit_const(dt, y));
+  }
+  // a literal zero divisor is an error here, as Python's 1//0 is
+  UOp checked_div(const UOp& r, const UOp& divisor, std::size_t pos, bool mod) const {
+    if (divisor.op() == Ops::CONST && divisor.arg().py_equals(0)) fail(pos, (mod ? "modulo by zero: " : "division by zero: ") + short_render(r));
+    return r;
+  }
+  void unary(const Frame& f) {
+    Val& v = vals_.back();
+    --depth_;
+    if (v.kind != Val::Node) {  // Python folds -3, -(3), ~3 and -True to int literals
+      v.lit = f.kind == Frame::Neg ? -v.lit : ~v.lit;
+      v.kind = Val::Int;
+      v.pos = f.pos;
+      return;
+    }
+    v.u = f.kind == Frame::Neg ? -v.u : ~v.u;
+    v.pos = f.pos;
+  }
+  void binary(const Frame& f) {
+    Val y = pop(), x = pop();
+    auto [a, b] = unify(x, y);
+    UOp r;
+    switch (f.op) {
+      case Bin::Add: r = a + b; break;
+      case Bin::Sub: r = a - b; break;
+      case Bin::Mul: r = a * b; break;
+      case Bin::FloorDiv: r = checked_div(a.floordiv(b), b, f.pos, false); break;
+      case Bin::Mod: r = checked_div(a.floormod(b), b, f.pos, true); break;
+      case Bin::Shl: r = a << b; break;
+      case Bin::Shr: r = a >> b; break;
+      case Bin::And: r = a & b; break;
+      case Bin::Xor: r = a ^ b; break;
+      case Bin::Or: r = a | b; break;
+      case Bin::Lt: r = a < b; break;
+      case Bin::Le: r = a <= b; break;
+      case Bin::Gt: r = a > b; break;
+      case Bin::Ge: r = a >= b; break;
+      case Bin::Eq: r = a.eq(b); break;
+      case Bin::Ne: r = a.ne(b); break;
+    }
+    vals_.push_back({Val::Node, r, 0, x.pos});
+  }
+  void call(const Frame& f) {
+    static constexpr const char* names[] = {"max", "min", "cdiv", "cmod"};
+    if (f.argc + 1 != 2) fail(f.pos, std::string(names[int(f.fn)]) + "() takes 2 arguments, got " + std::to_string(f.argc + 1));
+    Val y = pop(), x = pop();
+    auto [a, b] = unify(x, y);
+    UOp r;
+    switch (f.fn) {
+      case Fn::Max: r = a.maximum(b); break;
+      case Fn::Min: r = a.minimum(b); break;
+      case Fn::CDiv: r = checked_div(a.cdiv(b), b, f.pos, false); break;
+      case Fn::CMod: r = checked_div(a.cmod(b), b, f.pos, true); break;
+    }
+    vals_.push_back({Val::Node, r, 0, f.pos});
+  }
+};
+
+}  // namespace detail
+
+inline UOp parse_sym(std::string_view text, std::span<const UOp> vars) { return detail::SymParser(text, vars).parse(); }
+
+}  // namespace mg
+
+// ---- metagrad/symbolic/simplify.hpp ----
+// The symbolic API: simplify (tinygrad's UOp.simplify, in symbolic.hpp), resolve, sym_infer, and the
+// full `sym` rule set.
+
+
+// ---- metagrad/symbolic/sym.hpp ----
+// sym: tinygrad's complete symbolic rule set ("symbolic 2.0") — symbolic, valid simplification,
+// load/store folding, reciprocal and reduce rules, term combining, and GROUP/SINK clean-up.
+
+
+// ---- metagrad/symbolic/symbolic.hpp ----
+// tinygrad's symbolic rule sets (tinygrad/uop/symbolic.py), with its names: propagate_invalid,
+// symbolic_simple, commutative, symbolic (which adds div_and_mod_symbolic), sym, and the helpers
+// their callbacks are written in.
+
+
+namespace mg {
+namespace detail {
+inline constexpr OpSet BinaryNoCmp = GroupOp::Binary - GroupOp::Comparison;
+inline constexpr OpSet BinaryNoThreefry = GroupOp::Binary - OpSet{Ops::THREEFRY};
+
+// dtype filters: tinygrad's dtypes.ints+(dtypes.bool, dtypes.weakint), dtypes.ints+(dtypes.weakint,), dtypes.sints
+template <class P> constexpr auto ints_bool_weak(P p) {
+  return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32,
+                 dtypes::uint64, dtypes::bool_, dtypes::weakint);
+}
+template <class P> constexpr auto ints_weak(P p) {
+  return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32,
+                 dtypes::uint64, dtypes::weakint);
+}
+template <class P> constexpr auto sints(P p) { return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64); }
+
+inline const auto invalid_pat = op<Ops::CONST>.arg(Invalid{}).named<"i">();
+inline const auto invalid_gate = where(var<"cond">, var<"x">, invalid_pat);
+inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
+
+inline Arg arg_of(const SymVal& v) {
+  if (v.is_float()) return Arg(v.as_double());
+  if (v.fits_int64()) return Arg(v.as_int());
+  throw Error("symbolic: bound " + v.repr() + " does not fit a constant");
+}
+
+// tinygrad's can_lossless_cast: dt1 keeps every value of dt0
+inline bool can_lossless_cast(DType dt0, DType dt1) {
+  using namespace dtypes;
+  if (dt0 == dt1 || dt0 == bool_) return true;
+  auto in = [&](std::initializer_list<DType> l) { return std::find(l.begin(), l.end(), dt0) != l.end(); };
+  if (dt1 == weakint) return dt0.is_int() && dt0 != weakint;
+  if (dt1 == float64) return in({float32, float16, bfloat16, fp8e4m3, fp8e5m2, uint32, uint16, uint8, int32, int16, int8});
+  if (dt1 == float32) return in({float16, bfloat16, fp8e4m3, fp8e5m2, uint16, uint8, int16, int8});
+  if (dt1 == float16) return in({fp8e4m3, fp8e5m2, uint8, int8});
+  if (dt1 == uint64) return in({uint32, uint16, uint8});
+  if (dt1 == uint32) return in({uint16, uint8});
+  if (dt1 == uint16) return in({uint8});
+  if (dt1 == int64) return in({uint32, uint16, uint8, int32, int16, int8});
+  if (dt1 == int32) return in({uint16, uint8, int16, int8});
+  if (dt1 == int16) return in({uint8, int8});
+  return false;
+}
+
+// the value of a CONST, or the tuple of a STACK of CONSTs
+inline std::optional<Arg> const_arg(const UOp& u) {
+  if (u.op() == Ops::CONST) return u.arg();
+  if (u.op() == Ops::STACK) {
+    ArgTuple t;
+    for (const UOp& s : u.src()) {
+      if (s.op() != Ops::CONST) return std::nullopt;
+      t.push_back(s.arg());
+    }
+    return Arg(std::move(t));
+  }
+  return std::nullopt;
+}
+inline std::optional<UOp> fold_const_alu(const UOp& a) {
+  std::vector<Arg> vals;
+  for (const UOp& s : a.src()) {
+    auto v = const_arg(s);
+    if (!v) return std::nullopt;
+    vals.push_back(std::move(*v));
+  }
+  auto r = exec_alu(a.op(), a.dtype(), vals, a.src(a.nsrc() - 1).dtype(), false);
+  if (!r) return std::nullopt;
+  return a.const_like(*r);
+}
+
+inline std::optional<UOp> simplify_pow(const UOp& x, const UOp& c) {
+  double v = c.arg().as_float();
+  if (v < 0) return x.reciprocal().pow(-c);
+  if (v == 0) return x.const_like(1);
+  if (double(std::int64_t(v - 0.5)) + 0.5 == v) return x.pow(c.const_like(v - 0.5)) * x.sqrt();
+  if (double(std::int64_t(v)) == v) {
+    std::int64_t n = std::int64_t(v);
+    UOp y = x.pow(c.const_like(c.arg().is_int() ? Arg(n / 2) : Arg(std::floor(v / 2))));
+    return (n % 2 == 1) ? y * y * x : y * y * 1;
+  }
+  return std::nullopt;
+}
+
+inline std::optional<UOp> fold_bitcast(const UOp& root, const UOp& c) {
+  DType from = c.dtype().scalar(), to = root.dtype().scalar();
+  if (c.dtype().itemsize() != root.dtype().itemsize() || root.dtype().count != 1 || from.is_bool() || to.is_bool()) return std::nullopt;
+  if (from.itemsize() != to.itemsize() || from.is_fp8() || to.is_fp8() || from == dtypes::bfloat16 || to == dtypes::bfloat16 ||
+      from == dtypes::float16 || to == dtypes::float16 || from == dtypes::weakint || to == dtypes::weakint)
+    return std::nullopt;
+  std::uint64_t bits = 0;
+  if (from.is_float()) {
+    if (from == dtypes::float32) bits = std::bit_cast<std::uint32_t>(float(c.arg().as_float()));
+    else bits = std::bit_cast<std::uint64_t>(c.arg().as_float());
+  } else {
+    bits = std::uint64_t(c.arg().as_int());
+  }
+  if (from.itemsize() < 8) bits &= (std::uint64_t(1) << (8 * from.itemsize())) - 1;
+  if (to.is_float()) {
+    if (to == dtypes::float32) return root.const_like(double(std::bit_cast<float>(std::uint32_t(bits))));
+    return root.const_like(std::bit_cast<double>(bits));
+  }
+  return root.const_like(std::int64_t(bits));  // the const normalizes (sign, width) to root's dtype
+}
+
+// x is (base%div)*mul + (base//div)*(div*mul) and its variations: fold to base*mul
+inline std::optional<UOp> fold_add_divmod_recombine(const UOp& x) {
+  std::vector<UOp> terms = x.split_uop(Ops::ADD);
+  auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
+  auto rest = [&](std::size_t i, std::size_t j, UOp head) {
+    std::vector<UOp> r;
+    for (std::size_t k = 0; k < terms.size(); ++k) if (k != i && k != j) r.push_back(terms[k]);
+    return head.usum(r);
+  };
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const UOp& u = terms[i];
+    UOp base;
+    std::int64_t div, mul;
+    if (u.op() == Ops::FLOORMOD && cint(u.src(1))) base = u.src(0), div = u.src(1).arg().as_int(), mul = 1;
+    else if (u.op() == Ops::MUL && cint(u.src(1)) && u.src(0).op() == Ops::FLOORMOD && cint(u.src(0).src(1)))
+      base = u.src(0).src(0), div = u.src(0).src(1).arg().as_int(), mul = u.src(1).arg().as_int();
+    else continue;
+    for (std::size_t j = 0; j < terms.size(); ++j) {
+      if (i == j) continue;
+      const UOp& v = terms[j];
+      if (v.op() != Ops::MUL || !cint(v.src(1)) || v.src(1).arg().as_int() != div * mul) continue;
+      const UOp& q = v.src(0);
+      bool exact = false;
+      if (q.op() == Ops::FLOORDIV && cint(q.src(1)) && q.src(1).arg().as_int() == div) exact = q.src(0) == base;
+      if (!exact && div > 0 && base.op() == Ops::FLOORDIV && cint(base.src(1)))
+        exact = q.op() == Ops::FLOORDIV && cint(q.src(1)) && q.src(0) == base.src(0) && q.src(1).arg().as_int() == base.src(1).arg().as_int() * div;
+      if (exact) return rest(i, j, base * mul);
+      if (div > 0 && q.op() == Ops::FLOORMOD && cint(q.src(1)) && q.src(1).arg().as_int() > 0 && q.src(0).op() == Ops::FLOORDIV) {
+        std::int64_t d = q.src(1).arg().as_int();
+        if (q.src(0).src(0) == base && cint(q.src(0).src(1)) && q.src(0).src(1).arg().as_int() == div) return rest(i, j, (base % (div * d)) * mul);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+inline std::optional<UOp> lt_folding(const UOp& x, std::int64_t c) {
+  std::vector<UOp> p, np;
+  for (const UOp& u : x.split_uop(Ops::ADD)) (u.const_factor() == 1 ? p : np).push_back(u);
+  if (np.empty()) return std::nullopt;
+  std::int64_t d = c;
+  for (const UOp& u : np) d = std::gcd(d, u.const_factor());
+  if (d <= 1) return std::nullopt;
+  SymVal lo = 0, hi = 0;
+  for (const UOp& u : p) lo = lo + u.vmin(), hi = hi + u.vmax();
+  if (!(0 <= lo && hi < d)) return std::nullopt;
+  auto div = np[0].usum(std::span<const UOp>(np).subspan(1)).divides(d);
+  if (!div) return std::nullopt;
+  return *div < py_floordiv(c, d);
+}
+
+inline std::optional<UOp> canonicalize_simplex(const UOp& X) {
+  bool changed = false;
+  std::vector<UOp> ret;
+  for (UOp u : X.split_uop(Ops::ADD)) {
+    if (u.op() == Ops::MUL && u.src(1).op() == Ops::CONST && u.src(1).arg().is_number() && u.src(1).arg().as_float() > 0) changed = true, u = u.src(0);
+    if (!(GroupOp::Irreducible.contains(u.op()) && u.vmin() >= 0)) return std::nullopt;
+    ret.push_back(u);
+  }
+  if (!changed) return std::nullopt;
+  return ret[0].usum(std::span<const UOp>(ret).subspan(1));
+}
+
+// tinygrad's tuplize ordering: (op, arg, dtype, *src) compared as Python tuples
+inline int arg_cmp(const Arg& a, const Arg& b) {
+  if (a.is_number() && b.is_number()) {
+    if (a.is_float() || b.is_float()) return a.as_float() < b.as_float() ? -1 : b.as_float() < a.as_float() ? 1 : 0;
+    return a.as_int() < b.as_int() ? -1 : b.as_int() < a.as_int() ? 1 : 0;
+  }
+  if (a.is_tuple() && b.is_tuple()) {
+    const auto &x = a.as_tuple(), &y = b.as_tuple();
+    for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) if (int c = arg_cmp(x[i], y[i])) return c;
+    return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+  }
+  if (a.is<std::string>() && b.is<std::string>()) return a.as_str().compare(b.as_str()) < 0 ? -1 : a.as_str() == b.as_str() ? 0 : 1;
+  if (a.is<Invalid>() != b.is<Invalid>()) return a.is<Invalid>() ? -1 : 1;
+  return 0;
+}
+inline int dtype_cmp(DType a, DType b) {
+  auto k = [](DType d) { return std::tuple(d.priority(), d.bitsize(), d.scalar().info().cname, d.count); };
+  return k(a) < k(b) ? -1 : k(b) < k(a) ? 1 : 0;
+}
+inline int tuplize_cmp(const UOp& a, const UOp& b) {
+  if (a == b) return 0;
+  if (a.op() != b.op()) return int(a.op()) < int(b.op()) ? -1 : 1;
+  if (int c = arg_cmp(a.arg(), b.arg())) return c;
+  if (int c = dtype_cmp(a.dtype(), b.dtype())) return c;
+  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i) if (int c = tuplize_cmp(a.src(i), b.src(i))) return c;
+  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
+}
+}  // namespace detail
+
+// ---- propagate_invalid: before symbolic, so 0*something_that_might_be_invalid does not become 0 ----
+inline const auto propagate_invalid = [] {
+  using namespace detail;
+  return rules(
+      rule(cast(invalid_gate).named<"cast">(),
+           [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
+      rule(op<GroupOp::Unary>(invalid_gate).named<"alu">(), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
+      rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named<"alu">(),
+           [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
+      rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named<"alu">(),
+           [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
+      rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named<"alu">(), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
+        return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
+      }),
+      rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named<"alu">(), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
+        return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
+      }),
+      // an ALU on Invalid is Invalid
+      rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
+      rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
+      // where(cond, Invalid, val) -> where(!cond, val, Invalid)
+      rule(where(var<"cond">, invalid_pat, var<"val">),
+           [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
+      // lift Invalid out
+      rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
+        if (is_invalid(c)) return std::nullopt;
+        return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
+      }),
+      rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
+        if (is_invalid(b)) return std::nullopt;
+        return (a | cond).where(a.where(b, x), i);
+      }),
+      rule(bitcast(invalid_pat).named<"bc">(), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
+      rule(bitcast(invalid_gate).named<"bc">(),
+           [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
+      // fold gated LOAD/STORE
+      rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
+      rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named<"x">(),
+           [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
+}();
+
+inline const auto symbolic_simple = propagate_invalid + [] {
+  using namespace detail;
+  auto bool_x = var<"x">.dtype(dtypes::bool_);
+  auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
+  auto consts = op<Ops::CONST, Ops::STACK>;
+  return rules(
+      // ** self folding **
+      rule(var<"x"> + 0, [](UOp x) { return x; }),
+      rule(var<"x"> * 1, [](UOp x) { return x; }),
+      rule(ints_bool_weak(var<"x">) ^ 0, [](UOp x) { return x; }),
+      rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),
+      rule(var<"x"> / 1, [](UOp x) { return x; }),
+      rule(var<"x"> / -1, [](UOp x) { return -x; }),
+      rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
+      rule((upat % var<"y">).named<"base">() % var<"y">, [](UOp base, UOp) { return base; }),
+      // variations of (x%c)+(x//c)*c = x
+      rule(op<Ops::ADD>.dtype(dtypes::weakint).named<"x">(), [](UOp x) { return fold_add_divmod_recombine(x); }),
+      rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
+      rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
+      rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](UOp x) { return x; }),
+      rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
+      rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
+      rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
+      // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
+      rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
+        return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
+      }),
+      rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
+      // ** zero folding **
+      rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+      rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),
+      rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),
+      rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),
+      // (x&mask)>>k -> x>>k when the mask only clears bits below k
+      rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
+        if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
+        if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
+        return x >> k.arg().as_int();
+      }),
+      rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+      // ** constant folding **
+      rule(op<GroupOp::Unary>(consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
+      rule(op<BinaryNoThreefry>(consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
+      // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
+      rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named<"a">(),
+           [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
+      rule(op<GroupOp::Ternary>(consts, consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
+      // bool MUL is AND, ADD/MAX is OR
+      rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
+      rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
+      rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
+      // *** div rules ***
+      rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+      rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+      rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
+      rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
+      // x*0 -> 0, but a nan or inf constant times 0 is nan
+      rule(var<"x"> * 0, [](UOp x) {
+        bool nan = x.op() == Ops::CONST && x.arg().is_float() && (std::isnan(x.arg().as_float()) || std::isinf(x.arg().as_float()));
+        return nan ? x.const_like(NAN) : x.const_like(0);
+      }),
+      // *** cast/bitcast ***
+      rule(op<Ops::CAST>(cvar<"c">).named<"root">(), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
+      rule(op<Ops::CAST, Ops::BITCAST>.named<"root">(),
+           [](UOp root) -> std::optional<UOp> { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
+      rule(op<Ops::BITCAST>(cvar<"c">).named<"root">(), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
+      // b.cast(a).cast(b) -> b if a keeps every value of b
+      rule(cast(cast(var<"x">).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
+        return std::nullopt;
+      }),
+      rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
+      // ** pow **
+      rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
+      rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
+        if (c.arg().py_equals(1)) return c;
+        if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
+        return std::nullopt;
+      }),
+      // rules for threefry
+      rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
+      rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+           [](UOp y) { return y; }),
+      rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
+           [](UOp x) { return x; }),
+      rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+           [](UOp y) { return y; }),
+      rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
+      // ** simple where folding **
+      rule(where(upat, var<"val">, var<"val">), [](UOp val) { return val; }),
+      rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
+        if (!gate.arg().is_number()) return std::nullopt;
+        return gate.arg().as_float() != 0 ? c0 : c1;
+      }),
+      // a.where(b.where(c, d), d) -> (a & b).where(c, d)
+      rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
+}();
+
+namespace detail {
+inline std::vector<int> gep_idx(const UOp& g) {
+  std::vector<int> v;
+  for (const Arg& a : g.arg().as_tuple()) v.push_back(int(a.as_int()));
+  return v;
+}
+}  // namespace detail
+
+// ---- gep_pushing: GEP through STACK, GEP, CONST and index ALUs ----
+inline const auto gep_pushing = [] {
+  using namespace detail;
+  return rules(
+      rule(op<Ops::GEP>(op<Ops::GEP>.named<"g2">()).named<"g1">(), [](UOp g1, UOp g2) {
+        auto i1 = gep_idx(g1), i2 = gep_idx(g2);
+        std::vector<int> r;
+        for (int i : i1) r.push_back(i2.at(std::size_t(i)));
+        return g2.src(0).gep(r);
+      }),
+      rule(op<Ops::GEP>(op<Ops::STACK>.named<"vec">()).named<"gep">(), [](UOp gep, UOp vec) {
+        auto idx = gep_idx(gep);
+        if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
+        std::vector<UOp> s;
+        for (int i : idx) s.push_back(vec.src(std::size_t(i)));
+        return UOp(Ops::STACK, gep.dtype(), std::move(s));
+      }),
+      rule(op<Ops::GEP>(cvar<"c">).named<"gep">(), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
+      // GEP on void is skipped
+      rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
+      // GEP in order is removed
+      rule(op<Ops::GEP>.named<"g">(), [](UOp g) -> std::optional<UOp> {
+        if (g.dtype().is_ptr) return std::nullopt;
+        auto idx = gep_idx(g);
+        if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
+        for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
+        return g.src(0);
+      }),
+      // push all GEPs through ALUs for index
+      rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named<"alu">()).dtype(dtypes::weakint).named<"gep">(),
+           [](UOp gep, UOp alu) -> std::optional<UOp> {
+             if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
+             std::vector<UOp> s;
+             for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
+             return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
+           }),
+      // VCAT can't be rendered: a STACK of GEPs
+      rule(op<Ops::VCAT>.named<"x">(), [](UOp x) -> std::optional<UOp> {
+        if (x.dtype().is_ptr) return std::nullopt;
+        std::vector<UOp> s;
+        for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
+        return UOp(Ops::STACK, x.dtype(), std::move(s));
+      }),
+      // STACK of GEPs of the same source
+      rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named<"v">(), [](UOp v, UOp x) -> std::optional<UOp> {
+        std::vector<int> idx;
+        for (const UOp& g : v.src()) {
+          auto gi = gep_idx(g);
+          if (gi.size() != 1) return std::nullopt;
+          idx.push_back(gi[0]);
+        }
+        return x.gep(idx);
+      }));
+}();
+
+// ** commutative flipping (only for index) **
+inline const auto commutative = rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named<"x">(), [](UOp x) -> std::optional<UOp> {
+  if (x.nsrc() == 2 && detail::tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
+  return std::nullopt;
+}));
+
+inline const auto symbolic = symbolic_simple + commutative + [] {
+  using namespace detail;
+  auto x = var<"x">;
+  auto c0 = cvar<"c0">;
+  auto c1 = cvar<"c1">;
+  return rules(
+      // ** boolean algebra **
+      rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
+      // ** combine terms **
+      rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
+      rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
+      rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
+      rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+      rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+      rule(x + x, [](UOp x) { return x * 2; }),
+      rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
+      rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
+        if (x2 == x3) return std::nullopt;
+        return x * (x2 * x3).reciprocal();
+      }),
+      rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
+      rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
+      // ** where folding **
+      rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
+        if (is_invalid(f)) return std::nullopt;
+        return cond.where(f, t);
+      }),
+      // an alu of two wheres with the same condition combines if a branch pair is constant
+      rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named<"alu">(),
+           [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+             if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+               return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
+             return std::nullopt;
+           }),
+      rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
+           [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+             if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+               return y + c.where(t + tt, f + ff);
+             return std::nullopt;
+           }),
+      // ALU/variable with min == max -> CONST
+      rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named<"x">(),
+           [](UOp x) -> std::optional<UOp> {
+             auto [lo, hi] = x.min_max();
+             if (!(lo == hi) || lo.is_inf()) return std::nullopt;
+             return x.const_like(arg_of(lo));
+           }),
+      rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named<"x">(), [](UOp x) -> std::optional<UOp> {
+        auto [lo, hi] = x.min_max();
+        if (!(lo == hi)) return std::nullopt;
+        return x.const_like(arg_of(lo));
+      }),
+      // max folding
+      rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
+        if (x.vmin() >= y.vmax()) return x;
+        if (x.vmax() <= y.vmin()) return y;
+        return std::nullopt;
+      }),
+      // ** two stage ALU folding **
+      rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named<"f">(),
+           [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+             if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
+             return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+           }),
+      rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
+      // (x//c1)//c2 -> x//(c1*c2) for c2>0
+      rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+        if (!(c2.vmin() > 0)) return std::nullopt;
+        return x.floordiv(c1 * c2);
+      }),
+      // ** lt **
+      // c0*x<c1 for positive int c0,c1
+      rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
+        if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
+        std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
+        if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
+        // c0*x<c1 for negative int c0 and non-positive c1
+        if (a < 0 && a != -1 && b <= 0) return (-x) < (-py_floordiv(-b, -a));
+        return std::nullopt;
+      }),
+      // x//d<c -> x<c*d for d>0
+      rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
+        if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
+        return x < c.arg().as_int() * d.arg().as_int();
+      }),
+      // ** move add/mul consts to the end **
+      rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
+      rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
+      // generic lt folding
+      rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
+        if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
+        return lt_folding(x, c.arg().as_int());
+      }),
+      rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
+      // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
+      rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
+        if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
+        return std::nullopt;
+      }),
+      // a range mod its own upper bound is the range
+      rule(op<Ops::RANGE>(var<"end">, etc).named<"r">() % var<"end">, [](UOp r, UOp) { return r; }),
+      rule(op<Ops::RANGE>(var<"end">, etc).named<"r">() / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
+      // cast folding: an intermediate cast that does not narrow is one cast
+      rule(cast(cast(x).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
+        return std::nullopt;
+      }),
+      rule(cast(ints_weak(cast(ints_weak(x))).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        auto d = dtype_bounds(a.dtype());
+        if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
+        return std::nullopt;
+      }),
+      // math in int instead of long
+      rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named<"u">(), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
+        if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
+        return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
+      }),
+      rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named<"cast">(),
+           [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
+      // only RANGE/IF/STORE/KERNEL have side effects
+      rule(op<Ops::AFTER>.named<"x">(), [](UOp x) -> std::optional<UOp> {
+        constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
+        std::vector<UOp> src{x.src(0)};
+        auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
+        for (std::size_t i = 1; i < x.nsrc(); ++i) {
+          if (keep.contains(x.src(i).op())) add(x.src(i));
+          else for (const UOp& s : x.src(i).src()) add(s);
+        }
+        return x.replace({.src = std::move(src)});
+      }),
+      rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
+      // VECTORIZE/CONST
+      rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named<"vec">(), [](UOp vec) -> std::optional<UOp> {
+        if (vec.nsrc() == 0) return std::nullopt;
+        ArgTuple t;
+        for (const UOp& s : vec.src()) t.push_back(s.arg());
+        return UOp::const_(vec.dtype(), Arg(std::move(t)));
+      }));
+}() + div_and_mod_symbolic + gep_pushing;
+
+// tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
+// translation unit that never simplifies never instantiates the rule set's matchers.
+template <std::same_as<UOp> U> U simplify(const U& u) {
+  if (u.op() == Ops::CONST) return u;
+  return graph_rewrite(u, symbolic);
+}
+
+}  // namespace mg
+
+// ---- metagrad/symbolic/valid.hpp ----
+// Valid simplification (tinygrad's simplify_valid / uop_given_valid): an expression guarded by a
+// valid (a conjunction of bounds like 0<=x<n) is simplified knowing the valid holds.
+
+
+namespace mg {
+namespace detail {
+
+inline bool in_toposort(const UOp& needle, const UOp& root) {
+  for (const UOp& u : root.toposort()) if (u == needle) return true;
+  return false;
+}
+inline bool op_in_backward_slice_with_self(const UOp& u, OpSet ops) {
+  for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
+  return false;
+}
+inline std::int64_t clamp_i64(const SymVal& v) {
+  if (v.as_i128() < SymVal::i128(INT64_MIN)) return INT64_MIN;
+  if (v.as_i128() > SymVal::i128(INT64_MAX)) return INT64_MAX;
+  return std::int64_t(v.as_i128());
+}
+
+// X <= c gives (X, true, c); X >= c gives (X, false, c)
+inline std::optional<std::tuple<UOp, bool, std::int64_t>> parse_valid(const UOp& v) {
+  if (v.op() == Ops::CMPNE && v.src(1).op() == Ops::CONST && v.src(1).arg().py_equals(1) && v.src(0).op() == Ops::CMPLT &&
+      v.src(0).src(0).dtype().is_int())
+    return std::tuple{v.src(0).src(0), false, clamp_i64(v.src(0).src(1).vmin())};  // (X < c).ne(True) -> X >= c
+  if (v.op() == Ops::CMPLT && v.src(0).dtype().is_int())
+    return std::tuple{v.src(0), true, clamp_i64(v.src(1).vmax() - 1)};  // X < c -> X <= c-1
+  return std::nullopt;
+}
+
+template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try_simplex = true) {
+  // parse the valid into {expr: (lower bound, upper bound)}, in first-seen order
+  std::vector<std::pair<UOp, std::array<std::optional<std::int64_t>, 2>>> bounds;
+  for (const UOp& stmt : valid.split_uop(Ops::AND)) {
+    auto res = parse_valid(stmt);
+    if (!res) continue;
+    auto& [expr, is_upper, c] = *res;
+    auto it = std::find_if(bounds.begin(), bounds.end(), [&](const auto& b) { return b.first == expr; });
+    if (it == bounds.end()) it = bounds.insert(bounds.end(), {expr, {}});
+    it->second[is_upper ? 1 : 0] = c;
+  }
+  std::vector<std::pair<UOp, UOp>> all_candidates;
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const auto& [expr, v] = bounds[i];
+    std::int64_t v0 = v[0] ? *v[0] : clamp_i64(expr.vmin()), v1 = v[1] ? *v[1] : clamp_i64(expr.vmax());
+    if (v0 > v1) continue;  // an empty range: nothing to substitute
+    all_candidates.emplace_back(expr, UOp::variable("fake" + std::to_string(i), v0, v1, expr.dtype()));
+    if (!try_simplex) continue;
+    // every candidate is a set of constrained UOps; if each simplifies uop to the same output, take it
+    std::vector<std::vector<std::pair<UOp, UOp>>> candidates{{all_candidates.back()}};
+    if (expr.op() == Ops::ADD && v0 == 1) {
+      auto terms = expr.split_uop(Ops::ADD);
+      if (std::all_of(terms.begin(), terms.end(), [](const UOp& u) { return GroupOp::Irreducible.contains(u.op()); })) {
+        std::vector<std::pair<UOp, UOp>> c;
+        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, clamp_i64(Xi.vmax()), Xi.dtype()));
+        candidates.push_back(std::move(c));
+      }
+    }
+    for (const auto& candidate : candidates) {
+      std::vector<UOp> newuops;
+      bool skip = false;
+      for (const auto& [X, newX] : candidate) {
+        newuops.push_back(uop.substitute({{X, newX}}));
+        if (newuops.back() == uop) skip = true;
+      }
+      if (skip) continue;
+      for (std::size_t k = 0; k < candidate.size(); ++k)
+        newuops[k] = simplify(simplify(newuops[k]).substitute({{candidate[k].second, candidate[k].first}}));
+      if (std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u == newuops[0]; })) uop = newuops[0];
+      else if (uop.op() == Ops::STACK && uop.nsrc() == 2) {
+        auto same = [&](std::size_t s) { return std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u.src(s) == newuops[0].src(s); }); };
+        if (same(0)) uop = uop.replace({.src = std::vector<UOp>{newuops[0].src(0), uop.src(1)}});
+        if (same(1)) uop = uop.replace({.src = std::vector<UOp>{uop.src(0), newuops[0].src(1)}});
+      }
+    }
+  }
+  // all the valids together (whole expressions only)
+  UOp s_uop = uop.substitute(all_candidates);
+  if (s_uop != uop) {
+    std::vector<std::pair<UOp, UOp>> back;
+    for (const auto& [X, newX] : all_candidates) back.emplace_back(newX, X);
+    uop = simplify(simplify(s_uop).substitute(back));
+  }
+  return uop;
+}
+
+template <std::same_as<UOp> U> std::optional<U> simplify_valid(const U& valid) {
+  if (op_in_backward_slice_with_self(valid, OpSet{Ops::INDEX})) return std::nullopt;  // only for indexing
+  std::vector<UOp> valids = valid.split_uop(Ops::AND);
+  // a valid that appears inside other valids goes first, so the others are more likely to simplify
+  auto priority = [&](const UOp& v) {
+    int p = 0;
+    auto res = parse_valid(v);
+    if (res) for (const UOp& other : valids) if (in_toposort(std::get<0>(*res), other)) --p;
+    return p;
+  };
+  std::vector<std::tuple<int, std::size_t, UOp>> keyed;  // (priority, position): a stable order
+  for (std::size_t i = 0; i < valids.size(); ++i) keyed.emplace_back(priority(valids[i]), i, valids[i]);
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
+  for (std::size_t i = 0; i < valids.size(); ++i) valids[i] = std::get<2>(keyed[i]);
+  std::vector<UOp> ret, seen;
+  for (UOp stmt : valids) {
+    if (std::find(seen.begin(), seen.end(), stmt) != seen.end()) continue;
+    seen.push_back(stmt);
+    if (!ret.empty()) stmt = uop_given_valid(ret[0].uprod(std::span<const UOp>(ret).subspan(1)), stmt);
+    ret.push_back(stmt);
+  }
+  if (ret == valids) return std::nullopt;
+  return ret[0].uprod(std::span<const UOp>(ret).subspan(1));
+}
+
+template <std::same_as<UOp> U> std::optional<U> gated_given_valid(const U& cond, const U& x, const U& i) {
+  if (x.dtype().scalar() != dtypes::weakint) return std::nullopt;
+  return cond.where(uop_given_valid(cond, x, false), i);
+}
+}  // namespace detail
+
+inline const auto pm_simplify_valid = rules(
+    rule(op<Ops::AND>.named<"valid">(), [](const auto& valid) { return detail::simplify_valid(valid); }),
+    rule(detail::invalid_gate, [](const auto& cond, const auto& x, const auto& i) { return detail::gated_given_valid(cond, x, i); }));
+
+}  // namespace mg
+
+namespace mg {
+namespace detail {
+inline bool is_add_reduce(const UOp& r) { return r.arg().is_tuple() && r.arg().size() > 0 && r.arg()[0].py_equals(Ops::ADD); }
+
+// move the factors of a reduce's body that do not depend on its ranges out of the reduce
+inline std::optional<UOp> reduce_mul_chain(const UOp& r) {
+  if (!r.arg().is_tuple() || r.arg().size() == 0) return std::nullopt;
+  const bool is_max = r.arg()[0].py_equals(Ops::MAX);
+  if (!is_add_reduce(r) && !is_max) return std::nullopt;
+  if (r.dtype() != r.src(0).dtype()) return std::nullopt;
+  std::vector<UOp> inside, outside;
+  auto ranges = r.src().subspan(1);
+  for (const UOp& m : r.src(0).split_uop(Ops::MUL)) {
+    auto topo = m.toposort();
+    bool independent = std::find(ranges.begin(), ranges.end(), m) == ranges.end();
+    for (const UOp& rg : ranges)
+      if (std::find(topo.begin(), topo.end() - 1, rg) != topo.end() - 1) independent = false;
+    if (independent && (!is_max || m.vmin() >= 0)) outside.push_back(m);
+    else inside.push_back(m);
+  }
+  if (outside.empty()) return std::nullopt;
+  std::vector<UOp> src{inside.empty() ? r.src(0).const_like(1) : inside[0].uprod(std::span<const UOp>(inside).subspan(1))};
+  src.insert(src.end(), ranges.begin(), ranges.end());
+  // Python's prod(outside) starts from 1
+  UOp prod = r.src(0).const_like(1) * outside[0];
+  for (std::size_t i = 1; i < outside.size(); ++i) prod = prod * outside[i];
+  return r.replace({.src = std::move(src)}) * prod;
+}
+
+inline constexpr OpSet remove_from_sink_like{Ops::UNROLL, Ops::NOOP, Ops::STACK, Ops::SINK, Ops::GROUP};
+}  // namespace detail
+
+// clean up GROUP/SINK
+inline const auto pm_clean_up_group_sink = rules(
+    rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
+    rule(op<Ops::SINK, Ops::GROUP>.named<"root">(), [](UOp root) -> std::optional<UOp> {
+      bool any = false;
+      std::vector<UOp> src;
+      for (const UOp& x : root.src()) {
+        if (detail::remove_from_sink_like.contains(x.op())) {
+          any = true;
+          src.insert(src.end(), x.src().begin(), x.src().end());
+        } else {
+          src.push_back(x);
+        }
+      }
+      if (!any) return std::nullopt;
+      return UOp(root.op(), root.dtype(), std::move(src), root.arg());
+    }));
+
+inline const auto sym = symbolic + pm_simplify_valid + [] {
+  using namespace detail;
+  auto x = var<"x">;
+  auto recip = [](auto p) { return op<Ops::RECIPROCAL>(p); };
+  auto one_plus_x_recip = recip(1 + x).named<"d">();
+  return rules(
+      // reorder ALU/STACK
+      rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named<"alu">(), [](UOp alu, UOp x, UOp y) {
+        UOp s(alu.op(), alu.dtype().scalar(), {x, y});
+        return UOp(Ops::STACK, alu.dtype(), std::vector<UOp>(std::size_t(alu.dtype().count), s));
+      }),
+      // push a cast into the branches of a where
+      rule(cast(where(var<"s">, var<"a">, var<"b">)).named<"cast">(),
+           [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
+      // ** pow **
+      rule(op<Ops::POW>.named<"p">(), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
+      // ** load/store folding **
+      rule(store(op<Ops::INDEX>.named<"index">(), load(op<Ops::INDEX>.named<"index">())), [](UOp) { return UOp(Ops::NOOP); }),
+      rule(store(op<Ops::INDEX>.named<"index">(), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named<"index">()))),
+           [](UOp index, UOp gate, UOp alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
+      // fold gated STORE
+      rule(op<Ops::STORE>(upat, invalid_pat), [](UOp) { return UOp(Ops::NOOP); }),
+      // a store of a where with Invalid is a gated store
+      rule(op<Ops::STORE>(op<Ops::INDEX>.named<"index">(), where(var<"cond">, var<"val">, invalid_pat)),
+           [](UOp index, UOp cond, UOp val, UOp) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
+      // ** reciprocals **
+      rule(recip(x * x), [](UOp x) { return x.reciprocal() * x.reciprocal(); }),
+      rule(recip(x * x * x), [](UOp x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
+      rule(recip(x * cvar<"c">), [](UOp x, UOp c) { return x.reciprocal() * c.reciprocal(); }),
+      rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
+      rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
+      rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
+      // move a const multiply after an ADD REDUCE
+      rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named<"r">(), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
+        if (!is_add_reduce(r)) return std::nullopt;
+        std::vector<UOp> src{x};
+        src.insert(src.end(), r.src().begin() + 1, r.src().end());
+        UOp nr = r.replace({.src = std::move(src)});
+        return nr * nr.const_like(c.arg());
+      }),
+      // reduce mul chain: move muls after the reduce
+      rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named<"r">(), [](UOp r) { return reduce_mul_chain(r); }),
+      // ** combine terms (opinionated) **
+      rule(-1 * (x + var<"y">), [](UOp x, UOp y) { return (-x) + (-y); }),
+      // (x+y)*c -> x*c+y*c, only for int (float has inf*0=nan)
+      rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](UOp x, UOp y, UOp c) { return x * c + y * c; }));
+}() + pm_clean_up_group_sink;
+
+}  // namespace mg
+
+namespace mg {
+
+// tinygrad's resolve: the value of a bool expression when its bounds decide it, else dflt
+template <std::same_as<UOp> U> bool resolve(const U& cond, bool dflt = true) {
+  if (cond.dtype() != dtypes::bool_) throw Error("resolve: the UOp must be a bool, not " + cond.dtype().repr() + ": " + cond.render());
+  UOp s = simplify(cond);
+  auto [lo, hi] = s.min_max();
+  return lo == hi ? bool(lo) : dflt;
+}
+// tinygrad's sym_infer: the value of an integer expression for these variable values
+template <std::same_as<UOp> U> std::int64_t sym_infer(const U& u, const std::map<std::string, std::int64_t>& vars) {
+  std::map<std::string, Arg> v;
+  for (const auto& [k, x] : vars) v.emplace(k, Arg(x));
+  Arg r = evaluate(simplify(u), v);
+  if (r.is_bool()) return r.as_bool();
+  if (!r.is_int()) throw Error("sym_infer: " + u.render() + " is not an integer expression (value " + r.repr() + ")");
+  return r.as_int();
+}
+
+}  // namespace mg

@@ -4,6 +4,7 @@
 // semantics (bool arithmetic gives ints, ints never overflow, x//0 is 0 as in tinygrad's helpers),
 // then truncate wraps or rounds the result to the dtype, as tinygrad's exec_alu does.
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -25,7 +26,9 @@ namespace mg {
 // how to read them: a uint64 held as its int64 bit pattern, an int for a float dtype.
 // Returns nullopt when the exact result is not representable: a weakint result outside int64 (or,
 // with truncate_output = false, any integer result outside int64/uint64). Ops Python rejects (a
-// float &, a negative shift, THREEFRY and FDIV, which python_alu lacks) throw mg::Error.
+// float &, a negative shift, THREEFRY and FDIV, which python_alu lacks) throw mg::Error. Where
+// Python raises OverflowError/ValueError instead (math.trunc(inf), 10.0 ** 400.0) the IEEE value
+// (inf, nan) is returned.
 std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output = true);
 
 namespace detail {
@@ -67,6 +70,19 @@ inline double py_float_floordiv(double vx, double wx) {
   if (div == 0) return std::copysign(0.0, vx / wx);
   double fl = std::floor(div);
   return div - fl > 0.5 ? fl + 1.0 : fl;
+}
+
+// 1/n for an int n != 0 (|n| < 2^64), correctly rounded as Python's int true division: a 54-bit quotient
+// 2^k/n, then round half to even on its last bit with the remainder as the sticky bit
+inline double int_reciprocal(i128 n) {
+  const std::uint64_t m = std::uint64_t(n < 0 ? u128(0) - u128(n) : u128(n));
+  const int k = 64 - std::countl_zero(m) + 53;
+  const u128 num = u128(1) << k, q = num / m;
+  const bool sticky = num % m != 0;
+  std::uint64_t r = std::uint64_t(q >> 1);
+  if ((q & 1) && (sticky || (r & 1))) ++r;
+  const double v = std::ldexp(double(r), -(k - 1));
+  return n < 0 ? -v : v;
 }
 
 // python_alu's ops on PyVals, with errors that name the op and the dtype
@@ -163,7 +179,9 @@ struct Alu {
   P cdiv(const P& x, const P& y) const {
     if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
     need_numbers(x, y, "cdiv");
-    return mul(floordiv(abs(x), abs(y)), P::integer(lt(mul(x, y), P::integer(0)) ? -1 : 1));
+    // x*y < 0 by the signs for ints: two uint64s' product may not fit 128 bits
+    const bool negative = x.is_int() && y.is_int() ? x.i != 0 && (x.i < 0) != (y.i < 0) : lt(mul(x, y), P::integer(0));
+    return mul(floordiv(abs(x), abs(y)), P::integer(negative ? -1 : 1));
   }
   P bitwise(const P& x, const P& y, const char* sym) const {
     if (!x.is_int() || !y.is_int()) fail(std::string("unsupported operands (") + x.repr() + " " + sym + " " + y.repr() + ")");
@@ -205,8 +223,8 @@ struct Alu {
       case Ops::RECIPROCAL:
         need_number(x);
         if (cmpval(x) == 0) return P::real(std::copysign(inf, flt(x)));
-        if (x.kind == P::Float || (x.i <= (i128(1) << 53) && -x.i <= (i128(1) << 53))) return P::real(1.0 / flt(x));
-        return P::real(double(1.0L / (long double)x.i));  // Python's int true division, to within long double
+        if (x.kind == P::Float) return P::real(1.0 / x.f);
+        return P::real(int_reciprocal(x.i));
       case Ops::SIN: need_number(x); return P::real(x.kind == P::Float && std::isinf(x.f) ? nan : std::sin(flt(x)));
       case Ops::NEG: return neg(x);
       // math.trunc gives a Python int, so -0.5 truncates to +0.0

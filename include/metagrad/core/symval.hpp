@@ -120,7 +120,7 @@ class SymVal {
     if (a.is_inf()) return a;
     return from_i128(s >= 126 ? (a.i_ < 0 ? -1 : 0) : (a.i_ >> int(s)));
   }
-  friend constexpr SymVal bitnot(const SymVal& a) { return from_i128(~a.as_i128()); }
+  friend constexpr SymVal bitnot(const SymVal& a) { return a.is_inf() ? -a : from_i128(~a.as_i128()); }  // ~x is -x-1
   friend constexpr SymVal min(const SymVal& a, const SymVal& b) { return b < a ? b : a; }
   friend constexpr SymVal max(const SymVal& a, const SymVal& b) { return a < b ? b : a; }
 

@@ -105,16 +105,32 @@ constexpr Rule<P, F> rule(P p, F f, std::source_location loc = std::source_locat
   return {p, f, loc};
 }
 
+namespace detail {
+// A rule set's rules, stored flat: one base class per rule. Every access expands the indices and the
+// rule types in lockstep, so no lookup of "the type of rule I" is ever instantiated: with a hundred
+// large rule types, std::tuple or an mp_at_c per access cost tens of seconds of compile time.
+template <std::size_t I, class R> struct RuleLeaf { R r; };
+template <class Seq, class... R> struct RuleStore;
+template <std::size_t... I, class... R> struct RuleStore<std::index_sequence<I...>, R...> : RuleLeaf<I, R>... {};
+template <class R> inline constexpr OpSet rule_root = root_ops<decltype(R::pat)>::value;
+template <class R> constexpr bool rule_may_match(Ops o) { return rule_root<R>.empty() || rule_root<R>.contains(o); }
+}  // namespace detail
+
 template <class... R>
 struct RuleSet {
-  std::tuple<R...> list;
+  using Store = detail::RuleStore<std::index_sequence_for<R...>, R...>;
+  Store list;
   static constexpr std::size_t size = sizeof...(R);
 
   // Rewrite one node with the first rule that matches and returns something. `fired` gets its index.
   template <class N, class Ctx = NoCtx, class H = decltype(to_handle(std::declval<N>()))>
   constexpr std::optional<H> rewrite_view(const N& n, Ctx* ctx = nullptr, int* fired = nullptr) const {
-    if (std::is_constant_evaluated()) return fold_rewrite<H>(n, ctx, fired, std::index_sequence_for<R...>{});
-    return table_rewrite<N, Ctx, H>(n, ctx, fired);
+    // runtime UOps always take the per-op table; nodes of a constexpr graph walk the rules in order
+    if constexpr (std::is_same_v<N, NodeRef>) return table_rewrite<N, Ctx, H>(n, ctx, fired);
+    else {
+      if (std::is_constant_evaluated()) return fold_rewrite<H>(n, ctx, fired, std::index_sequence_for<R...>{});
+      return table_rewrite<N, Ctx, H>(n, ctx, fired);
+    }
   }
   template <class Ctx = NoCtx>
   std::optional<UOp> rewrite(const UOp& u, Ctx* ctx = nullptr, int* fired = nullptr) const {
@@ -124,37 +140,23 @@ struct RuleSet {
   // "file:line  UPat(...)" for rule i, for errors and the viewer
   std::string describe(std::size_t i) const {
     std::string out;
-    std::size_t k = 0;
-    std::apply([&](const auto&... r) { ((k++ == i ? (void)(out = r.location() + "  " + r.pat.str()) : void()), ...); }, list);
+    for_each_rule([&](std::size_t k, const auto& r) { if (k == i) out = r.location() + "  " + r.pat.str(); });
     return out;
   }
   std::source_location location(std::size_t i) const {
     std::source_location out;
-    std::size_t k = 0;
-    std::apply([&](const auto&... r) { ((k++ == i ? (void)(out = r.loc) : void()), ...); }, list);
+    for_each_rule([&](std::size_t k, const auto& r) { if (k == i) out = r.loc; });
     return out;
   }
-
-  // which rules can match a node of each op, computed at compile time
-  struct Dispatch {
-    std::array<unsigned short, num_ops + 1> start{};
-    std::array<unsigned short, num_ops * sizeof...(R) + 1> idx{};
-  };
-  static constexpr Dispatch make_dispatch() {
-    constexpr std::array<OpSet, sizeof...(R) + 1> roots{detail::root_ops<decltype(R::pat)>::value..., OpSet{}};
-    Dispatch d{};
-    unsigned k = 0;
-    for (std::size_t o = 0; o < num_ops; ++o) {
-      d.start[o] = static_cast<unsigned short>(k);
-      for (std::size_t i = 0; i < sizeof...(R); ++i)
-        if (roots[i].empty() || roots[i].contains(Ops(o))) d.idx[k++] = static_cast<unsigned short>(i);
-    }
-    d.start[num_ops] = static_cast<unsigned short>(k);
-    return d;
-  }
-  static constexpr Dispatch dispatch = make_dispatch();
+  // how many rules a node of op o tries (the rest are dropped at compile time)
+  static constexpr int rules_for(Ops o) { return (int(detail::rule_may_match<R>(o)) + ... + 0); }
+  // f(index, rule) for every rule, in order
+  template <class F> constexpr void for_each_rule(F&& f) const { for_each_impl(f, std::index_sequence_for<R...>{}); }
 
  private:
+  template <class F, std::size_t... I> constexpr void for_each_impl(F& f, std::index_sequence<I...>) const {
+    (f(I, static_cast<const detail::RuleLeaf<I, R>&>(list).r), ...);
+  }
   // At run time a node goes through one function per op, made at compile time: the rules whose root
   // can have that op, tried in order, inlined one after another (no loop over a rule list).
   template <class N, class Ctx, class H>
@@ -170,47 +172,45 @@ struct RuleSet {
   }
   template <class N, class Ctx, class H, std::size_t O>
   static constexpr OpFn<N, Ctx, H> pick_op_fn() {
-    if constexpr (dispatch.start[O] == dispatch.start[O + 1]) return &no_rule<N, Ctx, H>;
-    else return &op_rewrite<N, Ctx, H, O>;
+    if constexpr ((detail::rule_may_match<R>(Ops(O)) || ...)) return &op_rewrite<N, Ctx, H, O>;
+    else return &no_rule<N, Ctx, H>;
   }
   template <class N, class Ctx, class H>
   static std::optional<H> no_rule(const RuleSet&, const N&, Ctx*, int*) { return std::nullopt; }
   template <class N, class Ctx, class H, std::size_t O>
   static std::optional<H> op_rewrite(const RuleSet& rs, const N& n, Ctx* ctx, int* fired) {
-    constexpr std::size_t b = dispatch.start[O], e = dispatch.start[O + 1];
     std::optional<H> out;
-    [&]<std::size_t... J>(std::index_sequence<J...>) {
-      (void)(rs.template try_rule<dispatch.idx[b + J], N, Ctx, H>(n, ctx, fired, out) || ...);
-    }(std::make_index_sequence<e - b>{});
+    rs.op_fold<O>(n, ctx, fired, out, std::index_sequence_for<R...>{});
     return out;
   }
-  template <std::size_t I, class N, class Ctx, class H>
-  bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
-    out = std::get<I>(list).template apply<N, Ctx, H>(n, ctx);
+  // the rules that cannot match op O drop out at compile time; each rule's matcher is one function
+  template <std::size_t O, class N, class Ctx, class H, std::size_t... I>
+  void op_fold(const N& n, Ctx* ctx, int* fired, std::optional<H>& out, std::index_sequence<I...>) const {
+    (void)((detail::rule_may_match<R>(Ops(O)) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+  }
+  // one out-of-line function per rule, however many ops its root allows: inlining a matcher into the
+  // function of every op it can match multiplies the compiler's work for a few percent at run time
+  template <std::size_t I, class Rl, class N, class Ctx, class H>
+  [[gnu::noinline]] constexpr bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
+    out = static_cast<const detail::RuleLeaf<I, Rl>&>(list).r.template apply<N, Ctx, H>(n, ctx);
     if (out && fired) *fired = int(I);
     return out.has_value();
   }
   template <class H, class N, class Ctx, std::size_t... I>
-  constexpr std::optional<H> fold_rewrite([[maybe_unused]] const N& n, [[maybe_unused]] Ctx* ctx,
-                                          [[maybe_unused]] int* fired, std::index_sequence<I...>) const {
+  constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {
     std::optional<H> out;
-    [[maybe_unused]] auto one = [&](auto ic) {
-      constexpr std::size_t i = decltype(ic)::value;
-      using Rl = std::tuple_element_t<i, std::tuple<R...>>;
-      constexpr OpSet root = detail::root_ops<decltype(Rl::pat)>::value;
-      if (!root.empty() && !root.contains(n.op())) return false;
-      out = std::get<i>(list).template apply<N, Ctx, H>(n, ctx);
-      if (out && fired) *fired = int(i);
-      return out.has_value();
-    };
-    (void)(one(std::integral_constant<std::size_t, I>{}) || ...);
+    (void)((detail::rule_may_match<R>(n.op()) && try_rule<I, R>(n, ctx, fired, out)) || ...);
     return out;
   }
 };
 
-template <class... R> constexpr RuleSet<R...> rules(R... r) { return {{r...}}; }
+template <class... R> constexpr RuleSet<R...> rules(R... r) { return {{{r}...}}; }
+// one pack expansion, no std::tuple_cat: concatenating big rule sets must stay cheap to compile
 template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const RuleSet<A...>& a, const RuleSet<B...>& b) {
-  return {std::tuple_cat(a.list, b.list)};
+  return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+    return RuleSet<A..., B...>{{{static_cast<const detail::RuleLeaf<I, A>&>(a.list).r}...,
+                                {static_cast<const detail::RuleLeaf<J, B>&>(b.list).r}...}};
+  }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
 
 }  // namespace mg

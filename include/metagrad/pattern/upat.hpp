@@ -35,15 +35,28 @@ template <class T> struct ArgIs { T v; };
 struct NoTag {};
 template <class T> struct TagIs { T v; };
 
+// A minimal tuple for a pattern's sources: an aggregate with one base per element. std::tuple's
+// constructor constraints cost seconds of compile time over a rule set of a hundred patterns.
+namespace detail {
+template <std::size_t I, class T> struct TupLeaf { T v; };
+template <class Seq, class... T> struct TupBase;
+template <std::size_t... I, class... T> struct TupBase<std::index_sequence<I...>, T...> : TupLeaf<I, T>... {};
+}  // namespace detail
+template <class... T> struct Tup : detail::TupBase<std::index_sequence_for<T...>, T...> {
+  static constexpr std::size_t size = sizeof...(T);
+};
+template <std::size_t I, class T> constexpr const T& tget(const detail::TupLeaf<I, T>& l) { return l.v; }
+template <class... T> constexpr Tup<T...> make_tup(T... v) { return {{{v}...}}; }
+
 // ---- how a pattern's sources are given ----
 struct NoSrc {};                                           // src=None: any sources
-template <class... P> struct Ordered { std::tuple<P...> p; };   // src=(a, b): in this order
-template <class... P> struct Permuted { std::tuple<P...> p; };  // src=[a, b]: in any order
+template <class... P> struct Ordered { Tup<P...> p; };   // src=(a, b): in this order
+template <class... P> struct Permuted { Tup<P...> p; };  // src=[a, b]: in any order
 template <class P> struct Repeated { P p; };                    // src=a: every source matches a
 struct etc_t {};                                           // trailing marker: allow_any_len
 inline constexpr etc_t etc{};
 
-template <class... P> constexpr Permuted<P...> any_order(P... p) { return {{p...}}; }
+template <class... P> constexpr Permuted<P...> any_order(P... p) { return {make_tup(p...)}; }
 template <class P> constexpr Repeated<P> repeat(P p) { return {p}; }
 
 namespace detail {
@@ -119,9 +132,9 @@ inline std::string opset_str(OpSet o) {
   return s + ")";
 }
 template <class P> std::string pattern_str(const P& p);
-template <class... P, std::size_t... I> std::string srcs_str(const std::tuple<P...>& t, std::index_sequence<I...>) {
+template <class... P, std::size_t... I> std::string srcs_str(const Tup<P...>& t, std::index_sequence<I...>) {
   std::string s;
-  ((s += (I ? ", " : "") + pattern_str(std::get<I>(t))), ...);
+  ((s += (I ? ", " : "") + pattern_str(tget<I>(t))), ...);
   return s;
 }
 }  // namespace detail
@@ -209,10 +222,10 @@ struct Pat {
 
   // sources in the given order, each continuing into the next
   template <class Names, std::size_t I, class N, class C, class K, class... P>
-  static constexpr bool match_seq(const std::tuple<P...>& ps, const N& n, const std::array<std::size_t, sizeof...(P)>& perm,
+  static constexpr bool match_seq(const Tup<P...>& ps, const N& n, const std::array<std::size_t, sizeof...(P)>& perm,
                                   C& caps, K& k) {
     if constexpr (I == sizeof...(P)) return k();
-    else return std::get<I>(ps).template match<Names>(n.src(perm[I]), caps,
+    else return tget<I>(ps).template match<Names>(n.src(perm[I]), caps,
                                                       [&] { return match_seq<Names, I + 1>(ps, n, perm, caps, k); });
   }
   template <class Names, class N, class C, class K, class P>
@@ -231,7 +244,7 @@ struct Pat {
     if constexpr (std::is_same_v<Src, NoSrc>) return k();
     else if constexpr (detail::is_repeated<Src>) return match_rep<Names>(src.p, n, 0, caps, k);
     else {
-      constexpr std::size_t M = std::tuple_size_v<decltype(src.p)>;
+      constexpr std::size_t M = decltype(src.p)::size;
       if (AnyLen ? n.nsrc() < M : n.nsrc() != M) return false;
       if constexpr (detail::is_permuted<Src>) {
         // every ordering of the sources, first to last (tinygrad's itertools.permutations order),
@@ -250,15 +263,17 @@ struct Pat {
 // tinygrad's UPat.any: the first alternative that matches (and whose rule accepts) wins
 template <class... Alts>
 struct AnyOf {
-  std::tuple<Alts...> alts;
+  Tup<Alts...> alts;
   using names = detail::names_of<AnyOf>;
   template <class Names, class N, class C, class K>
   constexpr bool match(const N& n, C& caps, K&& k) const {
-    return std::apply([&](const auto&... a) { return (a.template match<Names>(n, caps, k) || ...); }, alts);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return (tget<I>(alts).template match<Names>(n, caps, k) || ...);
+    }(std::index_sequence_for<Alts...>{});
   }
   std::string str() const { return "UPat.any(" + detail::srcs_str(alts, std::index_sequence_for<Alts...>{}) + ")"; }
 };
-template <Pattern... P> constexpr AnyOf<std::remove_cvref_t<P>...> any_of(P... p) { return {{p...}}; }
+template <Pattern... P> constexpr AnyOf<std::remove_cvref_t<P>...> any_of(P... p) { return {make_tup(p...)}; }
 
 namespace detail {
 template <class P> std::string pattern_str(const P& p) { return p.str(); }
@@ -280,9 +295,11 @@ template <class T> constexpr auto to_pat(T v) {
   if constexpr (Pattern<T>) return v;
   else return const_pat(NoDType{}, v);
 }
-template <std::size_t... I, class Tup> constexpr auto tuple_head(const Tup& t, std::index_sequence<I...>) {
-  return std::make_tuple(to_pat(std::get<I>(t))...);
+template <std::size_t... I, class T> constexpr auto tuple_head(const T& t, std::index_sequence<I...>) {
+  return make_tup(to_pat(tget<I>(t))...);
 }
+template <class P> constexpr const P& last_of(const P& p) { return p; }
+template <class P, class... Q> constexpr decltype(auto) last_of(const P&, const Q&... q) { return last_of(q...); }
 }  // namespace detail
 
 template <OpSet O, fixed_string Name, class Src, class DT, class AF, class TF, bool AnyLen>
@@ -297,8 +314,8 @@ constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
     return arity >= 0;
   }();
   if constexpr (sizeof...(S) == 1 && (detail::is_permuted<S> || ...)) {
-    using P = std::tuple_element_t<0, std::tuple<S...>>;
-    constexpr int n = std::tuple_size_v<decltype(P::p)>;
+    using P = boost::mp11::mp_front<boost::mp11::mp_list<S...>>;
+    constexpr int n = int(decltype(P::p)::size);
     static_assert(!fixed || (AnyLen ? n <= arity : n == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
     return Pat<O, Name, S..., DT, AF, TF, AnyLen>{s..., dt, argf, tagf};
@@ -309,7 +326,7 @@ constexpr auto Pat<O, Name, Src, DT, AF, TF, AnyLen>::operator()(S... s) const {
     constexpr std::size_t n = sizeof...(S) - (any_len ? 1 : 0);
     static_assert(!fixed || ((any_len || AnyLen) ? int(n) <= arity : int(n) == arity),
                   "wrong number of sources for this op: a unary op takes 1, a binary op 2, a ternary op 3");
-    auto head = detail::tuple_head(std::tuple<S...>{s...}, std::make_index_sequence<n>{});
+    auto head = detail::tuple_head(make_tup(s...), std::make_index_sequence<n>{});
     using Head = decltype(head);
     using Src2 = boost::mp11::mp_rename<Head, Ordered>;
     return Pat<O, Name, Src2, DT, AF, TF, AnyLen || any_len>{Src2{head}, dt, argf, tagf};
@@ -342,10 +359,10 @@ template <class Self, class X> constexpr auto ufix(const Self& self, const X& x)
 template <Ops OP, class... P> constexpr auto alu(const P&... ps) {
   using Src = std::conditional_t<GroupOp::Commutative.contains(OP), Permuted<P...>, Ordered<P...>>;
   if constexpr (OP == Ops::CMPLT || OP == Ops::CMPNE) {
-    return Pat<OpSet{OP}, "", Src, DTypeIn<1>>{Src{{ps...}}, {{dtypes::bool_}}, {}, {}};
+    return Pat<OpSet{OP}, "", Src, DTypeIn<1>>{Src{make_tup(ps...)}, {{dtypes::bool_}}, {}, {}};
   } else {
-    auto dt = dtype_of(std::get<sizeof...(P) - 1>(std::tuple<const P&...>{ps...}));
-    return Pat<OpSet{OP}, "", Src, decltype(dt)>{Src{{ps...}}, dt, {}, {}};
+    auto dt = dtype_of(last_of(ps...));
+    return Pat<OpSet{OP}, "", Src, decltype(dt)>{Src{make_tup(ps...)}, dt, {}, {}};
   }
 }
 template <Ops OP, class A, class B> constexpr auto binop(const A& a, const B& b) {

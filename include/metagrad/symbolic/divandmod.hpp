@@ -1,6 +1,7 @@
 #pragma once
 // div_and_mod_symbolic: tinygrad's divandmod.py — folding of // and % on index (weakint) expressions.
 #include <algorithm>
+#include <concepts>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -9,7 +10,7 @@
 #include "../pattern/rules.hpp"
 
 namespace mg {
-inline UOp simplify(const UOp& u);  // symbolic.hpp
+template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp
 
 namespace detail {
 inline UOp usum_all(const std::vector<UOp>& v, const UOp& like) {
@@ -19,7 +20,7 @@ inline UOp usum_all(const std::vector<UOp>& v, const UOp& like) {
 inline std::int64_t int_of(const SymVal& v) { return std::int64_t(v.as_i128()); }
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
-inline std::optional<UOp> fold_divmod_general(const UOp& d) {
+template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
   const UOp x = d.src(0), y = d.src(1);
   const bool is_mod = d.op() == Ops::FLOORMOD;
   auto [x_min, x_max] = x.min_max();
@@ -206,6 +207,8 @@ inline const auto div_and_mod_symbolic = rules(
       if (dv <= 0 || detail::py_floormod(cv, dv) == cv) return std::nullopt;
       return (x + detail::py_floormod(cv, dv)).floordiv(d) + detail::py_floordiv(cv, dv);
     }),
-    rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named<"d">(), [](UOp d) { return detail::fold_divmod_general(d); }));
+    // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
+    // instantiated by a translation unit that rewrites with it, not by every one that includes it
+    rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named<"d">(), [](const auto& d) { return detail::fold_divmod_general(d); }));
 
 }  // namespace mg

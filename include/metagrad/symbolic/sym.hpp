@@ -73,6 +73,8 @@ inline const auto sym = symbolic + pm_simplify_valid + [] {
       // push a cast into the branches of a where
       rule(cast(where(var<"s">, var<"a">, var<"b">)).named<"cast">(),
            [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
+      // ** pow **
+      rule(op<Ops::POW>.named<"p">(), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
       // ** load/store folding **
       rule(store(op<Ops::INDEX>.named<"index">(), load(op<Ops::INDEX>.named<"index">())), [](UOp) { return UOp(Ops::NOOP); }),
       rule(store(op<Ops::INDEX>.named<"index">(), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named<"index">()))),

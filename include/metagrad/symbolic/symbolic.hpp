@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "../core/alu.hpp"
+#include "../core/eval.hpp"
 #include "../core/uop.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../pattern/rules.hpp"
+#include "decompositions.hpp"
 #include "divandmod.hpp"
 
 namespace mg {
@@ -294,6 +296,9 @@ inline const auto symbolic_simple = propagate_invalid + [] {
       // ** constant folding **
       rule(op<GroupOp::Unary>(consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
       rule(op<BinaryNoThreefry>(consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
+      // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
+      rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named<"a">(),
+           [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
       rule(op<GroupOp::Ternary>(consts, consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
       // bool MUL is AND, ADD/MAX is OR
       rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
@@ -555,8 +560,9 @@ inline const auto symbolic = symbolic_simple + commutative + [] {
       }));
 }() + div_and_mod_symbolic + gep_pushing;
 
-// tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules
-inline UOp simplify(const UOp& u) {
+// tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
+// translation unit that never simplifies never instantiates the rule set's matchers.
+template <std::same_as<UOp> U> U simplify(const U& u) {
   if (u.op() == Ops::CONST) return u;
   return graph_rewrite(u, symbolic);
 }

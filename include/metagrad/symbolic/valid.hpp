@@ -2,6 +2,7 @@
 // Valid simplification (tinygrad's simplify_valid / uop_given_valid): an expression guarded by a
 // valid (a conjunction of bounds like 0<=x<n) is simplified knowing the valid holds.
 #include <algorithm>
+#include <concepts>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -37,7 +38,7 @@ inline std::optional<std::tuple<UOp, bool, std::int64_t>> parse_valid(const UOp&
   return std::nullopt;
 }
 
-inline UOp uop_given_valid(const UOp& valid, UOp uop, bool try_simplex = true) {
+template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try_simplex = true) {
   // parse the valid into {expr: (lower bound, upper bound)}, in first-seen order
   std::vector<std::pair<UOp, std::array<std::optional<std::int64_t>, 2>>> bounds;
   for (const UOp& stmt : valid.split_uop(Ops::AND)) {
@@ -93,7 +94,7 @@ inline UOp uop_given_valid(const UOp& valid, UOp uop, bool try_simplex = true) {
   return uop;
 }
 
-inline std::optional<UOp> simplify_valid(const UOp& valid) {
+template <std::same_as<UOp> U> std::optional<U> simplify_valid(const U& valid) {
   if (op_in_backward_slice_with_self(valid, OpSet{Ops::INDEX})) return std::nullopt;  // only for indexing
   std::vector<UOp> valids = valid.split_uop(Ops::AND);
   // a valid that appears inside other valids goes first, so the others are more likely to simplify
@@ -103,10 +104,12 @@ inline std::optional<UOp> simplify_valid(const UOp& valid) {
     if (res) for (const UOp& other : valids) if (in_toposort(std::get<0>(*res), other)) --p;
     return p;
   };
-  std::vector<std::pair<int, UOp>> keyed;
-  for (const UOp& v : valids) keyed.emplace_back(priority(v), v);
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t i = 0; i < valids.size(); ++i) valids[i] = keyed[i].second;
+  std::vector<std::tuple<int, std::size_t, UOp>> keyed;  // (priority, position): a stable order
+  for (std::size_t i = 0; i < valids.size(); ++i) keyed.emplace_back(priority(valids[i]), i, valids[i]);
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+  });
+  for (std::size_t i = 0; i < valids.size(); ++i) valids[i] = std::get<2>(keyed[i]);
   std::vector<UOp> ret, seen;
   for (UOp stmt : valids) {
     if (std::find(seen.begin(), seen.end(), stmt) != seen.end()) continue;
@@ -118,14 +121,14 @@ inline std::optional<UOp> simplify_valid(const UOp& valid) {
   return ret[0].uprod(std::span<const UOp>(ret).subspan(1));
 }
 
-inline std::optional<UOp> gated_given_valid(const UOp& cond, const UOp& x, const UOp& i) {
+template <std::same_as<UOp> U> std::optional<U> gated_given_valid(const U& cond, const U& x, const U& i) {
   if (x.dtype().scalar() != dtypes::weakint) return std::nullopt;
   return cond.where(uop_given_valid(cond, x, false), i);
 }
 }  // namespace detail
 
 inline const auto pm_simplify_valid = rules(
-    rule(op<Ops::AND>.named<"valid">(), [](UOp valid) { return detail::simplify_valid(valid); }),
-    rule(detail::invalid_gate, [](UOp cond, UOp x, UOp i) { return detail::gated_given_valid(cond, x, i); }));
+    rule(op<Ops::AND>.named<"valid">(), [](const auto& valid) { return detail::simplify_valid(valid); }),
+    rule(detail::invalid_gate, [](const auto& cond, const auto& x, const auto& i) { return detail::gated_given_valid(cond, x, i); }));
 
 }  // namespace mg
