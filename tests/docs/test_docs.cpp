@@ -65,3 +65,23 @@ TEST_CASE("docs: uop.md examples", "[docs]") {
   REQUIRE_THROWS_WITH(UOp::variable("x", 5, 2), "UOp::variable('x'): min 5 > max 2");
   REQUIRE_THROWS_WITH(a.alu(Ops::ADD), "UOp::alu(Ops.ADD): takes 2 sources, got 1");
 }
+
+// docs/symbolic.md
+TEST_CASE("docs: symbolic.md examples", "[docs]") {
+  UOp a = UOp::variable("a", 0, 8);
+  UOp e = ((a + 3) % 4) + ((a + 3) / 4) * 4;
+  REQUIRE(e.render() == "((a+3)%4+(a+3)//4*4)");
+  REQUIRE(simplify(e).render() == "(a+3)");
+  REQUIRE(simplify(e).vmin() == 3);
+  REQUIRE(simplify(e).vmax() == 11);
+  REQUIRE(resolve(a < 9));
+  REQUIRE(!resolve(a < 3, false));
+  REQUIRE(sym_infer(a * 3 + 1, {{"a", 2}}) == 7);
+  UOp p = UOp::variable("p", 0, 10), prod = p;
+  for (int i = 0; i < 21; ++i) prod = prod * p;
+  REQUIRE(prod.vmax().repr() == "10000000000000000000000");
+  REQUIRE(prod.overflows(dtypes::int64));
+  static const auto my_rules = sym + rules(rule(var<"x"> * 1024, [](UOp x) { return x << 10; }));
+  UOp idx = UOp::variable("idx", 0, 100);
+  REQUIRE(graph_rewrite((idx + 0) * 1024, my_rules).render() == "(idx<<10)");
+}
