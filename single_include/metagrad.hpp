@@ -2333,23 +2333,32 @@ inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
   return {*this, b.first.is_float() ? Arg(b.first.as_double()) : Arg(std::int64_t(b.first.as_i128()))};
 }
 
-inline UOp UOp::gcd(std::span<const UOp> uops) {
+namespace detail {
+// UOp::gcd's parts: the factors every term shares (with multiplicity, in first-seen order) and the
+// gcd of the const factors
+inline std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
   if (uops.empty()) throw Error("UOp::gcd: no operands");
-  std::vector<UOp> terms;
   std::int64_t g = 0;
-  detail::NodeCounter count;
+  NodeCounter count;
   for (std::size_t i = 0; i < uops.size(); ++i) {
     std::int64_t f = uops[i].const_factor();
     auto t = uops[i].divides(f);
     if (!t) throw Error("UOp::gcd: " + uops[i].render() + " is not divisible by its const factor " + std::to_string(f));
     g = std::gcd(g, f);
-    detail::NodeCounter c;
+    NodeCounter c;
     for (const UOp& m : t->split_uop(Ops::MUL)) ++c[m];
     if (i == 0) count = std::move(c);
     else
       for (auto& [k, n] : count.items) n = std::min(n, c.get(k));
-    terms.push_back(*t);
+    if (terms) terms->push_back(*t);
   }
+  return {std::move(count), g};
+}
+}  // namespace detail
+
+inline UOp UOp::gcd(std::span<const UOp> uops) {
+  std::vector<UOp> terms;
+  auto [count, g] = detail::gcd_parts(uops, &terms);
   // math.prod([*elements, const]): ((1*e0)*e1)*...*const
   UOp r;
   for (const auto& [k, n] : count.items)
@@ -4652,16 +4661,23 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
       for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
         std::size_t k = idx;
         for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i][k % rem_choices[i].size()], k /= rem_choices[i].size();
-        // sum(r*v for r,v) + const%c: Python's sum starts from int 0
-        UOp rem;
+        // the bounds of rem = sum(r*v for r,v) + const%c, computed as its nodes would compute them, so
+        // that rem is only built for the choice that folds
+        SymVal rmin = 0, rmax = 0;
         for (std::size_t i = 0; i < terms.size(); ++i) {
-          UOp t = rems[i] * terms[i];
-          rem = rem ? rem + t : t.const_like(0) + t;
+          SymVal p1 = SymVal(rems[i]) * terms[i].vmin(), p2 = SymVal(rems[i]) * terms[i].vmax();
+          rmin = bound_add(rmin, min(p1, p2), false), rmax = bound_add(rmax, max(p1, p2), true);
         }
-        rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
-        auto [rmin, rmax] = rem.min_max();
+        rmin = rmin + py_floormod(cst, c), rmax = rmax + py_floormod(cst, c);
         if (rmin.is_inf() || rmax.is_inf()) continue;
         if (floordiv(rmin, SymVal(c)) == floordiv(rmax, SymVal(c))) {
+          // Python's sum starts from int 0
+          UOp rem;
+          for (std::size_t i = 0; i < terms.size(); ++i) {
+            UOp t = rems[i] * terms[i];
+            rem = rem ? rem + t : t.const_like(0) + t;
+          }
+          rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
           std::int64_t q = int_of(floordiv(rmin, SymVal(c)));
           if (is_mod) return rem - q * c;
           UOp s;
@@ -4719,8 +4735,20 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
   // divide_by_gcd: x//y -> (x//gcd)//(y//gcd)
   std::vector<UOp> gargs = all_uops;
   gargs.push_back(y);
-  UOp gcd = simplify(UOp::gcd(gargs));
-  if (!(gcd.op() == Ops::CONST && gcd.arg().py_equals(1))) {
+  // when the shared factors are all constants, the simplified gcd is their product: no rewrite needed
+  auto [common, g] = gcd_parts(gargs);
+  bool consts_only = true;
+  SymVal prod = g;
+  for (const auto& [k, n] : common.items) {
+    if (k.op() != Ops::CONST || !k.arg().is_int()) { consts_only = false; break; }
+    for (std::int64_t j = 0; j < n; ++j) prod = prod * SymVal(k.arg().as_int());
+  }
+  UOp gcd;
+  if (!consts_only || prod != 1) {
+    gcd = simplify(UOp::gcd(gargs));
+    if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
+  }
+  if (gcd) {
     auto xd = x.divide_exact(gcd), yd = y.divide_exact(gcd);
     if (!xd || !yd) return std::nullopt;
     UOp ret = xd->alu(d.op(), {*yd});

@@ -103,23 +103,32 @@ inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
   return {*this, b.first.is_float() ? Arg(b.first.as_double()) : Arg(std::int64_t(b.first.as_i128()))};
 }
 
-inline UOp UOp::gcd(std::span<const UOp> uops) {
+namespace detail {
+// UOp::gcd's parts: the factors every term shares (with multiplicity, in first-seen order) and the
+// gcd of the const factors
+inline std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
   if (uops.empty()) throw Error("UOp::gcd: no operands");
-  std::vector<UOp> terms;
   std::int64_t g = 0;
-  detail::NodeCounter count;
+  NodeCounter count;
   for (std::size_t i = 0; i < uops.size(); ++i) {
     std::int64_t f = uops[i].const_factor();
     auto t = uops[i].divides(f);
     if (!t) throw Error("UOp::gcd: " + uops[i].render() + " is not divisible by its const factor " + std::to_string(f));
     g = std::gcd(g, f);
-    detail::NodeCounter c;
+    NodeCounter c;
     for (const UOp& m : t->split_uop(Ops::MUL)) ++c[m];
     if (i == 0) count = std::move(c);
     else
       for (auto& [k, n] : count.items) n = std::min(n, c.get(k));
-    terms.push_back(*t);
+    if (terms) terms->push_back(*t);
   }
+  return {std::move(count), g};
+}
+}  // namespace detail
+
+inline UOp UOp::gcd(std::span<const UOp> uops) {
+  std::vector<UOp> terms;
+  auto [count, g] = detail::gcd_parts(uops, &terms);
   // math.prod([*elements, const]): ((1*e0)*e1)*...*const
   UOp r;
   for (const auto& [k, n] : count.items)
