@@ -77,6 +77,9 @@ TEST_CASE("docs: symbolic.md examples", "[docs]") {
   REQUIRE(resolve(a < 9));
   REQUIRE(!resolve(a < 3, false));
   REQUIRE(sym_infer(a * 3 + 1, {{"a", 2}}) == 7);
+  REQUIRE(render(a * 4 / 2) == "(a*2)");
+  REQUIRE(std::get<std::int64_t>(ssimplify(a * 0 + 3)) == 3);
+  REQUIRE(Variable("b", 1, 4) == UOp::variable("b", 1, 4));
   UOp p = UOp::variable("p", 0, 10), prod = p;
   for (int i = 0; i < 21; ++i) prod = prod * p;
   REQUIRE(prod.vmax().repr() == "10000000000000000000000");

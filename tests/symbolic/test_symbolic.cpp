@@ -453,3 +453,21 @@ TEST_CASE("symbolic: TestFuzzFailure.test_fuzz_failure1", "[symbolic]") {
   CHECK(num == rn);
   CHECK(num == uconst(-2));  // tinygrad's value of both
 }
+
+TEST_CASE("symbolic API: Variable, ssimplify, render, resolve, sym_infer, substitute", "[symbolic]") {
+  UOp a = Variable("a", 0, 8), b = Variable("b", 1, 4);
+  CHECK(a == UOp::variable("a", 0, 8));
+  CHECK(std::get<std::int64_t>(ssimplify(a * 0 + 3)) == 3);
+  CHECK(std::get<UOp>(ssimplify(a * 4 / 2)).render() == "(a*2)");
+  CHECK(render(a * 4 / 2) == "(a*2)");
+  CHECK(render(a * 4 / 2, false) == "(a*4//2)");
+  CHECK(resolve(a < 9));
+  CHECK(resolve(a < 3));           // undecided: the default, true
+  CHECK(!resolve(a < 3, false));
+  CHECK(!resolve(a > 8, true));    // decided false
+  CHECK_THROWS_WITH(resolve(a + 1), Catch::Contains("must be a bool"));
+  CHECK(sym_infer(a * b + 1, {{"a", 3}, {"b", 2}}) == 7);
+  CHECK_THROWS_WITH(sym_infer(a * b, {{"a", 3}}), Catch::Contains("b"));
+  UOp e = (a + b) % 4;
+  CHECK(simplify(e.substitute({{b, b.const_like(4)}})).render() == "(a%4)");
+}

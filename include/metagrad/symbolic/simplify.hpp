@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <variant>
 
 #include "../core/eval.hpp"
 #include "../core/uop.hpp"
@@ -14,6 +15,22 @@
 
 namespace mg {
 
+// tinygrad's Variable(name, min, max): an index variable with those bounds
+inline UOp Variable(std::string name, std::int64_t min, std::int64_t max, DType dtype = dtypes::weakint) {
+  return UOp::variable(std::move(name), min, max, dtype);
+}
+// tinygrad's sint: a size that is a plain int or symbolic
+using sint = std::variant<std::int64_t, UOp>;
+// tinygrad's ssimplify: the simplified expression, or its value when it folds to an int constant
+template <std::same_as<UOp> U> sint ssimplify(const U& u) {
+  U s = simplify(u);
+  if (s.op() == Ops::CONST && s.arg().is_int()) return s.arg().as_int();
+  return s;
+}
+// tinygrad's render(simplify=True): the infix render of the simplified expression
+template <std::same_as<UOp> U> std::string render(const U& u, bool simplify_first = true) {
+  return simplify_first ? simplify(u).render() : u.render();
+}
 // tinygrad's resolve: the value of a bool expression when its bounds decide it, else dflt
 template <std::same_as<UOp> U> bool resolve(const U& cond, bool dflt = true) {
   if (cond.dtype() != dtypes::bool_) throw Error("resolve: the UOp must be a bool, not " + cond.dtype().repr() + ": " + cond.render());
