@@ -23,6 +23,8 @@
 
 #include <metagrad/metagrad.hpp>
 
+#include "timing.hpp"
+
 using namespace mg;
 
 // ---- what the rules build: shared by both engines, so a difference in results is a matcher bug ----
@@ -411,26 +413,6 @@ struct GraphGen {
   }
 };
 
-// ---- measuring ----
-// The machine is shared (other builds run beside this), so each sample records this thread's CPU
-// time as well as wall time: best of N is taken by CPU time, which time slicing does not inflate.
-using Clock = std::chrono::steady_clock;
-inline double secs(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
-struct Sample {
-  double cpu = 1e30, wall = 1e30;
-};
-inline double thread_cpu() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-template <class F> Sample timed(F&& f) {
-  const double c0 = thread_cpu();
-  const auto w0 = Clock::now();
-  f();
-  return {thread_cpu() - c0, secs(w0, Clock::now())};
-}
-inline void keep_best(Sample& best, Sample s) { if (s.cpu < best.cpu) best = s; }
 
 template <class RS> UOp run_rewrite(const RS& rs, const UOp& root) {
   NoCtx ctx;

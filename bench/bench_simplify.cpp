@@ -21,29 +21,14 @@
 #include <metagrad/symbolic/parse.hpp>
 #include <metagrad/symbolic/simplify.hpp>
 
+#include "timing.hpp"
+
 #ifndef MG_BENCH_DIR
 #define MG_BENCH_DIR "bench"  // meson passes the source folder
 #endif
 
 using namespace mg;
 
-// ---- measuring, as bench_rewrite: CPU time of this thread, best of N (time slicing does not inflate it) ----
-using Clock = std::chrono::steady_clock;
-struct Sample {
-  double cpu = 1e30, wall = 1e30;
-};
-inline double thread_cpu() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-template <class F> Sample timed(F&& f) {
-  const double c0 = thread_cpu();
-  const auto w0 = Clock::now();
-  f();
-  return {thread_cpu() - c0, std::chrono::duration<double>(Clock::now() - w0).count()};
-}
-inline void keep_best(Sample& best, Sample s) { if (s.cpu < best.cpu) best = s; }
 
 struct Entry {
   std::vector<std::pair<std::string, std::pair<std::int64_t, std::int64_t>>> vars;

@@ -323,6 +323,28 @@ constexpr double truncate_float(DType d, double x) {
   }
 }
 
+// tinygrad's can_lossless_cast: dt1 keeps every value of dt0
+constexpr bool can_lossless_cast(DType dt0, DType dt1) {
+  using namespace dtypes;
+  if (dt0 == dt1 || dt0 == bool_) return true;
+  auto in = [&](std::initializer_list<DType> l) {
+    for (DType d : l) if (d == dt0) return true;
+    return false;
+  };
+  if (dt1 == weakint) return dt0.is_int() && dt0 != weakint;
+  if (dt1 == float64) return in({float32, float16, bfloat16, fp8e4m3, fp8e5m2, uint32, uint16, uint8, int32, int16, int8});
+  if (dt1 == float32) return in({float16, bfloat16, fp8e4m3, fp8e5m2, uint16, uint8, int16, int8});
+  if (dt1 == float16) return in({fp8e4m3, fp8e5m2, uint8, int8});
+  if (dt1 == uint64) return in({uint32, uint16, uint8});
+  if (dt1 == uint32) return in({uint16, uint8});
+  if (dt1 == uint16) return in({uint8});
+  if (dt1 == int64) return in({uint32, uint16, uint8, int32, int16, int8});
+  if (dt1 == int32) return in({uint16, uint8, int16, int8});
+  if (dt1 == int16) return in({uint8, int8});
+  return false;
+}
+
+
 }  // namespace mg
 
 // ---- metagrad/core/error.hpp ----
@@ -710,6 +732,14 @@ inline Arg normalize_const(DType dt, const Arg& v) {
 
 
 namespace mg {
+namespace detail {
+// Python's // and % on integers (floor, not C's truncation); b != 0
+template <class I> constexpr I py_floordiv(I a, I b) {
+  I q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <class I> constexpr I py_floormod(I a, I b) { return a - py_floordiv(a, b) * b; }
+}  // namespace detail
 
 class SymVal {
  public:
@@ -738,6 +768,11 @@ class SymVal {
     return std::int64_t(i_);
   }
   constexpr bool fits_int64() const { return !flt_ && i_ >= i128(INT64_MIN) && i_ <= i128(INT64_MAX); }
+  // the value clamped to int64's range (an infinite bound becomes INT64_MIN or INT64_MAX)
+  constexpr std::int64_t clamped_int64() const {
+    i128 v = as_i128();
+    return v < i128(INT64_MIN) ? INT64_MIN : v > i128(INT64_MAX) ? INT64_MAX : std::int64_t(v);
+  }
   explicit constexpr operator bool() const { return flt_ ? f_ != 0.0 : i_ != 0; }
 
   // Python's str(): 12, -3, 1.5, inf; an infinite integer prints as "inf"/"-inf"
@@ -783,21 +818,16 @@ class SymVal {
     return from_i128(r);
   }
   // Python's // and % (floor), C's / and % (truncating); an infinite numerator stays infinite
-  static constexpr i128 floordiv(i128 a, i128 b) {
-    i128 q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-  }
-  static constexpr i128 floormod(i128 a, i128 b) { return a - floordiv(a, b) * b; }
   friend constexpr SymVal floordiv(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(std::floor(a.as_double() / b.as_double()));
     if (b.i_ == 0) throw Error("SymVal: division by zero");
     if (a.is_inf()) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
-    return from_i128(floordiv(a.i_, b.i_));
+    return from_i128(detail::py_floordiv(a.i_, b.i_));
   }
   friend constexpr SymVal floormod(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(a.as_double() - std::floor(a.as_double() / b.as_double()) * b.as_double());
     if (b.i_ == 0) throw Error("SymVal: modulo by zero");
-    return from_i128(floormod(a.i_, b.i_));
+    return from_i128(detail::py_floormod(a.i_, b.i_));
   }
   friend constexpr SymVal cdiv(const SymVal& a, const SymVal& b) {
     if (b.as_i128() == 0) throw Error("SymVal: division by zero");
@@ -984,8 +1014,8 @@ class UOp {
   std::optional<UOp> divide_exact(const UOp& v) const;
   std::pair<UOp, Arg> pop_const(Ops op = Ops::ADD) const;  // (x, c) for x op c, else (this, identity)
   static UOp gcd(std::span<const UOp> uops);
-  UOp usum(std::span<const UOp> more) const;   // this + more... (| for bools)
-  UOp uprod(std::span<const UOp> more) const;  // this * more... (& for bools)
+  static UOp usum(std::span<const UOp> uops);   // uops[0] + uops[1] + ... (| for bools)
+  static UOp uprod(std::span<const UOp> uops);  // uops[0] * uops[1] * ... (& for bools)
 
   // ---- printing ----
   std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
@@ -2253,11 +2283,6 @@ struct NodeCounter {
   }
 };
 inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
-inline std::int64_t py_floordiv(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-inline std::int64_t py_floormod(std::int64_t a, std::int64_t b) { return a - py_floordiv(a, b) * b; }
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 }  // namespace detail
 
@@ -2393,14 +2418,17 @@ inline std::optional<UOp> UOp::divide_exact(const UOp& v) const {
   return std::nullopt;
 }
 
-inline UOp UOp::usum(std::span<const UOp> more) const {
-  UOp r = *this;
-  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r | u) : (r + u);
+// tinygrad's UOp.usum(*uops) / UOp.uprod(*uops): folded left from the first
+inline UOp UOp::usum(std::span<const UOp> uops) {
+  if (uops.empty()) throw Error("UOp::usum: no operands");
+  UOp r = uops[0];
+  for (const UOp& u : uops.subspan(1)) r = r.dtype() == dtypes::bool_ ? (r | u) : (r + u);
   return r;
 }
-inline UOp UOp::uprod(std::span<const UOp> more) const {
-  UOp r = *this;
-  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r & u) : (r * u);
+inline UOp UOp::uprod(std::span<const UOp> uops) {
+  if (uops.empty()) throw Error("UOp::uprod: no operands");
+  UOp r = uops[0];
+  for (const UOp& u : uops.subspan(1)) r = r.dtype() == dtypes::bool_ ? (r & u) : (r * u);
   return r;
 }
 
@@ -2567,8 +2595,7 @@ struct Alu {
     if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
     need_numbers(x, y, "//");
     if (x.kind == P::Float || y.kind == P::Float) return P::real(py_float_floordiv(flt(x), flt(y)));
-    const i128 q = x.i / y.i;
-    return P::integer(x.i % y.i != 0 && (x.i < 0) != (y.i < 0) ? q - 1 : q);
+    return P::integer(py_floordiv(x.i, y.i));
   }
   P cdiv(const P& x, const P& y) const {
     if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
@@ -3818,20 +3845,16 @@ constexpr Rule<P, F> rule(P p, F f, std::source_location loc = std::source_locat
 }
 
 namespace detail {
-// A rule set's rules, stored flat: one base class per rule. Every access expands the indices and the
-// rule types in lockstep, so no lookup of "the type of rule I" is ever instantiated: with a hundred
-// large rule types, std::tuple or an mp_at_c per access cost tens of seconds of compile time.
-template <std::size_t I, class R> struct RuleLeaf { R r; };
-template <class Seq, class... R> struct RuleStore;
-template <std::size_t... I, class... R> struct RuleStore<std::index_sequence<I...>, R...> : RuleLeaf<I, R>... {};
+// A rule set's rules live in a Tup (upat.hpp: one base per element). Every access expands the indices
+// and the rule types in lockstep, so no lookup of "the type of rule I" is ever instantiated: with a
+// hundred large rule types, std::tuple or an mp_at_c per access cost tens of seconds of compile time.
 template <class R> inline constexpr OpSet rule_root = root_ops<decltype(R::pat)>::value;
 template <class R> constexpr bool rule_may_match(Ops o) { return rule_root<R>.empty() || rule_root<R>.contains(o); }
 }  // namespace detail
 
 template <class... R>
 struct RuleSet {
-  using Store = detail::RuleStore<std::index_sequence_for<R...>, R...>;
-  Store list;
+  Tup<R...> list;
   static constexpr std::size_t size = sizeof...(R);
 
   // Rewrite one node with the first rule that matches and returns something. `fired` gets its index.
@@ -3867,7 +3890,7 @@ struct RuleSet {
 
  private:
   template <class F, std::size_t... I> constexpr void for_each_impl(F& f, std::index_sequence<I...>) const {
-    (f(I, static_cast<const detail::RuleLeaf<I, R>&>(list).r), ...);
+    (f(I, static_cast<const detail::TupLeaf<I, R>&>(list).v), ...);
   }
   // At run time a node goes through one function per op, made at compile time: the rules whose root
   // can have that op, tried in order, inlined one after another (no loop over a rule list).
@@ -3904,7 +3927,7 @@ struct RuleSet {
   // function of every op it can match multiplies the compiler's work for a few percent at run time
   template <std::size_t I, class Rl, class N, class Ctx, class H>
   [[gnu::noinline]] constexpr bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
-    out = static_cast<const detail::RuleLeaf<I, Rl>&>(list).r.template apply<N, Ctx, H>(n, ctx);
+    out = static_cast<const detail::TupLeaf<I, Rl>&>(list).v.template apply<N, Ctx, H>(n, ctx);
     if (out && fired) *fired = int(I);
     return out.has_value();
   }
@@ -3916,12 +3939,12 @@ struct RuleSet {
   }
 };
 
-template <class... R> constexpr RuleSet<R...> rules(R... r) { return {{{r}...}}; }
+template <class... R> constexpr RuleSet<R...> rules(R... r) { return {make_tup(r...)}; }
 // one pack expansion, no std::tuple_cat: concatenating big rule sets must stay cheap to compile
 template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const RuleSet<A...>& a, const RuleSet<B...>& b) {
   return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
-    return RuleSet<A..., B...>{{{static_cast<const detail::RuleLeaf<I, A>&>(a.list).r}...,
-                                {static_cast<const detail::RuleLeaf<J, B>&>(b.list).r}...}};
+    return RuleSet<A..., B...>{make_tup(static_cast<const detail::TupLeaf<I, A>&>(a.list).v...,
+                                        static_cast<const detail::TupLeaf<J, B>&>(b.list).v...)};
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
 
@@ -4584,11 +4607,6 @@ namespace mg {
 template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp
 
 namespace detail {
-inline UOp usum_all(const std::vector<UOp>& v, const UOp& like) {
-  if (v.empty()) return like.const_like(0);
-  return v[0].usum(std::span<const UOp>(v).subspan(1));
-}
-inline std::int64_t int_of(const SymVal& v) { return std::int64_t(v.as_i128()); }
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
@@ -4627,7 +4645,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
         if (u.op() == Ops::FLOORMOD && u.src(1).divides(c)) u = u.src(0), changed = true;
         new_xs.push_back(u);
       }
-      if (changed) return (usum_all(new_xs, x) + cst) % y;
+      if (changed) return (UOp::usum(new_xs) + cst) % y;
     }
     std::vector<UOp> terms;
     std::vector<std::int64_t> factors;
@@ -4678,7 +4696,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
             rem = rem ? rem + t : t.const_like(0) + t;
           }
           rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
-          std::int64_t q = int_of(floordiv(rmin, SymVal(c)));
+          std::int64_t q = floordiv(rmin, SymVal(c)).clamped_int64();
           if (is_mod) return rem - q * c;
           UOp s;
           for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -4721,7 +4739,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
         for (std::size_t i = 0; i < factors.size(); ++i)
           if (py_floormod(factors[i], div)) b_parts.push_back(terms[i].const_like(py_floormod(factors[i], div)) * terms[i]);
         if (py_floormod(cst, div)) b_parts.push_back(x.const_like(py_floormod(cst, div)));
-        UOp b = usum_all(b_parts, x);
+        UOp b = b_parts.empty() ? x.const_like(0) : UOp::usum(b_parts);
         if (0 <= b.vmin() && b.vmax() < div) r = (*newxs % x.const_like(c / div)) * div + b, sz = r->toposort().size();
       }
       if (r) {
@@ -5206,24 +5224,6 @@ inline Arg arg_of(const SymVal& v) {
   throw Error("symbolic: bound " + v.repr() + " does not fit a constant");
 }
 
-// tinygrad's can_lossless_cast: dt1 keeps every value of dt0
-inline bool can_lossless_cast(DType dt0, DType dt1) {
-  using namespace dtypes;
-  if (dt0 == dt1 || dt0 == bool_) return true;
-  auto in = [&](std::initializer_list<DType> l) { return std::find(l.begin(), l.end(), dt0) != l.end(); };
-  if (dt1 == weakint) return dt0.is_int() && dt0 != weakint;
-  if (dt1 == float64) return in({float32, float16, bfloat16, fp8e4m3, fp8e5m2, uint32, uint16, uint8, int32, int16, int8});
-  if (dt1 == float32) return in({float16, bfloat16, fp8e4m3, fp8e5m2, uint16, uint8, int16, int8});
-  if (dt1 == float16) return in({fp8e4m3, fp8e5m2, uint8, int8});
-  if (dt1 == uint64) return in({uint32, uint16, uint8});
-  if (dt1 == uint32) return in({uint16, uint8});
-  if (dt1 == uint16) return in({uint8});
-  if (dt1 == int64) return in({uint32, uint16, uint8, int32, int16, int8});
-  if (dt1 == int32) return in({uint16, uint8, int16, int8});
-  if (dt1 == int16) return in({uint8, int8});
-  return false;
-}
-
 // the value of a CONST, or the tuple of a STACK of CONSTs
 inline std::optional<Arg> const_arg(const UOp& u) {
   if (u.op() == Ops::CONST) return u.arg();
@@ -5288,9 +5288,9 @@ inline std::optional<UOp> fold_add_divmod_recombine(const UOp& x) {
   std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
   auto rest = [&](std::size_t i, std::size_t j, UOp head) {
-    std::vector<UOp> r;
+    std::vector<UOp> r{head};
     for (std::size_t k = 0; k < terms.size(); ++k) if (k != i && k != j) r.push_back(terms[k]);
-    return head.usum(r);
+    return UOp::usum(r);
   };
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const UOp& u = terms[i];
@@ -5329,7 +5329,7 @@ inline std::optional<UOp> lt_folding(const UOp& x, std::int64_t c) {
   SymVal lo = 0, hi = 0;
   for (const UOp& u : p) lo = lo + u.vmin(), hi = hi + u.vmax();
   if (!(0 <= lo && hi < d)) return std::nullopt;
-  auto div = np[0].usum(std::span<const UOp>(np).subspan(1)).divides(d);
+  auto div = UOp::usum(np).divides(d);
   if (!div) return std::nullopt;
   return *div < py_floordiv(c, d);
 }
@@ -5343,7 +5343,7 @@ inline std::optional<UOp> canonicalize_simplex(const UOp& X) {
     ret.push_back(u);
   }
   if (!changed) return std::nullopt;
-  return ret[0].usum(std::span<const UOp>(ret).subspan(1));
+  return UOp::usum(ret);
 }
 
 // tinygrad's tuplize ordering: (op, arg, dtype, *src) compared as Python tuples
@@ -5748,19 +5748,14 @@ inline bool op_in_backward_slice_with_self(const UOp& u, OpSet ops) {
   for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
   return false;
 }
-inline std::int64_t clamp_i64(const SymVal& v) {
-  if (v.as_i128() < SymVal::i128(INT64_MIN)) return INT64_MIN;
-  if (v.as_i128() > SymVal::i128(INT64_MAX)) return INT64_MAX;
-  return std::int64_t(v.as_i128());
-}
 
 // X <= c gives (X, true, c); X >= c gives (X, false, c)
 inline std::optional<std::tuple<UOp, bool, std::int64_t>> parse_valid(const UOp& v) {
   if (v.op() == Ops::CMPNE && v.src(1).op() == Ops::CONST && v.src(1).arg().py_equals(1) && v.src(0).op() == Ops::CMPLT &&
       v.src(0).src(0).dtype().is_int())
-    return std::tuple{v.src(0).src(0), false, clamp_i64(v.src(0).src(1).vmin())};  // (X < c).ne(True) -> X >= c
+    return std::tuple{v.src(0).src(0), false, v.src(0).src(1).vmin().clamped_int64()};  // (X < c).ne(True) -> X >= c
   if (v.op() == Ops::CMPLT && v.src(0).dtype().is_int())
-    return std::tuple{v.src(0), true, clamp_i64(v.src(1).vmax() - 1)};  // X < c -> X <= c-1
+    return std::tuple{v.src(0), true, (v.src(1).vmax() - 1).clamped_int64()};  // X < c -> X <= c-1
   return std::nullopt;
 }
 
@@ -5778,7 +5773,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
   std::vector<std::pair<UOp, UOp>> all_candidates;
   for (std::size_t i = 0; i < bounds.size(); ++i) {
     const auto& [expr, v] = bounds[i];
-    std::int64_t v0 = v[0] ? *v[0] : clamp_i64(expr.vmin()), v1 = v[1] ? *v[1] : clamp_i64(expr.vmax());
+    std::int64_t v0 = v[0] ? *v[0] : expr.vmin().clamped_int64(), v1 = v[1] ? *v[1] : expr.vmax().clamped_int64();
     if (v0 > v1) continue;  // an empty range: nothing to substitute
     all_candidates.emplace_back(expr, UOp::variable("fake" + std::to_string(i), v0, v1, expr.dtype()));
     if (!try_simplex) continue;
@@ -5788,7 +5783,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
       auto terms = expr.split_uop(Ops::ADD);
       if (std::all_of(terms.begin(), terms.end(), [](const UOp& u) { return GroupOp::Irreducible.contains(u.op()); })) {
         std::vector<std::pair<UOp, UOp>> c;
-        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, clamp_i64(Xi.vmax()), Xi.dtype()));
+        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, Xi.vmax().clamped_int64(), Xi.dtype()));
         candidates.push_back(std::move(c));
       }
     }
@@ -5840,11 +5835,11 @@ template <std::same_as<UOp> U> std::optional<U> simplify_valid(const U& valid) {
   for (UOp stmt : valids) {
     if (std::find(seen.begin(), seen.end(), stmt) != seen.end()) continue;
     seen.push_back(stmt);
-    if (!ret.empty()) stmt = uop_given_valid(ret[0].uprod(std::span<const UOp>(ret).subspan(1)), stmt);
+    if (!ret.empty()) stmt = uop_given_valid(UOp::uprod(ret), stmt);
     ret.push_back(stmt);
   }
   if (ret == valids) return std::nullopt;
-  return ret[0].uprod(std::span<const UOp>(ret).subspan(1));
+  return UOp::uprod(ret);
 }
 
 template <std::same_as<UOp> U> std::optional<U> gated_given_valid(const U& cond, const U& x, const U& i) {
@@ -5880,7 +5875,7 @@ inline std::optional<UOp> reduce_mul_chain(const UOp& r) {
     else inside.push_back(m);
   }
   if (outside.empty()) return std::nullopt;
-  std::vector<UOp> src{inside.empty() ? r.src(0).const_like(1) : inside[0].uprod(std::span<const UOp>(inside).subspan(1))};
+  std::vector<UOp> src{inside.empty() ? r.src(0).const_like(1) : UOp::uprod(inside)};
   src.insert(src.end(), ranges.begin(), ranges.end());
   // Python's prod(outside) starts from 1
   UOp prod = r.src(0).const_like(1) * outside[0];

@@ -92,6 +92,7 @@ TEST_CASE("algebra: split_uop, const_factor, divides, divide_exact, gcd, pop_con
   CHECK(x == a);
   CHECK(c.as_int() == 5);
   CHECK(a.pop_const(Ops::MUL).second.as_int() == 1);
-  std::vector<UOp> more{b, a};
-  CHECK(a.usum(more).render() == "(a+b+a)");
+  std::vector<UOp> terms{a, b, a};
+  CHECK(UOp::usum(terms).render() == "(a+b+a)");
+  CHECK_THROWS_WITH(UOp::uprod(std::span<const UOp>{}), Catch::Contains("no operands"));
 }

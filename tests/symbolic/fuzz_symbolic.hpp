@@ -179,10 +179,6 @@ class Program {
   }
 
  private:
-  static std::int64_t clamp64(const SymVal& s) {
-    SymVal::i128 v = s.as_i128();
-    return v < SymVal::i128(INT64_MIN) ? INT64_MIN : v > SymVal::i128(INT64_MAX) ? INT64_MAX : std::int64_t(v);
-  }
   Instr compile(const UOp& u, std::span<const UOp> vars, const std::unordered_map<const void*, std::uint32_t>& at) {
     Instr in;
     in.u = u;
@@ -237,11 +233,10 @@ class Program {
         !(u.src(1).op() == Ops::CONST && u.src(1).arg().as_int() != 0))
       track_ = true;
     if ((in.k == K::SHL || in.k == K::SHR) && !(u.src(1).op() == Ops::CONST && u.src(1).arg().as_int() >= 0)) track_ = true;
-    in.lo = clamp64(u.vmin()), in.hi = clamp64(u.vmax());
+    in.lo = u.vmin().clamped_int64(), in.hi = u.vmax().clamped_int64();
     return in;
   }
 
-  static std::int64_t floordiv(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
   template <bool Track> void exec(std::size_t n) {
     for (std::size_t i = 0; i < code_.size(); ++i) {
@@ -283,8 +278,8 @@ class Program {
             if (undefined_if(k, b[k] == 0)) { o[k] = 0; continue; }
             if (a[k] == INT64_MIN && b[k] == -1) { ovf = true, o[k] = 0; continue; }
             switch (in.k) {
-              case K::IDIV: o[k] = floordiv(a[k], b[k]); break;
-              case K::MOD: o[k] = a[k] - floordiv(a[k], b[k]) * b[k]; break;
+              case K::IDIV: o[k] = mg::detail::py_floordiv(a[k], b[k]); break;
+              case K::MOD: o[k] = mg::detail::py_floormod(a[k], b[k]); break;
               case K::CDIV: o[k] = a[k] / b[k]; break;
               default: o[k] = a[k] % b[k]; break;
             }

@@ -54,6 +54,8 @@
 #include <vector>
 
 #include <metagrad/metagrad.hpp>
+
+#include "check_symval.hpp"
 #include <metagrad/symbolic/parse.hpp>
 #include <metagrad/symbolic/simplify.hpp>
 #include <metagrad/symbolic/sym.hpp>  // sym, pm_simplify_valid
@@ -61,12 +63,6 @@
 
 using namespace mg;
 
-// a SymVal check that prints the actual value when it fails
-#define CHECK_SYMVAL(actual, expected)                  \
-  do {                                                  \
-    INFO(#actual " is " << (actual).repr());            \
-    CHECK((actual) == (expected));                      \
-  } while (0)
 
 namespace {
 struct Var {

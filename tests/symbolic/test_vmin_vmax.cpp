@@ -12,14 +12,10 @@
 
 #include <metagrad/metagrad.hpp>
 
+#include "check_symval.hpp"
+
 using namespace mg;
 
-// a SymVal check that prints the actual value when it fails
-#define CHECK_SYMVAL(actual, expected)                  \
-  do {                                                  \
-    INFO(#actual " is " << (actual).repr());            \
-    CHECK((actual) == (expected));                      \
-  } while (0)
 #define CHECK_BOUNDS(u, lo, hi) \
   do {                          \
     INFO((u).render());         \

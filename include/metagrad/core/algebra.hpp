@@ -23,11 +23,6 @@ struct NodeCounter {
   }
 };
 inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
-inline std::int64_t py_floordiv(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-inline std::int64_t py_floormod(std::int64_t a, std::int64_t b) { return a - py_floordiv(a, b) * b; }
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 }  // namespace detail
 
@@ -163,14 +158,17 @@ inline std::optional<UOp> UOp::divide_exact(const UOp& v) const {
   return std::nullopt;
 }
 
-inline UOp UOp::usum(std::span<const UOp> more) const {
-  UOp r = *this;
-  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r | u) : (r + u);
+// tinygrad's UOp.usum(*uops) / UOp.uprod(*uops): folded left from the first
+inline UOp UOp::usum(std::span<const UOp> uops) {
+  if (uops.empty()) throw Error("UOp::usum: no operands");
+  UOp r = uops[0];
+  for (const UOp& u : uops.subspan(1)) r = r.dtype() == dtypes::bool_ ? (r | u) : (r + u);
   return r;
 }
-inline UOp UOp::uprod(std::span<const UOp> more) const {
-  UOp r = *this;
-  for (const UOp& u : more) r = dtype() == dtypes::bool_ ? (r & u) : (r * u);
+inline UOp UOp::uprod(std::span<const UOp> uops) {
+  if (uops.empty()) throw Error("UOp::uprod: no operands");
+  UOp r = uops[0];
+  for (const UOp& u : uops.subspan(1)) r = r.dtype() == dtypes::bool_ ? (r & u) : (r * u);
   return r;
 }
 

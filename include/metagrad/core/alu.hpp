@@ -18,6 +18,7 @@
 #include "dtype.hpp"
 #include "error.hpp"
 #include "ops.hpp"
+#include "symval.hpp"
 
 namespace mg {
 
@@ -173,8 +174,7 @@ struct Alu {
     if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
     need_numbers(x, y, "//");
     if (x.kind == P::Float || y.kind == P::Float) return P::real(py_float_floordiv(flt(x), flt(y)));
-    const i128 q = x.i / y.i;
-    return P::integer(x.i % y.i != 0 && (x.i < 0) != (y.i < 0) ? q - 1 : q);
+    return P::integer(py_floordiv(x.i, y.i));
   }
   P cdiv(const P& x, const P& y) const {
     if (y.kind != P::Inv && !truthy(y)) return P::integer(0);

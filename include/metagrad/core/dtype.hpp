@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -283,5 +284,27 @@ constexpr double truncate_float(DType d, double x) {
     default: return x;
   }
 }
+
+// tinygrad's can_lossless_cast: dt1 keeps every value of dt0
+constexpr bool can_lossless_cast(DType dt0, DType dt1) {
+  using namespace dtypes;
+  if (dt0 == dt1 || dt0 == bool_) return true;
+  auto in = [&](std::initializer_list<DType> l) {
+    for (DType d : l) if (d == dt0) return true;
+    return false;
+  };
+  if (dt1 == weakint) return dt0.is_int() && dt0 != weakint;
+  if (dt1 == float64) return in({float32, float16, bfloat16, fp8e4m3, fp8e5m2, uint32, uint16, uint8, int32, int16, int8});
+  if (dt1 == float32) return in({float16, bfloat16, fp8e4m3, fp8e5m2, uint16, uint8, int16, int8});
+  if (dt1 == float16) return in({fp8e4m3, fp8e5m2, uint8, int8});
+  if (dt1 == uint64) return in({uint32, uint16, uint8});
+  if (dt1 == uint32) return in({uint16, uint8});
+  if (dt1 == uint16) return in({uint8});
+  if (dt1 == int64) return in({uint32, uint16, uint8, int32, int16, int8});
+  if (dt1 == int32) return in({uint16, uint8, int16, int8});
+  if (dt1 == int16) return in({uint8, int8});
+  return false;
+}
+
 
 }  // namespace mg

@@ -6,11 +6,20 @@
 #include <compare>
 #include <concepts>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "error.hpp"
 
 namespace mg {
+namespace detail {
+// Python's // and % on integers (floor, not C's truncation); b != 0
+template <class I> constexpr I py_floordiv(I a, I b) {
+  I q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+template <class I> constexpr I py_floormod(I a, I b) { return a - py_floordiv(a, b) * b; }
+}  // namespace detail
 
 class SymVal {
  public:
@@ -39,6 +48,11 @@ class SymVal {
     return std::int64_t(i_);
   }
   constexpr bool fits_int64() const { return !flt_ && i_ >= i128(INT64_MIN) && i_ <= i128(INT64_MAX); }
+  // the value clamped to int64's range (an infinite bound becomes INT64_MIN or INT64_MAX)
+  constexpr std::int64_t clamped_int64() const {
+    i128 v = as_i128();
+    return v < i128(INT64_MIN) ? INT64_MIN : v > i128(INT64_MAX) ? INT64_MAX : std::int64_t(v);
+  }
   explicit constexpr operator bool() const { return flt_ ? f_ != 0.0 : i_ != 0; }
 
   // Python's str(): 12, -3, 1.5, inf; an infinite integer prints as "inf"/"-inf"
@@ -84,21 +98,16 @@ class SymVal {
     return from_i128(r);
   }
   // Python's // and % (floor), C's / and % (truncating); an infinite numerator stays infinite
-  static constexpr i128 floordiv(i128 a, i128 b) {
-    i128 q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-  }
-  static constexpr i128 floormod(i128 a, i128 b) { return a - floordiv(a, b) * b; }
   friend constexpr SymVal floordiv(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(std::floor(a.as_double() / b.as_double()));
     if (b.i_ == 0) throw Error("SymVal: division by zero");
     if (a.is_inf()) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
-    return from_i128(floordiv(a.i_, b.i_));
+    return from_i128(detail::py_floordiv(a.i_, b.i_));
   }
   friend constexpr SymVal floormod(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(a.as_double() - std::floor(a.as_double() / b.as_double()) * b.as_double());
     if (b.i_ == 0) throw Error("SymVal: modulo by zero");
-    return from_i128(floormod(a.i_, b.i_));
+    return from_i128(detail::py_floormod(a.i_, b.i_));
   }
   friend constexpr SymVal cdiv(const SymVal& a, const SymVal& b) {
     if (b.as_i128() == 0) throw Error("SymVal: division by zero");

@@ -169,8 +169,8 @@ class UOp {
   std::optional<UOp> divide_exact(const UOp& v) const;
   std::pair<UOp, Arg> pop_const(Ops op = Ops::ADD) const;  // (x, c) for x op c, else (this, identity)
   static UOp gcd(std::span<const UOp> uops);
-  UOp usum(std::span<const UOp> more) const;   // this + more... (| for bools)
-  UOp uprod(std::span<const UOp> more) const;  // this * more... (& for bools)
+  static UOp usum(std::span<const UOp> uops);   // uops[0] + uops[1] + ... (| for bools)
+  static UOp uprod(std::span<const UOp> uops);  // uops[0] * uops[1] * ... (& for bools)
 
   // ---- printing ----
   std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form

@@ -11,7 +11,6 @@
 #include <optional>
 #include <source_location>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -106,20 +105,16 @@ constexpr Rule<P, F> rule(P p, F f, std::source_location loc = std::source_locat
 }
 
 namespace detail {
-// A rule set's rules, stored flat: one base class per rule. Every access expands the indices and the
-// rule types in lockstep, so no lookup of "the type of rule I" is ever instantiated: with a hundred
-// large rule types, std::tuple or an mp_at_c per access cost tens of seconds of compile time.
-template <std::size_t I, class R> struct RuleLeaf { R r; };
-template <class Seq, class... R> struct RuleStore;
-template <std::size_t... I, class... R> struct RuleStore<std::index_sequence<I...>, R...> : RuleLeaf<I, R>... {};
+// A rule set's rules live in a Tup (upat.hpp: one base per element). Every access expands the indices
+// and the rule types in lockstep, so no lookup of "the type of rule I" is ever instantiated: with a
+// hundred large rule types, std::tuple or an mp_at_c per access cost tens of seconds of compile time.
 template <class R> inline constexpr OpSet rule_root = root_ops<decltype(R::pat)>::value;
 template <class R> constexpr bool rule_may_match(Ops o) { return rule_root<R>.empty() || rule_root<R>.contains(o); }
 }  // namespace detail
 
 template <class... R>
 struct RuleSet {
-  using Store = detail::RuleStore<std::index_sequence_for<R...>, R...>;
-  Store list;
+  Tup<R...> list;
   static constexpr std::size_t size = sizeof...(R);
 
   // Rewrite one node with the first rule that matches and returns something. `fired` gets its index.
@@ -155,7 +150,7 @@ struct RuleSet {
 
  private:
   template <class F, std::size_t... I> constexpr void for_each_impl(F& f, std::index_sequence<I...>) const {
-    (f(I, static_cast<const detail::RuleLeaf<I, R>&>(list).r), ...);
+    (f(I, static_cast<const detail::TupLeaf<I, R>&>(list).v), ...);
   }
   // At run time a node goes through one function per op, made at compile time: the rules whose root
   // can have that op, tried in order, inlined one after another (no loop over a rule list).
@@ -192,7 +187,7 @@ struct RuleSet {
   // function of every op it can match multiplies the compiler's work for a few percent at run time
   template <std::size_t I, class Rl, class N, class Ctx, class H>
   [[gnu::noinline]] constexpr bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
-    out = static_cast<const detail::RuleLeaf<I, Rl>&>(list).r.template apply<N, Ctx, H>(n, ctx);
+    out = static_cast<const detail::TupLeaf<I, Rl>&>(list).v.template apply<N, Ctx, H>(n, ctx);
     if (out && fired) *fired = int(I);
     return out.has_value();
   }
@@ -204,12 +199,12 @@ struct RuleSet {
   }
 };
 
-template <class... R> constexpr RuleSet<R...> rules(R... r) { return {{{r}...}}; }
+template <class... R> constexpr RuleSet<R...> rules(R... r) { return {make_tup(r...)}; }
 // one pack expansion, no std::tuple_cat: concatenating big rule sets must stay cheap to compile
 template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const RuleSet<A...>& a, const RuleSet<B...>& b) {
   return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
-    return RuleSet<A..., B...>{{{static_cast<const detail::RuleLeaf<I, A>&>(a.list).r}...,
-                                {static_cast<const detail::RuleLeaf<J, B>&>(b.list).r}...}};
+    return RuleSet<A..., B...>{make_tup(static_cast<const detail::TupLeaf<I, A>&>(a.list).v...,
+                                        static_cast<const detail::TupLeaf<J, B>&>(b.list).v...)};
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
 

@@ -13,11 +13,6 @@ namespace mg {
 template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp
 
 namespace detail {
-inline UOp usum_all(const std::vector<UOp>& v, const UOp& like) {
-  if (v.empty()) return like.const_like(0);
-  return v[0].usum(std::span<const UOp>(v).subspan(1));
-}
-inline std::int64_t int_of(const SymVal& v) { return std::int64_t(v.as_i128()); }
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
@@ -56,7 +51,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
         if (u.op() == Ops::FLOORMOD && u.src(1).divides(c)) u = u.src(0), changed = true;
         new_xs.push_back(u);
       }
-      if (changed) return (usum_all(new_xs, x) + cst) % y;
+      if (changed) return (UOp::usum(new_xs) + cst) % y;
     }
     std::vector<UOp> terms;
     std::vector<std::int64_t> factors;
@@ -107,7 +102,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
             rem = rem ? rem + t : t.const_like(0) + t;
           }
           rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
-          std::int64_t q = int_of(floordiv(rmin, SymVal(c)));
+          std::int64_t q = floordiv(rmin, SymVal(c)).clamped_int64();
           if (is_mod) return rem - q * c;
           UOp s;
           for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -150,7 +145,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
         for (std::size_t i = 0; i < factors.size(); ++i)
           if (py_floormod(factors[i], div)) b_parts.push_back(terms[i].const_like(py_floormod(factors[i], div)) * terms[i]);
         if (py_floormod(cst, div)) b_parts.push_back(x.const_like(py_floormod(cst, div)));
-        UOp b = usum_all(b_parts, x);
+        UOp b = b_parts.empty() ? x.const_like(0) : UOp::usum(b_parts);
         if (0 <= b.vmin() && b.vmax() < div) r = (*newxs % x.const_like(c / div)) * div + b, sz = r->toposort().size();
       }
       if (r) {

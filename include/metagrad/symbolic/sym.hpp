@@ -30,7 +30,7 @@ inline std::optional<UOp> reduce_mul_chain(const UOp& r) {
     else inside.push_back(m);
   }
   if (outside.empty()) return std::nullopt;
-  std::vector<UOp> src{inside.empty() ? r.src(0).const_like(1) : inside[0].uprod(std::span<const UOp>(inside).subspan(1))};
+  std::vector<UOp> src{inside.empty() ? r.src(0).const_like(1) : UOp::uprod(inside)};
   src.insert(src.end(), ranges.begin(), ranges.end());
   // Python's prod(outside) starts from 1
   UOp prod = r.src(0).const_like(1) * outside[0];

@@ -43,24 +43,6 @@ inline Arg arg_of(const SymVal& v) {
   throw Error("symbolic: bound " + v.repr() + " does not fit a constant");
 }
 
-// tinygrad's can_lossless_cast: dt1 keeps every value of dt0
-inline bool can_lossless_cast(DType dt0, DType dt1) {
-  using namespace dtypes;
-  if (dt0 == dt1 || dt0 == bool_) return true;
-  auto in = [&](std::initializer_list<DType> l) { return std::find(l.begin(), l.end(), dt0) != l.end(); };
-  if (dt1 == weakint) return dt0.is_int() && dt0 != weakint;
-  if (dt1 == float64) return in({float32, float16, bfloat16, fp8e4m3, fp8e5m2, uint32, uint16, uint8, int32, int16, int8});
-  if (dt1 == float32) return in({float16, bfloat16, fp8e4m3, fp8e5m2, uint16, uint8, int16, int8});
-  if (dt1 == float16) return in({fp8e4m3, fp8e5m2, uint8, int8});
-  if (dt1 == uint64) return in({uint32, uint16, uint8});
-  if (dt1 == uint32) return in({uint16, uint8});
-  if (dt1 == uint16) return in({uint8});
-  if (dt1 == int64) return in({uint32, uint16, uint8, int32, int16, int8});
-  if (dt1 == int32) return in({uint16, uint8, int16, int8});
-  if (dt1 == int16) return in({uint8, int8});
-  return false;
-}
-
 // the value of a CONST, or the tuple of a STACK of CONSTs
 inline std::optional<Arg> const_arg(const UOp& u) {
   if (u.op() == Ops::CONST) return u.arg();
@@ -125,9 +107,9 @@ inline std::optional<UOp> fold_add_divmod_recombine(const UOp& x) {
   std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
   auto rest = [&](std::size_t i, std::size_t j, UOp head) {
-    std::vector<UOp> r;
+    std::vector<UOp> r{head};
     for (std::size_t k = 0; k < terms.size(); ++k) if (k != i && k != j) r.push_back(terms[k]);
-    return head.usum(r);
+    return UOp::usum(r);
   };
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const UOp& u = terms[i];
@@ -166,7 +148,7 @@ inline std::optional<UOp> lt_folding(const UOp& x, std::int64_t c) {
   SymVal lo = 0, hi = 0;
   for (const UOp& u : p) lo = lo + u.vmin(), hi = hi + u.vmax();
   if (!(0 <= lo && hi < d)) return std::nullopt;
-  auto div = np[0].usum(std::span<const UOp>(np).subspan(1)).divides(d);
+  auto div = UOp::usum(np).divides(d);
   if (!div) return std::nullopt;
   return *div < py_floordiv(c, d);
 }
@@ -180,7 +162,7 @@ inline std::optional<UOp> canonicalize_simplex(const UOp& X) {
     ret.push_back(u);
   }
   if (!changed) return std::nullopt;
-  return ret[0].usum(std::span<const UOp>(ret).subspan(1));
+  return UOp::usum(ret);
 }
 
 // tinygrad's tuplize ordering: (op, arg, dtype, *src) compared as Python tuples

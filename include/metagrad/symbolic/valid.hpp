@@ -22,19 +22,14 @@ inline bool op_in_backward_slice_with_self(const UOp& u, OpSet ops) {
   for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
   return false;
 }
-inline std::int64_t clamp_i64(const SymVal& v) {
-  if (v.as_i128() < SymVal::i128(INT64_MIN)) return INT64_MIN;
-  if (v.as_i128() > SymVal::i128(INT64_MAX)) return INT64_MAX;
-  return std::int64_t(v.as_i128());
-}
 
 // X <= c gives (X, true, c); X >= c gives (X, false, c)
 inline std::optional<std::tuple<UOp, bool, std::int64_t>> parse_valid(const UOp& v) {
   if (v.op() == Ops::CMPNE && v.src(1).op() == Ops::CONST && v.src(1).arg().py_equals(1) && v.src(0).op() == Ops::CMPLT &&
       v.src(0).src(0).dtype().is_int())
-    return std::tuple{v.src(0).src(0), false, clamp_i64(v.src(0).src(1).vmin())};  // (X < c).ne(True) -> X >= c
+    return std::tuple{v.src(0).src(0), false, v.src(0).src(1).vmin().clamped_int64()};  // (X < c).ne(True) -> X >= c
   if (v.op() == Ops::CMPLT && v.src(0).dtype().is_int())
-    return std::tuple{v.src(0), true, clamp_i64(v.src(1).vmax() - 1)};  // X < c -> X <= c-1
+    return std::tuple{v.src(0), true, (v.src(1).vmax() - 1).clamped_int64()};  // X < c -> X <= c-1
   return std::nullopt;
 }
 
@@ -52,7 +47,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
   std::vector<std::pair<UOp, UOp>> all_candidates;
   for (std::size_t i = 0; i < bounds.size(); ++i) {
     const auto& [expr, v] = bounds[i];
-    std::int64_t v0 = v[0] ? *v[0] : clamp_i64(expr.vmin()), v1 = v[1] ? *v[1] : clamp_i64(expr.vmax());
+    std::int64_t v0 = v[0] ? *v[0] : expr.vmin().clamped_int64(), v1 = v[1] ? *v[1] : expr.vmax().clamped_int64();
     if (v0 > v1) continue;  // an empty range: nothing to substitute
     all_candidates.emplace_back(expr, UOp::variable("fake" + std::to_string(i), v0, v1, expr.dtype()));
     if (!try_simplex) continue;
@@ -62,7 +57,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
       auto terms = expr.split_uop(Ops::ADD);
       if (std::all_of(terms.begin(), terms.end(), [](const UOp& u) { return GroupOp::Irreducible.contains(u.op()); })) {
         std::vector<std::pair<UOp, UOp>> c;
-        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, clamp_i64(Xi.vmax()), Xi.dtype()));
+        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, Xi.vmax().clamped_int64(), Xi.dtype()));
         candidates.push_back(std::move(c));
       }
     }
@@ -114,11 +109,11 @@ template <std::same_as<UOp> U> std::optional<U> simplify_valid(const U& valid) {
   for (UOp stmt : valids) {
     if (std::find(seen.begin(), seen.end(), stmt) != seen.end()) continue;
     seen.push_back(stmt);
-    if (!ret.empty()) stmt = uop_given_valid(ret[0].uprod(std::span<const UOp>(ret).subspan(1)), stmt);
+    if (!ret.empty()) stmt = uop_given_valid(UOp::uprod(ret), stmt);
     ret.push_back(stmt);
   }
   if (ret == valids) return std::nullopt;
-  return ret[0].uprod(std::span<const UOp>(ret).subspan(1));
+  return UOp::uprod(ret);
 }
 
 template <std::same_as<UOp> U> std::optional<U> gated_given_valid(const U& cond, const U& x, const U& i) {
