@@ -2,6 +2,7 @@
 // PtrMap: an open-addressing hash map keyed by node pointer, for the per-walk memo tables of
 // toposort and graph_rewrite (much faster than std::unordered_map on this hot path).
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -35,6 +36,14 @@ class PtrMap {
     return vals_[i];
   }
   std::size_t size() const { return size_; }
+  // empties the map; a big table is dropped rather than swept, so reuse costs little
+  void clear() {
+    if (size_ == 0) return;
+    if (keys_.size() > 1024) return rehash(16);
+    std::fill(keys_.begin(), keys_.end(), nullptr);
+    std::fill(vals_.begin(), vals_.end(), V{});
+    size_ = 0;
+  }
 
  private:
   static std::size_t cap_for(std::size_t n) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -16,6 +17,7 @@
 
 #include "error.hpp"
 #include "ptr_map.hpp"
+#include "thread_cache.hpp"
 #include "uop.hpp"
 
 namespace mg {
@@ -46,6 +48,55 @@ inline WalkLane& walk_lane() {
   return lane;
 }
 
+// one pending step of unified_rewrite
+struct RewriteEntry {
+  const Node* n;      // the node this entry finally gives a replacement for
+  const Node* new_n;  // what is being worked on for it
+  std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
+  std::uint8_t stage;
+};
+// everything a walk knows about one node, found with one probe
+struct RewriteSlot {
+  const Node* rep = nullptr;  // its final replacement, once done
+  const Node* bpm = nullptr;  // the bottom-up rewrite of it, once asked
+  std::uint32_t wait = 0;     // 1 + index of the entries waiting for it, or 0
+  bool started = false, bpm_cached = false;
+};
+// The working memory of one rewrite. Rewrites are many and mostly small (simplify runs one per
+// expression, and rules run nested ones), so each thread keeps the scratch of finished rewrites and
+// hands it to the next one with its capacity: no allocation per rewrite once warm.
+struct RewriteScratch {
+  std::vector<RewriteSlot> lane_slots;
+  PtrMap<RewriteSlot> slots;
+  std::vector<std::vector<RewriteEntry>> waits;
+  std::vector<RewriteEntry> stack;
+  std::vector<UOp> keep;
+  void clear() {
+    keep.clear();  // drops the nodes the rewrite made and did not return
+    lane_slots.clear(), slots.clear(), waits.clear(), stack.clear();
+    if (keep.capacity() > 4096) keep.shrink_to_fit();  // a huge rewrite does not pin its memory
+    if (stack.capacity() > 4096) stack.shrink_to_fit();
+    if (lane_slots.capacity() > 4096) lane_slots.shrink_to_fit();
+  }
+};
+// The thread's spare scratches (core/thread_cache.hpp): taken by a rewrite, given back when it ends.
+struct ScratchPool {
+  std::vector<std::unique_ptr<RewriteScratch>> spare;
+  static std::unique_ptr<RewriteScratch> take() {
+    if (ScratchPool* p = thread_cache<ScratchPool>(); p && !p->spare.empty()) {
+      auto s = std::move(p->spare.back());
+      p->spare.pop_back();
+      return s;
+    }
+    return std::make_unique<RewriteScratch>();
+  }
+  static void give(std::unique_ptr<RewriteScratch> s) noexcept {
+    s->clear();
+    ScratchPool* p = thread_cache<ScratchPool>();
+    if (p && p->spare.size() < 16) try { p->spare.push_back(std::move(s)); } catch (...) {}
+  }
+};
+
 // The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
 // caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
 // reused while a table still names it (and no atomic reference count is touched per visit).
@@ -64,6 +115,7 @@ class RewriteEngine {
     }
   }
   ~RewriteEngine() {
+    ScratchPool::give(std::move(scratch_));
     if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
   }
   RewriteEngine(const RewriteEngine&) = delete;
@@ -75,19 +127,8 @@ class RewriteEngine {
   }
 
  private:
-  struct Entry {
-    const Node* n;      // the node this entry finally gives a replacement for
-    const Node* new_n;  // what is being worked on for it
-    std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
-    std::uint8_t stage;
-  };
-  // everything the walk knows about one node, found with one probe
-  struct Slot {
-    const Node* rep = nullptr;  // its final replacement, once done
-    const Node* bpm = nullptr;  // the bottom-up rewrite of it, once asked
-    std::uint32_t wait = 0;     // 1 + index of the entries waiting for it, or 0
-    bool started = false, bpm_cached = false;
-  };
+  using Entry = RewriteEntry;
+  using Slot = RewriteSlot;
 
   // What this walk knows about a node. Holding the lane: its replacement and "started" live in the node
   // (walk_rep, walk_bits), the rarer bottom-up cache and waiters in lane_slots_[walk_bits & slot_mask].
@@ -316,11 +357,12 @@ class RewriteEngine {
   Ctx* ctx_;
   RewriteOptions opt_;
   std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
-  std::vector<Slot> lane_slots_;
-  PtrMap<Slot> slots_;
-  std::vector<std::vector<Entry>> waits_;
-  std::vector<Entry> stack_;
-  std::vector<UOp> keep_;
+  std::unique_ptr<RewriteScratch> scratch_ = ScratchPool::take();
+  std::vector<Slot>& lane_slots_ = scratch_->lane_slots;
+  PtrMap<Slot>& slots_ = scratch_->slots;
+  std::vector<std::vector<Entry>>& waits_ = scratch_->waits;
+  std::vector<Entry>& stack_ = scratch_->stack;
+  std::vector<UOp>& keep_ = scratch_->keep;
   std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
   std::size_t recent_pos_ = 0;
 };

@@ -22,6 +22,7 @@
 #include "dtype.hpp"
 #include "error.hpp"
 #include "ops.hpp"
+#include "thread_cache.hpp"
 
 namespace mg {
 
@@ -37,7 +38,11 @@ class UOp {
  public:
   UOp() = default;
   // tinygrad's UOp(op, dtype, src, arg, tag): interns and returns the unique node
-  UOp(Ops op, DType dtype = dtypes::void_, std::vector<UOp> src = {}, Arg arg = {}, Arg tag = {});
+  UOp(Ops op, DType dtype = dtypes::void_, const std::vector<UOp>& src = {}, Arg arg = {}, Arg tag = {})
+      : UOp(op, dtype, std::span<const UOp>(src), std::move(arg), std::move(tag)) {}
+  UOp(Ops op, DType dtype, std::initializer_list<UOp> src, Arg arg = {}, Arg tag = {})
+      : UOp(op, dtype, std::span<const UOp>(src.begin(), src.size()), std::move(arg), std::move(tag)) {}
+  UOp(Ops op, DType dtype, std::span<const UOp> src, Arg arg = {}, Arg tag = {});
   UOp(const UOp& o) noexcept;
   UOp(UOp&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   UOp& operator=(const UOp& o) noexcept;
@@ -93,11 +98,14 @@ class UOp {
     return UOp(Ops::GROUP, dtypes::void_, std::move(srcs));
   }
 
-  UOp alu(Ops op, std::vector<UOp> more = {}) const;
+  UOp alu(Ops op) const { return alu_(op, std::array{p_}); }
+  UOp alu(Ops op, const UOp& b) const { return alu_(op, std::array{p_, b.p_}); }
+  UOp alu(Ops op, const UOp& b, const UOp& c) const { return alu_(op, std::array{p_, b.p_, c.p_}); }
+  UOp alu(Ops op, const std::vector<UOp>& more) const;
   UOp ufix(Arg x) const { return const_like(std::move(x)); }
   UOp cast(DType dt) const;
   UOp bitcast(DType dt) const { return dtype() == dt ? *this : UOp(Ops::BITCAST, dt, {*this}); }
-  UOp where(const UOp& x, const UOp& y) const { return alu(Ops::WHERE, {x, y}); }
+  UOp where(const UOp& x, const UOp& y) const { return alu(Ops::WHERE, x, y); }
   UOp where(const UOp& x, Arg y) const { return where(x, x.const_like(std::move(y))); }
   UOp where(Arg x, const UOp& y) const { return where(y.const_like(std::move(x)), y); }
   UOp neg() const { return dtype().scalar().is_bool() ? logical_not() : *this * const_like(-1); }
@@ -108,38 +116,38 @@ class UOp {
   UOp sqrt() const { return alu(Ops::SQRT); }
   UOp reciprocal() const { return alu(Ops::RECIPROCAL); }
   UOp trunc() const { return alu(Ops::TRUNC); }
-  UOp maximum(const UOp& x) const { return alu(Ops::MAX, {x}); }
+  UOp maximum(const UOp& x) const { return alu(Ops::MAX, x); }
   UOp maximum(Arg x) const { return maximum(ufix(std::move(x))); }
   // tinygrad's _inverse: -x for floats, ~x otherwise (no overflow at the int minimum)
   UOp minimum(const UOp& x) const {
     auto inv = [](const UOp& u) { return u.dtype().is_float() ? -u : ~u; };
     return inv(inv(*this).maximum(inv(x)));
   }
-  UOp ne(const UOp& x) const { return alu(Ops::CMPNE, {x}); }
+  UOp ne(const UOp& x) const { return alu(Ops::CMPNE, x); }
   UOp ne(Arg x) const { return ne(ufix(std::move(x))); }
   UOp eq(const UOp& x) const { return ne(x).logical_not(); }
   UOp eq(Arg x) const { return eq(ufix(std::move(x))); }
-  UOp floordiv(const UOp& x) const { return alu(Ops::FLOORDIV, {x}); }
-  UOp floormod(const UOp& x) const { return alu(Ops::FLOORMOD, {x}); }
-  UOp cdiv(const UOp& x) const { return alu(Ops::CDIV, {x}); }
-  UOp cmod(const UOp& x) const { return alu(Ops::CMOD, {x}); }
-  UOp pow(const UOp& x) const { return alu(Ops::POW, {x}); }
+  UOp floordiv(const UOp& x) const { return alu(Ops::FLOORDIV, x); }
+  UOp floormod(const UOp& x) const { return alu(Ops::FLOORMOD, x); }
+  UOp cdiv(const UOp& x) const { return alu(Ops::CDIV, x); }
+  UOp cmod(const UOp& x) const { return alu(Ops::CMOD, x); }
+  UOp pow(const UOp& x) const { return alu(Ops::POW, x); }
   // the ALU ops without an operator of their own: each is one node, as tinygrad's alu(Ops.X, ...)
-  UOp cmplt(const UOp& x) const { return alu(Ops::CMPLT, {x}); }
-  UOp cmpne(const UOp& x) const { return alu(Ops::CMPNE, {x}); }
-  UOp cmpeq(const UOp& x) const { return alu(Ops::CMPEQ, {x}); }
-  UOp sub(const UOp& x) const { return alu(Ops::SUB, {x}); }
-  UOp fdiv(const UOp& x) const { return alu(Ops::FDIV, {x}); }
-  UOp threefry(const UOp& key) const { return alu(Ops::THREEFRY, {key}); }
-  UOp mulacc(const UOp& b, const UOp& c) const { return alu(Ops::MULACC, {b, c}); }
+  UOp cmplt(const UOp& x) const { return alu(Ops::CMPLT, x); }
+  UOp cmpne(const UOp& x) const { return alu(Ops::CMPNE, x); }
+  UOp cmpeq(const UOp& x) const { return alu(Ops::CMPEQ, x); }
+  UOp sub(const UOp& x) const { return alu(Ops::SUB, x); }
+  UOp fdiv(const UOp& x) const { return alu(Ops::FDIV, x); }
+  UOp threefry(const UOp& key) const { return alu(Ops::THREEFRY, key); }
+  UOp mulacc(const UOp& b, const UOp& c) const { return alu(Ops::MULACC, b, c); }
 
   UOp index(std::vector<UOp> idx, bool ptr = false) const;
   UOp load(std::vector<UOp> more = {}) const;
   UOp store(const UOp& value, std::optional<UOp> gate = std::nullopt) const;
-  UOp end(std::vector<UOp> ranges) const { return ranges.empty() ? *this : with_first(Ops::END, dtypes::void_, std::move(ranges)); }
-  UOp after(std::vector<UOp> deps) const { return deps.empty() ? *this : with_first(Ops::AFTER, dtype(), std::move(deps)); }
+  UOp end(std::vector<UOp> ranges) const { return ranges.empty() ? *this : with_first(Ops::END, dtypes::void_, ranges); }
+  UOp after(std::vector<UOp> deps) const { return deps.empty() ? *this : with_first(Ops::AFTER, dtype(), deps); }
   UOp reduce(Ops op, std::vector<UOp> ranges) const {
-    return with_first(Ops::REDUCE, dtype(), std::move(ranges), Arg(ArgTuple{Arg(op), Arg(ArgTuple{})}));
+    return with_first(Ops::REDUCE, dtype(), ranges, Arg(ArgTuple{Arg(op), Arg(ArgTuple{})}));
   }
   UOp gep(std::vector<int> idx) const;
   UOp gep(int i) const { return gep(std::vector<int>{i}); }
@@ -177,21 +185,21 @@ class UOp {
   std::string render() const;  // infix render of integer expressions: (a*4+b)
 
   // C++ operators build ALU nodes like tinygrad's Python operators (/ and % are Python's // and %)
-  friend UOp operator+(const UOp& a, const UOp& b) { return a.alu(Ops::ADD, {b}); }
-  friend UOp operator*(const UOp& a, const UOp& b) { return a.alu(Ops::MUL, {b}); }
+  friend UOp operator+(const UOp& a, const UOp& b) { return a.alu(Ops::ADD, b); }
+  friend UOp operator*(const UOp& a, const UOp& b) { return a.alu(Ops::MUL, b); }
   friend UOp operator-(const UOp& a) { return a.neg(); }
   friend UOp operator-(const UOp& a, const UOp& b) { return a + (-b); }
   friend UOp operator/(const UOp& a, const UOp& b) {
     return a.dtype().is_float() ? a * b.reciprocal() : a.floordiv(b);
   }
   friend UOp operator%(const UOp& a, const UOp& b) { return a.floormod(b); }
-  friend UOp operator&(const UOp& a, const UOp& b) { return a.alu(Ops::AND, {b}); }
-  friend UOp operator|(const UOp& a, const UOp& b) { return a.alu(Ops::OR, {b}); }
-  friend UOp operator^(const UOp& a, const UOp& b) { return a.alu(Ops::XOR, {b}); }
-  friend UOp operator<<(const UOp& a, const UOp& b) { return a.alu(Ops::SHL, {b}); }
-  friend UOp operator>>(const UOp& a, const UOp& b) { return a.alu(Ops::SHR, {b}); }
-  friend UOp operator<(const UOp& a, const UOp& b) { return a.alu(Ops::CMPLT, {b}); }
-  friend UOp operator>(const UOp& a, const UOp& b) { return b.alu(Ops::CMPLT, {a}); }
+  friend UOp operator&(const UOp& a, const UOp& b) { return a.alu(Ops::AND, b); }
+  friend UOp operator|(const UOp& a, const UOp& b) { return a.alu(Ops::OR, b); }
+  friend UOp operator^(const UOp& a, const UOp& b) { return a.alu(Ops::XOR, b); }
+  friend UOp operator<<(const UOp& a, const UOp& b) { return a.alu(Ops::SHL, b); }
+  friend UOp operator>>(const UOp& a, const UOp& b) { return a.alu(Ops::SHR, b); }
+  friend UOp operator<(const UOp& a, const UOp& b) { return a.alu(Ops::CMPLT, b); }
+  friend UOp operator>(const UOp& a, const UOp& b) { return b.alu(Ops::CMPLT, a); }
   friend UOp operator>=(const UOp& a, const UOp& b) { return (a < b).logical_not(); }
   friend UOp operator<=(const UOp& a, const UOp& b) { return (a > b).logical_not(); }
   friend UOp operator~(const UOp& a) { return a.dtype().is_bool() ? a.logical_not() : a ^ a.const_like(-1); }
@@ -209,10 +217,11 @@ class UOp {
   friend struct detail::Node;
   friend void detail::release(detail::Node*) noexcept;
   friend UOp detail::adopt(detail::Node*) noexcept;
-  UOp with_first(Ops op, DType dt, std::vector<UOp> rest, Arg arg = {}) const {
-    rest.insert(rest.begin(), *this);
-    return UOp(op, dt, std::move(rest), std::move(arg));
-  }
+  // the builders' one path: checks the sources, derives the dtype, interns without a vector of handles
+  static UOp alu_(Ops op, std::span<const detail::Node* const> srcs);
+  UOp with_first(Ops op, DType dt, const std::vector<UOp>& rest, Arg arg = {}) const;
+  // interns from source pointers; a null source is an error (it would poison every walk over the graph)
+  static UOp from_ptrs(Ops op, DType dt, std::span<const detail::Node* const> src, Arg&& arg, Arg&& tag);
   explicit UOp(detail::Node* adopt) noexcept : p_(adopt) {}  // takes over one reference
   const detail::Node* checked() const {
     if (!p_) throw Error("UOp: use of a null UOp (default-constructed, or a rule's unbound capture)");
@@ -312,18 +321,61 @@ inline InternTable& intern_table() {
   return *t;
 }
 
+// Freed nodes of the common sizes (0 to 3 sources) wait in a per-thread list for the next node of their
+// size: rewrites make and drop nodes at a high rate, and malloc's own per-thread cache keeps only a few
+// blocks of a size. Off under AddressSanitizer, so that it still sees every use after free.
+#if defined(__SANITIZE_ADDRESS__)
+#define MG_NODE_POOL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MG_NODE_POOL 0
+#endif
+#endif
+#ifndef MG_NODE_POOL
+#define MG_NODE_POOL 1
+#endif
+struct NodePool {
+  static constexpr std::size_t classes = 4, max_kept = 8192;
+  struct Free { Free* next; };
+  std::array<Free*, classes> head{};
+  std::array<std::size_t, classes> count{};
+  static std::size_t bytes(std::size_t nsrc) { return sizeof(Node) + nsrc * sizeof(UOp); }
+  static void* alloc(std::size_t nsrc) {
+    if (MG_NODE_POOL && nsrc < classes)
+      if (NodePool* p = thread_cache<NodePool>(); p && p->head[nsrc]) {
+        Free* f = p->head[nsrc];
+        p->head[nsrc] = f->next, --p->count[nsrc];
+        return f;
+      }
+    return ::operator new(bytes(nsrc));
+  }
+  static void free(void* mem, std::size_t nsrc) noexcept {
+    if (MG_NODE_POOL && nsrc < classes)
+      if (NodePool* p = thread_cache<NodePool>(); p && p->count[nsrc] < max_kept) {
+        p->head[nsrc] = new (mem) Free{p->head[nsrc]}, ++p->count[nsrc];
+        return;
+      }
+    ::operator delete(mem);
+  }
+  ~NodePool() {
+    for (Free* f : head)
+      while (f) ::operator delete(std::exchange(f, f->next));
+  }
+};
+
 // a new node holding one reference to each source, in a single allocation with them
 inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Arg&& arg, Arg&& tag, std::size_t h) {
-  void* mem = ::operator new(sizeof(Node) + src.size() * sizeof(UOp));
+  void* mem = NodePool::alloc(src.size());
   UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
   return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
   delete n->bounds.load(std::memory_order_acquire);
+  const std::size_t nsrc = n->src.size();
   std::destroy(n->src.begin(), n->src.end());
   n->~Node();
-  ::operator delete(static_cast<void*>(n));
+  NodePool::free(static_cast<void*>(n), nsrc);
 }
 
 // The unique node with these fields: found, or made. Sources are raw pointers the caller keeps alive;
@@ -417,12 +469,21 @@ struct NoCtx {};
 inline std::size_t live_uops() { return detail::intern_table().count.load(); }
 
 // ---- UOp members ----
-inline UOp::UOp(Ops op, DType dtype, std::vector<UOp> src, Arg arg, Arg tag) {
-  for (std::size_t i = 0; i < src.size(); ++i)  // a null source would poison every walk over the graph
+inline UOp UOp::from_ptrs(Ops op, DType dt, std::span<const detail::Node* const> src, Arg&& arg, Arg&& tag) {
+  for (std::size_t i = 0; i < src.size(); ++i)
     if (!src[i]) throw Error("UOp(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
+  return UOp(detail::intern(op, dt, src, std::move(arg), std::move(tag)));
+}
+inline UOp::UOp(Ops op, DType dtype, std::span<const UOp> src, Arg arg, Arg tag) {
   detail::SrcPtrs ptrs(src.size());
   for (std::size_t i = 0; i < src.size(); ++i) ptrs[i] = src[i].node();
-  p_ = detail::intern(op, dtype, ptrs.span(), std::move(arg), std::move(tag));
+  *this = from_ptrs(op, dtype, ptrs.span(), std::move(arg), std::move(tag));
+}
+inline UOp UOp::with_first(Ops op, DType dt, const std::vector<UOp>& rest, Arg arg) const {
+  detail::SrcPtrs ptrs(rest.size() + 1);
+  ptrs[0] = p_;
+  for (std::size_t i = 0; i < rest.size(); ++i) ptrs[i + 1] = rest[i].node();
+  return from_ptrs(op, dt, ptrs.span(), std::move(arg), Arg());
 }
 inline UOp::UOp(const UOp& o) noexcept : p_(o.p_) { if (p_) p_->rc.fetch_add(1, std::memory_order_relaxed); }
 inline UOp& UOp::operator=(const UOp& o) noexcept {
@@ -498,16 +559,21 @@ inline UOp UOp::param(std::int64_t slot, DType dtype, ParamArg extra, std::vecto
   return UOp(Ops::PARAM, dtype, std::move(src), Arg(std::move(extra)));
 }
 
-inline UOp UOp::alu(Ops op, std::vector<UOp> more) const {
-  more.insert(more.begin(), *this);
-  for (std::size_t i = 0; i < more.size(); ++i)
-    if (!more[i]) throw Error("UOp::alu(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
-  DType out = more.back().dtype();
+inline UOp UOp::alu_(Ops op, std::span<const detail::Node* const> srcs) {
+  for (std::size_t i = 0; i < srcs.size(); ++i)
+    if (!srcs[i]) throw Error("UOp::alu(" + op_repr(op) + "): source " + std::to_string(i) + " is a null UOp");
+  DType out = srcs.back()->dtype;
   if (GroupOp::Comparison.contains(op)) out = out.count > 1 ? dtypes::bool_.vec(out.count) : dtypes::bool_;
   const int arity = op_arity(op);
-  if (arity >= 0 && int(more.size()) != arity)
-    throw Error("UOp::alu(" + op_repr(op) + "): takes " + std::to_string(arity) + " sources, got " + std::to_string(more.size()));
-  return UOp(op, out, std::move(more));
+  if (arity >= 0 && std::size_t(arity) != srcs.size())
+    throw Error("UOp::alu(" + op_repr(op) + "): takes " + std::to_string(arity) + " sources, got " + std::to_string(srcs.size()));
+  return from_ptrs(op, out, srcs, Arg(), Arg());
+}
+inline UOp UOp::alu(Ops op, const std::vector<UOp>& more) const {
+  detail::SrcPtrs ptrs(more.size() + 1);
+  ptrs[0] = p_;
+  for (std::size_t i = 0; i < more.size(); ++i) ptrs[i + 1] = more[i].p_;
+  return alu_(op, ptrs.span());
 }
 inline UOp UOp::cast(DType dt) const {
   if (dt.count == 1 && dt.count != dtype().count && !dt.is_ptr) dt = dt.vec(dtype().count);
