@@ -1573,366 +1573,6 @@ class PtrMap {
 
 }  // namespace mg::detail
 
-// ---- metagrad/core/rewrite.hpp ----
-// The rewrite driver behind graph_rewrite and substitute: tinygrad's unified_rewrite and walk_rewrite,
-// iterative and memoized, generic over the rewriter. A rewriter is anything with
-//   std::optional<UOp> rewrite_view(NodeRef n, Ctx* ctx, int* fired)   // a replacement for n, or none
-//   std::string describe(std::size_t fired)                              // names what fired, for errors
-// (pattern/rules.hpp's RuleSet is one). A rewriter that never settles raises mg::RewriteError.
-#include <type_traits>
-
-
-namespace mg {
-
-struct RewriteOptions {
-  bool bottom_up = false;    // rewrite a node before its sources (tinygrad's bottom_up=True)
-  bool walk = false;         // single pass, no re-traversal into rewritten subtrees
-  bool enter_calls = false;  // also rewrite the body (src[0]) of CALL and FUNCTION
-  std::size_t max_rewrites_per_node = 10000;  // successive rewrites at one place before giving up
-};
-
-// Thrown by a bottom-up rule's callback (tinygrad's BottomUpGate): the node stays as it is now and
-// its sources are not visited.
-struct BottomUpGate {};
-
-namespace detail {
-
-// The walk lane: one rewrite at a time keeps its per-node state in the nodes themselves (Node::walk_*),
-// found with no hash probe. A rewrite that cannot take the lane (another thread has it, or a rule
-// callback runs a nested rewrite) keeps its state in a hash table instead. Epochs tell this walk's
-// marks from stale ones left by earlier walks.
-struct WalkLane {
-  std::atomic<bool> busy{false};
-  std::uint32_t epoch = 0;  // written only by the lane's holder
-};
-inline WalkLane& walk_lane() {
-  static WalkLane lane;
-  return lane;
-}
-
-// one pending step of unified_rewrite
-struct RewriteEntry {
-  const Node* n;      // the node this entry finally gives a replacement for
-  const Node* new_n;  // what is being worked on for it
-  std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
-  std::uint8_t stage;
-};
-// everything a walk knows about one node, found with one probe
-struct RewriteSlot {
-  const Node* rep = nullptr;  // its final replacement, once done
-  const Node* bpm = nullptr;  // the bottom-up rewrite of it, once asked
-  std::uint32_t wait = 0;     // 1 + index of the entries waiting for it, or 0
-  bool started = false, bpm_cached = false;
-};
-// The working memory of one rewrite. Rewrites are many and mostly small (simplify runs one per
-// expression, and rules run nested ones), so each thread keeps the scratch of finished rewrites and
-// hands it to the next one with its capacity: no allocation per rewrite once warm.
-struct RewriteScratch {
-  std::vector<RewriteSlot> lane_slots;
-  PtrMap<RewriteSlot> slots;
-  std::vector<std::vector<RewriteEntry>> waits;
-  std::vector<RewriteEntry> stack;
-  std::vector<UOp> keep;
-  void clear() {
-    keep.clear();  // drops the nodes the rewrite made and did not return
-    lane_slots.clear(), slots.clear(), waits.clear(), stack.clear();
-    if (keep.capacity() > 4096) keep.shrink_to_fit();  // a huge rewrite does not pin its memory
-    if (stack.capacity() > 4096) stack.shrink_to_fit();
-    if (lane_slots.capacity() > 4096) lane_slots.shrink_to_fit();
-  }
-};
-// The thread's spare scratches (core/thread_cache.hpp): taken by a rewrite, given back when it ends.
-struct ScratchPool {
-  std::vector<std::unique_ptr<RewriteScratch>> spare;
-  static std::unique_ptr<RewriteScratch> take() {
-    if (ScratchPool* p = thread_cache<ScratchPool>(); p && !p->spare.empty()) {
-      auto s = std::move(p->spare.back());
-      p->spare.pop_back();
-      return s;
-    }
-    return std::make_unique<RewriteScratch>();
-  }
-  static void give(std::unique_ptr<RewriteScratch> s) noexcept {
-    s->clear();
-    ScratchPool* p = thread_cache<ScratchPool>();
-    if (p && p->spare.size() < 16) try { p->spare.push_back(std::move(s)); } catch (...) {}
-  }
-};
-
-// The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
-// caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
-// reused while a table still names it (and no atomic reference count is touched per visit).
-// PM rewrites a node after its sources (tinygrad's pm); BPM before them (tinygrad's bpm). Either may
-// be absent. RewriteEngine(rs, ctx, opt) uses rs as one or the other, as opt.bottom_up says.
-template <class PM, class Ctx, class BPM = PM>
-class RewriteEngine {
- public:
-  RewriteEngine(const PM& rs, Ctx* ctx, RewriteOptions opt) requires std::is_same_v<PM, BPM>
-      : RewriteEngine(opt.bottom_up ? nullptr : &rs, opt.bottom_up ? &rs : nullptr, ctx, opt) {}
-  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {
-    WalkLane& lane = walk_lane();
-    if (!lane.busy.exchange(true, std::memory_order_acquire)) {
-      if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
-      else epoch_ = ++lane.epoch;
-    }
-  }
-  ~RewriteEngine() {
-    ScratchPool::give(std::move(scratch_));
-    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
-  }
-  RewriteEngine(const RewriteEngine&) = delete;
-  RewriteEngine& operator=(const RewriteEngine&) = delete;
-
-  UOp run(const UOp& root) {
-    if (!root) return root;
-    return UOp::from_node(opt_.walk ? walk_rewrite(root.node()) : unified_rewrite(root.node()));
-  }
-
- private:
-  using Entry = RewriteEntry;
-  using Slot = RewriteSlot;
-
-  // What this walk knows about a node. Holding the lane: its replacement and "started" live in the node
-  // (walk_rep, walk_bits), the rarer bottom-up cache and waiters in lane_slots_[walk_bits & slot_mask].
-  // Otherwise everything lives in the table.
-  static constexpr std::uint32_t started_bit = 1u << 31, slot_mask = started_bit - 1;
-  bool marked(const Node* n) const { return n->walk_epoch == epoch_; }
-  void mark(const Node* n) {
-    if (marked(n)) return;
-    n->walk_epoch = epoch_, n->walk_bits = 0, n->walk_rep = nullptr;
-  }
-  const Node* done(const Node* n) const {
-    if (epoch_) return marked(n) ? n->walk_rep : nullptr;
-    const Slot* s = slots_.find(n);
-    return s ? s->rep : nullptr;
-  }
-  bool started_or_done(const Node* n) const {
-    if (epoch_) return marked(n) && (n->walk_rep || (n->walk_bits & started_bit));
-    const Slot* s = slots_.find(n);
-    return s && (s->rep || s->started);
-  }
-  bool start(const Node* n) {  // false when the node's walk has already started
-    if (epoch_) {
-      mark(n);
-      if (n->walk_bits & started_bit) return false;
-      n->walk_bits |= started_bit;
-      return true;
-    }
-    Slot& s = slots_.at(n);
-    return !std::exchange(s.started, true);
-  }
-  void set_rep(const Node* n, const Node* rep) {  // without waking waiters: for nodes nobody waits on
-    if (epoch_) mark(n), n->walk_rep = rep;
-    else slots_.at(n).rep = rep;
-  }
-  const Slot* find_slot(const Node* n) const {
-    if (epoch_) return marked(n) && (n->walk_bits & slot_mask) ? &lane_slots_[(n->walk_bits & slot_mask) - 1] : nullptr;
-    return slots_.find(n);
-  }
-  Slot& slot(const Node* n) {  // the reference lasts until the next new slot
-    if (!epoch_) return slots_.at(n);
-    mark(n);
-    if (!(n->walk_bits & slot_mask)) {
-      lane_slots_.emplace_back();
-      n->walk_bits |= std::uint32_t(lane_slots_.size());
-    }
-    return lane_slots_[(n->walk_bits & slot_mask) - 1];
-  }
-
-  // a node this walk made (holding one reference) stays alive until the walk ends
-  const Node* keep(Node* made) {
-    keep_.push_back(adopt(made));
-    return made;
-  }
-
-  static constexpr int bpm_mark = 1 << 24;  // recent_ entries at or above it are bpm rules
-  template <class RW> const Node* apply(const RW& rw, const Node* n, int mark) {
-    int fired = -1;
-    auto r = rw.rewrite_view(NodeRef(n), ctx_, &fired);
-    if (!r) return nullptr;
-    keep_.push_back(std::move(*r));
-    recent_[recent_pos_++ % recent_.size()] = fired + mark;
-    return keep_.back().node();
-  }
-  const Node* rewrite(const Node* n) { return pm_ ? apply(*pm_, n, 0) : nullptr; }
-  const Node* cached_bpm_rewrite(const Node* n) {
-    if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
-    const Node* r = apply(*bpm_, n, bpm_mark);
-    Slot& s = slot(n);
-    s.bpm = r, s.bpm_cached = true;
-    return r;
-  }
-
-  [[noreturn]] void fail(const std::string& why, const Node* at_node) {
-    const UOp at = UOp::from_node(at_node);
-    std::vector<int> seen;
-    for (int r : recent_) {
-      if (r < 0) continue;
-      bool dup = false;
-      for (int s : seen) dup = dup || s == r;
-      if (!dup) seen.push_back(r);
-    }
-    // the full print of a deep graph is quadratic in its depth: print a big one's root only
-    std::string where = at.toposort().size() <= 64 ? at.repr().substr(0, 300)
-                        : op_repr(at.op()) + " " + at.dtype().repr() + " arg=" + at.arg().repr() + " (a graph too big to print)";
-    std::string msg = "graph_rewrite: " + why + "\n  at: " + where + "\n  rules that fired last:";
-    for (int r : seen) msg += "\n    " + (r >= bpm_mark ? bpm_->describe(std::size_t(r - bpm_mark)) : pm_->describe(std::size_t(r)));
-    throw RewriteError(msg);
-  }
-
-  void add_wait(const Node* key, const Entry& e) {
-    Slot& s = slot(key);
-    if (!s.wait) {
-      waits_.emplace_back();
-      s.wait = std::uint32_t(waits_.size());
-    }
-    waits_[s.wait - 1].push_back(e);
-  }
-  void set_replace(const Node* n, const Node* rep) {
-    set_rep(n, rep);
-    if (const Slot* f = find_slot(n); f && f->wait) {
-      Slot& s = slot(n);
-      for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
-      waits_[s.wait - 1].clear();
-      s.wait = 0;
-    }
-  }
-  void skip_call_body(const Node* nn) {
-    // the body of a CALL / FUNCTION is not rewritten unless asked
-    if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
-      set_rep(nn->src[0].node(), nn->src[0].node());
-  }
-
-  const Node* unified_rewrite(const Node* root) {
-    stack_.push_back({root, root, 0, 0});
-    while (!stack_.empty()) {
-      const Entry e = stack_.back();
-      stack_.pop_back();
-      if (done(e.n)) continue;
-      if (e.stage == 0) {
-        if (!start(e.n)) continue;  // a duplicate pushed by another user: the first one is handling it
-        const Node* nn = e.new_n;
-        if (bpm_) try {
-          // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
-          // node's own sources descends a finite graph (x+0 -> x down a long chain), so only the
-          // others count toward the limit; a set, not a list, keeps a 100,000-step descent linear.
-          std::optional<PtrMap<char>> seen;
-          std::size_t grew = 0;
-          while (const Node* r = cached_bpm_rewrite(nn)) {
-            if (!seen) seen.emplace().set(nn, 1);
-            if (seen->contains(r)) fail("rules rewrite in a cycle", nn);
-            bool descends = false;
-            for (const UOp& s : nn->src) descends = descends || s.node() == r;
-            if (!descends && ++grew > opt_.max_rewrites_per_node) fail("rules did not settle on one node", nn);
-            seen->set(r, 1);
-            nn = r;
-          }
-        } catch (const BottomUpGate&) {
-          set_replace(e.n, nn);  // the gate keeps the node as it is now; its sources are not visited
-          continue;
-        }
-        skip_call_body(nn);
-        stack_.push_back({e.n, nn, e.gen, 1});
-        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
-          if (!started_or_done(it->node())) stack_.push_back({it->node(), it->node(), 0, 0});
-      } else if (e.stage == 1) {
-        const Node* nn = e.new_n;
-        bool ready = true, changed = false;
-        for (const UOp& x : nn->src) {
-          const Node* rx = done(x.node());
-          if (!rx) {
-            add_wait(x.node(), e);  // a source is not done yet: wait for it instead of spinning
-            ready = false;
-            break;
-          }
-          changed |= rx != x.node();
-        }
-        if (!ready) continue;
-        const Node* next;
-        if (!changed) {
-          if (!(next = rewrite(nn))) {
-            set_replace(e.n, nn);
-            continue;
-          }
-        } else {
-          SrcPtrs ptrs(nn->src.size());
-          for (std::size_t i = 0; i < nn->src.size(); ++i) ptrs[i] = done(nn->src[i].node());
-          next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
-        }
-        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
-        // rewrite the new node, then link its result back to this one
-        stack_.push_back({e.n, next, e.gen + 1, 2});
-        stack_.push_back({next, next, e.gen + 1, 0});
-      } else {
-        if (const Node* r = done(e.new_n)) set_replace(e.n, r);
-        else add_wait(e.new_n, e);
-      }
-    }
-    const Node* out = done(root);
-    if (!out) fail("a rule rebuilt a node from its own result, so rewriting cannot finish", root);
-    return out;
-  }
-
-  const Node* walk_rewrite(const Node* root) {
-    std::vector<std::pair<const Node*, bool>> st{{root, false}};
-    while (!st.empty()) {
-      auto [n, processed] = st.back();
-      st.pop_back();
-      if (done(n)) continue;
-      if (!processed) {
-        if (bpm_) {
-          try {
-            if (const Node* r = cached_bpm_rewrite(n)) { set_rep(n, r); continue; }
-          } catch (const BottomUpGate&) {
-            set_rep(n, n);  // the gate keeps the node; its sources are not visited
-            continue;
-          }
-        }
-        st.emplace_back(n, true);
-        skip_call_body(n);
-        for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
-          if (!done(it->node())) st.emplace_back(it->node(), false);
-      } else {
-        bool changed = false;
-        for (const UOp& x : n->src) {
-          const Node* r = done(x.node());
-          changed |= r && r != x.node();
-        }
-        const Node* nu = n;
-        if (changed) {
-          SrcPtrs ptrs(n->src.size());
-          for (std::size_t i = 0; i < n->src.size(); ++i) {
-            const Node* r = done(n->src[i].node());
-            ptrs[i] = r ? r : n->src[i].node();
-          }
-          nu = keep(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag)));
-        }
-        if (const Node* r = rewrite(nu)) nu = r;
-        set_rep(n, nu);
-      }
-    }
-    return done(root);
-  }
-
-  const PM* pm_;
-  const BPM* bpm_;
-  Ctx* ctx_;
-  RewriteOptions opt_;
-  std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
-  std::unique_ptr<RewriteScratch> scratch_ = ScratchPool::take();
-  std::vector<Slot>& lane_slots_ = scratch_->lane_slots;
-  PtrMap<Slot>& slots_ = scratch_->slots;
-  std::vector<std::vector<Entry>>& waits_ = scratch_->waits;
-  std::vector<Entry>& stack_ = scratch_->stack;
-  std::vector<UOp>& keep_ = scratch_->keep;
-  std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
-  std::size_t recent_pos_ = 0;
-};
-
-}  // namespace detail
-
-}  // namespace mg
-
 namespace mg {
 
 // Sources before users, each node once, in tinygrad's order (depth first, sources left to right).
@@ -1955,56 +1595,6 @@ inline std::vector<UOp> UOp::toposort() const {
       if (!seen.contains(it->node())) stack.emplace_back(it->node(), false);
   }
   return out;
-}
-
-namespace detail {
-// substitute's rewriter: a node in the map becomes its value
-struct SubstituteMap {
-  PtrMap<UOp> map;
-  std::optional<UOp> rewrite_view(NodeRef n, NoCtx*, int* fired) const {
-    const UOp* r = map.find(n.p);
-    if (!r) return std::nullopt;
-    if (fired) *fired = 0;
-    return *r;
-  }
-  std::string describe(std::size_t) const { return "substitute: the map leads from a node back to itself"; }
-};
-// an extra rewriter tried first, then the map (tinygrad's extra_pm + _substitute)
-template <class RW> struct SubstituteWith {
-  const RW& extra;
-  const SubstituteMap& map;
-  std::optional<UOp> rewrite_view(NodeRef n, NoCtx* ctx, int* fired) const {
-    if (auto r = extra.rewrite_view(n, ctx, fired)) return r;
-    if (auto r = map.rewrite_view(n, ctx, fired)) {
-      if (fired) *fired = map_fired;
-      return r;
-    }
-    return std::nullopt;
-  }
-  static constexpr int map_fired = 1 << 20;
-  std::string describe(std::size_t i) const { return i == std::size_t(map_fired) ? map.describe(0) : extra.describe(i); }
-};
-// no extra rules
-struct NoRules {
-  std::optional<UOp> rewrite_view(NodeRef, NoCtx*, int*) const { return std::nullopt; }
-  std::string describe(std::size_t) const { return {}; }
-};
-}  // namespace detail
-
-// Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
-// replaced again while its replacement is in the map, and the replacement's sources are visited too.
-// walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
-inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
-  return substitute(map, detail::NoRules{}, walk);
-}
-template <class RW>
-inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk) const {
-  detail::SubstituteMap sm;
-  for (const auto& [k, v] : map) if (!(k == v)) sm.map.set(k.node(), v);
-  if (sm.map.size() == 0) return *this;
-  const detail::SubstituteWith<RW> both{extra, sm};
-  NoCtx none;
-  return detail::RewriteEngine<detail::SubstituteWith<RW>, NoCtx>(both, &none, {.bottom_up = true, .walk = walk}).run(*this);
 }
 
 // The address space a value lives in (the seed's derivation): PARAM's own, BUFFER global, LOAD registers.
@@ -2399,6 +1989,416 @@ inline bool UOp::overflows(DType dt) const {
 
 }  // namespace mg
 
+// ---- metagrad/core/rewrite.hpp ----
+// The rewrite driver behind graph_rewrite and substitute: tinygrad's unified_rewrite and walk_rewrite,
+// iterative and memoized, generic over the rewriter. A rewriter is anything with
+//   std::optional<UOp> rewrite_view(NodeRef n, Ctx* ctx, int* fired)   // a replacement for n, or none
+//   std::string describe(std::size_t fired)                              // names what fired, for errors
+// (pattern/rules.hpp's RuleSet is one). A rewriter that never settles raises mg::RewriteError.
+#include <type_traits>
+
+
+namespace mg {
+
+struct RewriteOptions {
+  bool bottom_up = false;    // rewrite a node before its sources (tinygrad's bottom_up=True)
+  bool walk = false;         // single pass, no re-traversal into rewritten subtrees
+  bool enter_calls = false;  // also rewrite the body (src[0]) of CALL and FUNCTION
+  std::size_t max_rewrites_per_node = 10000;  // successive rewrites at one place before giving up
+};
+
+// Thrown by a bottom-up rule's callback (tinygrad's BottomUpGate): the node stays as it is now and
+// its sources are not visited.
+struct BottomUpGate {};
+
+namespace detail {
+
+// The walk lane: one rewrite at a time keeps its per-node state in the nodes themselves (Node::walk_*),
+// found with no hash probe. A rewrite that cannot take the lane (another thread has it, or a rule
+// callback runs a nested rewrite) keeps its state in a hash table instead. Epochs tell this walk's
+// marks from stale ones left by earlier walks.
+struct WalkLane {
+  std::atomic<bool> busy{false};
+  std::uint32_t epoch = 0;  // written only by the lane's holder
+};
+inline WalkLane& walk_lane() {
+  static WalkLane lane;
+  return lane;
+}
+
+// one pending step of unified_rewrite
+struct RewriteEntry {
+  const Node* n;      // the node this entry finally gives a replacement for
+  const Node* new_n;  // what is being worked on for it
+  std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
+  std::uint8_t stage;
+};
+// everything a walk knows about one node, found with one probe
+struct RewriteSlot {
+  const Node* rep = nullptr;  // its final replacement, once done
+  const Node* bpm = nullptr;  // the bottom-up rewrite of it, once asked
+  std::uint32_t wait = 0;     // 1 + index of the entries waiting for it, or 0
+  bool started = false, bpm_cached = false;
+};
+// The working memory of one rewrite. Rewrites are many and mostly small (simplify runs one per
+// expression, and rules run nested ones), so each thread keeps the scratch of finished rewrites and
+// hands it to the next one with its capacity: no allocation per rewrite once warm.
+struct RewriteScratch {
+  std::vector<RewriteSlot> lane_slots;
+  PtrMap<RewriteSlot> slots;
+  std::vector<std::vector<RewriteEntry>> waits;
+  std::vector<RewriteEntry> stack;
+  std::vector<UOp> keep;
+  void clear() {
+    keep.clear();  // drops the nodes the rewrite made and did not return
+    lane_slots.clear(), slots.clear(), waits.clear(), stack.clear();
+    if (keep.capacity() > 4096) keep.shrink_to_fit();  // a huge rewrite does not pin its memory
+    if (stack.capacity() > 4096) stack.shrink_to_fit();
+    if (lane_slots.capacity() > 4096) lane_slots.shrink_to_fit();
+  }
+};
+// The thread's spare scratches (core/thread_cache.hpp): taken by a rewrite, given back when it ends.
+struct ScratchPool {
+  std::vector<std::unique_ptr<RewriteScratch>> spare;
+  static std::unique_ptr<RewriteScratch> take() {
+    if (ScratchPool* p = thread_cache<ScratchPool>(); p && !p->spare.empty()) {
+      auto s = std::move(p->spare.back());
+      p->spare.pop_back();
+      return s;
+    }
+    return std::make_unique<RewriteScratch>();
+  }
+  static void give(std::unique_ptr<RewriteScratch> s) noexcept {
+    s->clear();
+    ScratchPool* p = thread_cache<ScratchPool>();
+    if (p && p->spare.size() < 16) try { p->spare.push_back(std::move(s)); } catch (...) {}
+  }
+};
+
+// The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
+// caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
+// reused while a table still names it (and no atomic reference count is touched per visit).
+// PM rewrites a node after its sources (tinygrad's pm); BPM before them (tinygrad's bpm). Either may
+// be absent. RewriteEngine(rs, ctx, opt) uses rs as one or the other, as opt.bottom_up says.
+template <class PM, class Ctx, class BPM = PM>
+class RewriteEngine {
+ public:
+  RewriteEngine(const PM& rs, Ctx* ctx, RewriteOptions opt) requires std::is_same_v<PM, BPM>
+      : RewriteEngine(opt.bottom_up ? nullptr : &rs, opt.bottom_up ? &rs : nullptr, ctx, opt) {}
+  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {
+    WalkLane& lane = walk_lane();
+    if (!lane.busy.exchange(true, std::memory_order_acquire)) {
+      if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
+      else epoch_ = ++lane.epoch;
+    }
+  }
+  ~RewriteEngine() {
+    ScratchPool::give(std::move(scratch_));
+    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
+  }
+  RewriteEngine(const RewriteEngine&) = delete;
+  RewriteEngine& operator=(const RewriteEngine&) = delete;
+
+  UOp run(const UOp& root) {
+    if (!root) return root;
+    return UOp::from_node(opt_.walk ? walk_rewrite(root.node()) : unified_rewrite(root.node()));
+  }
+
+ private:
+  using Entry = RewriteEntry;
+  using Slot = RewriteSlot;
+
+  // What this walk knows about a node. Holding the lane: its replacement and "started" live in the node
+  // (walk_rep, walk_bits), the rarer bottom-up cache and waiters in lane_slots_[walk_bits & slot_mask].
+  // Otherwise everything lives in the table.
+  static constexpr std::uint32_t started_bit = 1u << 31, slot_mask = started_bit - 1;
+  bool marked(const Node* n) const { return n->walk_epoch == epoch_; }
+  void mark(const Node* n) {
+    if (marked(n)) return;
+    n->walk_epoch = epoch_, n->walk_bits = 0, n->walk_rep = nullptr;
+  }
+  const Node* done(const Node* n) const {
+    if (epoch_) return marked(n) ? n->walk_rep : nullptr;
+    const Slot* s = slots_.find(n);
+    return s ? s->rep : nullptr;
+  }
+  bool started_or_done(const Node* n) const {
+    if (epoch_) return marked(n) && (n->walk_rep || (n->walk_bits & started_bit));
+    const Slot* s = slots_.find(n);
+    return s && (s->rep || s->started);
+  }
+  bool start(const Node* n) {  // false when the node's walk has already started
+    if (epoch_) {
+      mark(n);
+      if (n->walk_bits & started_bit) return false;
+      n->walk_bits |= started_bit;
+      return true;
+    }
+    Slot& s = slots_.at(n);
+    return !std::exchange(s.started, true);
+  }
+  void set_rep(const Node* n, const Node* rep) {  // without waking waiters: for nodes nobody waits on
+    if (epoch_) mark(n), n->walk_rep = rep;
+    else slots_.at(n).rep = rep;
+  }
+  const Slot* find_slot(const Node* n) const {
+    if (epoch_) return marked(n) && (n->walk_bits & slot_mask) ? &lane_slots_[(n->walk_bits & slot_mask) - 1] : nullptr;
+    return slots_.find(n);
+  }
+  Slot& slot(const Node* n) {  // the reference lasts until the next new slot
+    if (!epoch_) return slots_.at(n);
+    mark(n);
+    if (!(n->walk_bits & slot_mask)) {
+      lane_slots_.emplace_back();
+      n->walk_bits |= std::uint32_t(lane_slots_.size());
+    }
+    return lane_slots_[(n->walk_bits & slot_mask) - 1];
+  }
+
+  // a node this walk made (holding one reference) stays alive until the walk ends
+  const Node* keep(Node* made) {
+    keep_.push_back(adopt(made));
+    return made;
+  }
+
+  static constexpr int bpm_mark = 1 << 24;  // recent_ entries at or above it are bpm rules
+  template <class RW> const Node* apply(const RW& rw, const Node* n, int mark) {
+    int fired = -1;
+    auto r = rw.rewrite_view(NodeRef(n), ctx_, &fired);
+    if (!r) return nullptr;
+    keep_.push_back(std::move(*r));
+    recent_[recent_pos_++ % recent_.size()] = fired + mark;
+    return keep_.back().node();
+  }
+  const Node* rewrite(const Node* n) { return pm_ ? apply(*pm_, n, 0) : nullptr; }
+  const Node* cached_bpm_rewrite(const Node* n) {
+    if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
+    const Node* r = apply(*bpm_, n, bpm_mark);
+    Slot& s = slot(n);
+    s.bpm = r, s.bpm_cached = true;
+    return r;
+  }
+
+  [[noreturn]] void fail(const std::string& why, const Node* at_node) {
+    const UOp at = UOp::from_node(at_node);
+    std::vector<int> seen;
+    for (int r : recent_) {
+      if (r < 0) continue;
+      bool dup = false;
+      for (int s : seen) dup = dup || s == r;
+      if (!dup) seen.push_back(r);
+    }
+    // the full print of a deep graph is quadratic in its depth: print a big one's root only
+    std::string where = at.toposort().size() <= 64 ? at.repr().substr(0, 300)
+                        : op_repr(at.op()) + " " + at.dtype().repr() + " arg=" + at.arg().repr() + " (a graph too big to print)";
+    std::string msg = "graph_rewrite: " + why + "\n  at: " + where + "\n  rules that fired last:";
+    for (int r : seen) msg += "\n    " + (r >= bpm_mark ? bpm_->describe(std::size_t(r - bpm_mark)) : pm_->describe(std::size_t(r)));
+    throw RewriteError(msg);
+  }
+
+  void add_wait(const Node* key, const Entry& e) {
+    Slot& s = slot(key);
+    if (!s.wait) {
+      waits_.emplace_back();
+      s.wait = std::uint32_t(waits_.size());
+    }
+    waits_[s.wait - 1].push_back(e);
+  }
+  void set_replace(const Node* n, const Node* rep) {
+    set_rep(n, rep);
+    if (const Slot* f = find_slot(n); f && f->wait) {
+      Slot& s = slot(n);
+      for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
+      waits_[s.wait - 1].clear();
+      s.wait = 0;
+    }
+  }
+  void skip_call_body(const Node* nn) {
+    // the body of a CALL / FUNCTION is not rewritten unless asked
+    if (!opt_.enter_calls && (nn->op == Ops::CALL || nn->op == Ops::FUNCTION) && !nn->src.empty())
+      set_rep(nn->src[0].node(), nn->src[0].node());
+  }
+
+  const Node* unified_rewrite(const Node* root) {
+    stack_.push_back({root, root, 0, 0});
+    while (!stack_.empty()) {
+      const Entry e = stack_.back();
+      stack_.pop_back();
+      if (done(e.n)) continue;
+      if (e.stage == 0) {
+        if (!start(e.n)) continue;  // a duplicate pushed by another user: the first one is handling it
+        const Node* nn = e.new_n;
+        if (bpm_) try {
+          // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
+          // node's own sources descends a finite graph (x+0 -> x down a long chain), so only the
+          // others count toward the limit; a set, not a list, keeps a 100,000-step descent linear.
+          std::optional<PtrMap<char>> seen;
+          std::size_t grew = 0;
+          while (const Node* r = cached_bpm_rewrite(nn)) {
+            if (!seen) seen.emplace().set(nn, 1);
+            if (seen->contains(r)) fail("rules rewrite in a cycle", nn);
+            bool descends = false;
+            for (const UOp& s : nn->src) descends = descends || s.node() == r;
+            if (!descends && ++grew > opt_.max_rewrites_per_node) fail("rules did not settle on one node", nn);
+            seen->set(r, 1);
+            nn = r;
+          }
+        } catch (const BottomUpGate&) {
+          set_replace(e.n, nn);  // the gate keeps the node as it is now; its sources are not visited
+          continue;
+        }
+        skip_call_body(nn);
+        stack_.push_back({e.n, nn, e.gen, 1});
+        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
+          if (!started_or_done(it->node())) stack_.push_back({it->node(), it->node(), 0, 0});
+      } else if (e.stage == 1) {
+        const Node* nn = e.new_n;
+        bool ready = true, changed = false;
+        for (const UOp& x : nn->src) {
+          const Node* rx = done(x.node());
+          if (!rx) {
+            add_wait(x.node(), e);  // a source is not done yet: wait for it instead of spinning
+            ready = false;
+            break;
+          }
+          changed |= rx != x.node();
+        }
+        if (!ready) continue;
+        const Node* next;
+        if (!changed) {
+          if (!(next = rewrite(nn))) {
+            set_replace(e.n, nn);
+            continue;
+          }
+        } else {
+          SrcPtrs ptrs(nn->src.size());
+          for (std::size_t i = 0; i < nn->src.size(); ++i) ptrs[i] = done(nn->src[i].node());
+          next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
+        }
+        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
+        // rewrite the new node, then link its result back to this one
+        stack_.push_back({e.n, next, e.gen + 1, 2});
+        stack_.push_back({next, next, e.gen + 1, 0});
+      } else {
+        if (const Node* r = done(e.new_n)) set_replace(e.n, r);
+        else add_wait(e.new_n, e);
+      }
+    }
+    const Node* out = done(root);
+    if (!out) fail("a rule rebuilt a node from its own result, so rewriting cannot finish", root);
+    return out;
+  }
+
+  const Node* walk_rewrite(const Node* root) {
+    std::vector<std::pair<const Node*, bool>> st{{root, false}};
+    while (!st.empty()) {
+      auto [n, processed] = st.back();
+      st.pop_back();
+      if (done(n)) continue;
+      if (!processed) {
+        if (bpm_) {
+          try {
+            if (const Node* r = cached_bpm_rewrite(n)) { set_rep(n, r); continue; }
+          } catch (const BottomUpGate&) {
+            set_rep(n, n);  // the gate keeps the node; its sources are not visited
+            continue;
+          }
+        }
+        st.emplace_back(n, true);
+        skip_call_body(n);
+        for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
+          if (!done(it->node())) st.emplace_back(it->node(), false);
+      } else {
+        bool changed = false;
+        for (const UOp& x : n->src) {
+          const Node* r = done(x.node());
+          changed |= r && r != x.node();
+        }
+        const Node* nu = n;
+        if (changed) {
+          SrcPtrs ptrs(n->src.size());
+          for (std::size_t i = 0; i < n->src.size(); ++i) {
+            const Node* r = done(n->src[i].node());
+            ptrs[i] = r ? r : n->src[i].node();
+          }
+          nu = keep(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag)));
+        }
+        if (const Node* r = rewrite(nu)) nu = r;
+        set_rep(n, nu);
+      }
+    }
+    return done(root);
+  }
+
+  const PM* pm_;
+  const BPM* bpm_;
+  Ctx* ctx_;
+  RewriteOptions opt_;
+  std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
+  std::unique_ptr<RewriteScratch> scratch_ = ScratchPool::take();
+  std::vector<Slot>& lane_slots_ = scratch_->lane_slots;
+  PtrMap<Slot>& slots_ = scratch_->slots;
+  std::vector<std::vector<Entry>>& waits_ = scratch_->waits;
+  std::vector<Entry>& stack_ = scratch_->stack;
+  std::vector<UOp>& keep_ = scratch_->keep;
+  std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
+  std::size_t recent_pos_ = 0;
+};
+
+}  // namespace detail
+
+namespace detail {
+// substitute's rewriter: a node in the map becomes its value
+struct SubstituteMap {
+  PtrMap<UOp> map;
+  std::optional<UOp> rewrite_view(NodeRef n, NoCtx*, int* fired) const {
+    const UOp* r = map.find(n.p);
+    if (!r) return std::nullopt;
+    if (fired) *fired = 0;
+    return *r;
+  }
+  std::string describe(std::size_t) const { return "substitute: the map leads from a node back to itself"; }
+};
+// an extra rewriter tried first, then the map (tinygrad's extra_pm + _substitute)
+template <class RW> struct SubstituteWith {
+  const RW& extra;
+  const SubstituteMap& map;
+  std::optional<UOp> rewrite_view(NodeRef n, NoCtx* ctx, int* fired) const {
+    if (auto r = extra.rewrite_view(n, ctx, fired)) return r;
+    if (auto r = map.rewrite_view(n, ctx, fired)) {
+      if (fired) *fired = map_fired;
+      return r;
+    }
+    return std::nullopt;
+  }
+  static constexpr int map_fired = 1 << 20;
+  std::string describe(std::size_t i) const { return i == std::size_t(map_fired) ? map.describe(0) : extra.describe(i); }
+};
+// no extra rules
+struct NoRules {
+  std::optional<UOp> rewrite_view(NodeRef, NoCtx*, int*) const { return std::nullopt; }
+  std::string describe(std::size_t) const { return {}; }
+};
+}  // namespace detail
+
+// Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
+// replaced again while its replacement is in the map, and the replacement's sources are visited too.
+// walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
+inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
+  return substitute(map, detail::NoRules{}, walk);
+}
+template <class RW>
+inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk) const {
+  detail::SubstituteMap sm;
+  for (const auto& [k, v] : map) if (!(k == v)) sm.map.set(k.node(), v);
+  if (sm.map.size() == 0) return *this;
+  const detail::SubstituteWith<RW> both{extra, sm};
+  NoCtx none;
+  return detail::RewriteEngine<detail::SubstituteWith<RW>, NoCtx>(both, &none, {.bottom_up = true, .walk = walk}).run(*this);
+}
+
+}  // namespace mg
+
 template <>
 struct std::hash<mg::UOp> {
   std::size_t operator()(const mg::UOp& u) const noexcept { return u.hash(); }
@@ -2406,6 +2406,7 @@ struct std::hash<mg::UOp> {
 
 namespace mg {
 namespace detail {
+inline std::pair<SymVal, SymVal> dtype_bounds(DType dt);  // core/bounds.hpp (which may be the header being read)
 // a multiset of nodes that keeps first-insertion order, like the collections.Counter tinygrad uses
 struct NodeCounter {
   std::vector<std::pair<UOp, std::int64_t>> items;

@@ -10,6 +10,7 @@
 
 namespace mg {
 namespace detail {
+inline std::pair<SymVal, SymVal> dtype_bounds(DType dt);  // core/bounds.hpp (which may be the header being read)
 // a multiset of nodes that keeps first-insertion order, like the collections.Counter tinygrad uses
 struct NodeCounter {
   std::vector<std::pair<UOp, std::int64_t>> items;

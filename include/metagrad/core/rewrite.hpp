@@ -369,4 +369,54 @@ class RewriteEngine {
 
 }  // namespace detail
 
+namespace detail {
+// substitute's rewriter: a node in the map becomes its value
+struct SubstituteMap {
+  PtrMap<UOp> map;
+  std::optional<UOp> rewrite_view(NodeRef n, NoCtx*, int* fired) const {
+    const UOp* r = map.find(n.p);
+    if (!r) return std::nullopt;
+    if (fired) *fired = 0;
+    return *r;
+  }
+  std::string describe(std::size_t) const { return "substitute: the map leads from a node back to itself"; }
+};
+// an extra rewriter tried first, then the map (tinygrad's extra_pm + _substitute)
+template <class RW> struct SubstituteWith {
+  const RW& extra;
+  const SubstituteMap& map;
+  std::optional<UOp> rewrite_view(NodeRef n, NoCtx* ctx, int* fired) const {
+    if (auto r = extra.rewrite_view(n, ctx, fired)) return r;
+    if (auto r = map.rewrite_view(n, ctx, fired)) {
+      if (fired) *fired = map_fired;
+      return r;
+    }
+    return std::nullopt;
+  }
+  static constexpr int map_fired = 1 << 20;
+  std::string describe(std::size_t i) const { return i == std::size_t(map_fired) ? map.describe(0) : extra.describe(i); }
+};
+// no extra rules
+struct NoRules {
+  std::optional<UOp> rewrite_view(NodeRef, NoCtx*, int*) const { return std::nullopt; }
+  std::string describe(std::size_t) const { return {}; }
+};
+}  // namespace detail
+
+// Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
+// replaced again while its replacement is in the map, and the replacement's sources are visited too.
+// walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
+inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
+  return substitute(map, detail::NoRules{}, walk);
+}
+template <class RW>
+inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk) const {
+  detail::SubstituteMap sm;
+  for (const auto& [k, v] : map) if (!(k == v)) sm.map.set(k.node(), v);
+  if (sm.map.size() == 0) return *this;
+  const detail::SubstituteWith<RW> both{extra, sm};
+  NoCtx none;
+  return detail::RewriteEngine<detail::SubstituteWith<RW>, NoCtx>(both, &none, {.bottom_up = true, .walk = walk}).run(*this);
+}
+
 }  // namespace mg

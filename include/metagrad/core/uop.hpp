@@ -635,6 +635,7 @@ inline const std::string& UOp::expr() const {
 #include "print.hpp"
 #include "bounds.hpp"
 #include "algebra.hpp"
+#include "rewrite.hpp"
 
 template <>
 struct std::hash<mg::UOp> {
