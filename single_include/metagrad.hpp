@@ -897,6 +897,10 @@ class UOp;
 namespace detail {
 struct Node;
 void release(Node* n) noexcept;
+// Base of what a layer attaches to a node (UOp::attach): destroyed with the node.
+struct Attachment {
+  virtual ~Attachment() = default;
+};
 UOp adopt(Node* n) noexcept;  // a handle that takes over one reference the caller owns
 }  // namespace detail
 
@@ -1047,6 +1051,11 @@ class UOp {
   static UOp usum(std::span<const UOp> uops);   // uops[0] + uops[1] + ... (| for bools)
   static UOp uprod(std::span<const UOp> uops);  // uops[0] * uops[1] * ... (& for bools)
 
+  // ---- attached data (a BUFFER's storage): lives as long as the node, once set it stays ----
+  // attaches a, or returns the attachment another caller set first (a is then dropped)
+  detail::Attachment* attach(std::unique_ptr<detail::Attachment> a) const;
+  detail::Attachment* attachment() const;
+
   // ---- printing ----
   std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
   std::string render() const;  // infix render of integer expressions: (a*4+b)
@@ -1113,6 +1122,8 @@ struct Node {
   mutable const Node* walk_rep;
   // vmin/vmax, computed on first use (core/bounds.hpp) and freed with the node
   mutable std::atomic<const std::pair<SymVal, SymVal>*> bounds;
+  // data a later layer keeps with this node for as long as it lives (a BUFFER's storage); see UOp::attach
+  mutable std::atomic<Attachment*> attachment;
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
@@ -1235,10 +1246,11 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   void* mem = NodePool::alloc(src.size());
   UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
-  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr};
+  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
   delete n->bounds.load(std::memory_order_acquire);
+  delete n->attachment.load(std::memory_order_acquire);
   const std::size_t nsrc = n->src.size();
   std::destroy(n->src.begin(), n->src.end());
   n->~Node();
@@ -1383,6 +1395,13 @@ inline const UOp& UOp::src(std::size_t i) const {
 }
 inline std::size_t UOp::nsrc() const { return checked()->src.size(); }
 inline std::size_t UOp::hash() const { return p_ ? p_->hash : 0; }
+
+inline detail::Attachment* UOp::attach(std::unique_ptr<detail::Attachment> a) const {
+  detail::Attachment* expect = nullptr;
+  if (checked()->attachment.compare_exchange_strong(expect, a.get(), std::memory_order_acq_rel)) return a.release();
+  return expect;
+}
+inline detail::Attachment* UOp::attachment() const { return checked()->attachment.load(std::memory_order_acquire); }
 
 inline UOp UOp::replace(const Fields& f) const {
   Ops op = f.op.value_or(this->op());
@@ -2576,6 +2595,7 @@ inline UOp UOp::uprod(std::span<const UOp> uops) {
 // The operands become Python values (bool, unbounded int, float, Invalid), the op runs with Python's
 // semantics (bool arithmetic gives ints, ints never overflow, x//0 is 0 as in tinygrad's helpers),
 // then truncate wraps or rounds the result to the dtype, as tinygrad's exec_alu does.
+// Also one element's storage bytes (store_element / load_element), which bitcast packs and unpacks.
 
 
 namespace mg {
@@ -2865,49 +2885,73 @@ inline double half_value(std::uint16_t b) {
   return (b & 0x8000) ? -v : v;
 }
 
+}  // namespace detail
+
+// ***** element storage *****
+
+// One element of a scalar dtype in its storage format, as a buffer holds it and tinygrad's struct
+// packs it: little endian, a bool as one byte 0 or 1, uint64 to and from its int64 bit pattern (how
+// an Arg holds it). store_element keeps an int's low bytes (so it wraps to the dtype) and rounds a
+// float to the format; an int dtype refuses a float value, as struct does. load_element gives a bool,
+// an int or a double. Both throw mg::Error for a dtype with no storage format.
+inline bool has_storage(DType dtype) {  // a scalar that is not void or weakint
+  return dtype.count == 1 && !dtype.is_ptr && dtype != dtypes::weakint && dtype.kind() != Scalar::void_;
+}
+inline void store_element(DType dtype, const Arg& v, std::byte* dst) {
+  auto fail = [&](const std::string& why) { throw Error("store_element(" + dtype.repr() + ", " + v.repr() + "): " + why); };
+  if (!has_storage(dtype)) fail("no storage format");
+  if (!v.is_number()) fail("not a number");
+  std::uint64_t b = 0;
+  switch (dtype.kind()) {
+    case Scalar::bool_: b = v.is_float() ? v.as_float() != 0 : v.as_int() != 0; break;
+    case Scalar::float16: b = detail::half_bits(v.as_float()); break;
+    case Scalar::bfloat16: b = std::bit_cast<std::uint32_t>(float(truncate_float(dtype, v.as_float()))) >> 16; break;
+    case Scalar::fp8e4m3: case Scalar::fp8e5m2: b = detail::float_to_fp8(v.as_float(), dtype.kind()); break;
+    case Scalar::float32: b = std::bit_cast<std::uint32_t>(float(v.as_float())); break;
+    case Scalar::float64: b = std::bit_cast<std::uint64_t>(v.as_float()); break;
+    default:
+      if (v.is_float()) fail("an int is expected");
+      b = std::uint64_t(v.as_int());
+  }
+  for (int k = 0; k < dtype.itemsize(); ++k) dst[k] = std::byte(b >> (8 * k));
+}
+inline Arg load_element(DType dtype, const std::byte* src) {
+  if (!has_storage(dtype)) throw Error("load_element(" + dtype.repr() + "): no storage format");
+  std::uint64_t b = 0;
+  for (int k = 0; k < dtype.itemsize(); ++k) b |= std::uint64_t(src[k]) << (8 * k);
+  switch (dtype.kind()) {
+    case Scalar::bool_: return Arg(b != 0);
+    case Scalar::float16: return Arg(detail::half_value(std::uint16_t(b)));
+    case Scalar::bfloat16: return Arg(double(std::bit_cast<float>(std::uint32_t(b << 16))));
+    case Scalar::fp8e4m3: case Scalar::fp8e5m2: return Arg(detail::fp8_to_float(std::uint8_t(b), dtype.kind()));
+    case Scalar::float32: return Arg(double(std::bit_cast<float>(std::uint32_t(b))));
+    case Scalar::float64: return Arg(std::bit_cast<double>(b));
+    default: return Arg(truncate_int(dtype, std::int64_t(b)));
+  }
+}
+
+namespace detail {
 // tinygrad's bitcast(x, in_dtype, out_dtype): pack the values in their storage format, unpack as the other
 inline Arg bitcast_value(const Arg& x, DType in, DType out) {
   const DType is = in.scalar(), os = out.scalar();
   auto fail = [&](const std::string& why) -> void {
     throw Error("bitcast(" + x.repr() + ", " + in.repr() + ", " + out.repr() + "): " + why);
   };
-  if (is == dtypes::weakint || os == dtypes::weakint || is.kind() == Scalar::void_ || os.kind() == Scalar::void_)
-    fail("no storage format");
+  if (!has_storage(is) || !has_storage(os)) fail("no storage format");
   if (in.itemsize() != out.itemsize()) fail("itemsize mismatch");
   std::vector<Arg> vals = in.count == 1 ? std::vector<Arg>{x} : x.is_tuple() ? x.as_tuple() : std::vector<Arg>{};
   if (int(vals.size()) != in.count) fail("expected " + std::to_string(in.count) + " values");
-  std::vector<std::uint8_t> bytes;
-  const int isz = is.itemsize(), osz = os.itemsize();
-  for (const Arg& v : vals) {
-    if (!v.is_number()) fail(v.repr() + " is not a number");
-    std::uint64_t b = 0;
-    switch (is.kind()) {
-      case Scalar::bool_: b = v.is_float() ? v.as_float() != 0 : v.as_int() != 0; break;
-      case Scalar::float16: b = half_bits(v.as_float()); break;
-      case Scalar::bfloat16: b = std::bit_cast<std::uint32_t>(float(truncate_float(is, v.as_float()))) >> 16; break;
-      case Scalar::fp8e4m3: case Scalar::fp8e5m2: b = detail::float_to_fp8(v.as_float(), is.kind()); break;
-      case Scalar::float32: b = std::bit_cast<std::uint32_t>(float(v.as_float())); break;
-      case Scalar::float64: b = std::bit_cast<std::uint64_t>(v.as_float()); break;
-      default:
-        if (v.is_float()) fail("an int is expected, got " + v.repr());
-        b = std::uint64_t(v.as_int());
+  const std::size_t isz = std::size_t(is.itemsize()), osz = std::size_t(os.itemsize());
+  std::vector<std::byte> bytes(vals.size() * isz);
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    try {
+      store_element(is, vals[i], bytes.data() + i * isz);
+    } catch (const Error& e) {
+      fail(e.what());
     }
-    for (int k = 0; k < isz; ++k) bytes.push_back(std::uint8_t(b >> (8 * k)));  // little endian, as struct's native order here
   }
   ArgTuple res;
-  for (std::size_t off = 0; off + std::size_t(osz) <= bytes.size(); off += std::size_t(osz)) {
-    std::uint64_t b = 0;
-    for (int k = 0; k < osz; ++k) b |= std::uint64_t(bytes[off + std::size_t(k)]) << (8 * k);
-    switch (os.kind()) {
-      case Scalar::bool_: res.emplace_back(b != 0); break;
-      case Scalar::float16: res.emplace_back(half_value(std::uint16_t(b))); break;
-      case Scalar::bfloat16: res.emplace_back(double(std::bit_cast<float>(std::uint32_t(b << 16)))); break;
-      case Scalar::fp8e4m3: case Scalar::fp8e5m2: res.emplace_back(detail::fp8_to_float(std::uint8_t(b), os.kind())); break;
-      case Scalar::float32: res.emplace_back(double(std::bit_cast<float>(std::uint32_t(b)))); break;
-      case Scalar::float64: res.emplace_back(std::bit_cast<double>(b)); break;
-      default: res.emplace_back(truncate_int(os, std::int64_t(b)));
-    }
-  }
+  for (std::size_t off = 0; off + osz <= bytes.size(); off += osz) res.push_back(load_element(os, bytes.data() + off));
   return out.count == 1 ? res[0] : Arg(std::move(res));
 }
 }  // namespace detail
@@ -6125,5 +6169,1088 @@ template <std::same_as<UOp> U> std::int64_t sym_infer(const U& u, const std::map
   if (!r.is_int()) throw Error("sym_infer: " + u.render() + " is not an integer expression (value " + r.repr() + ")");
   return r.as_int();
 }
+
+}  // namespace mg
+
+// ---- metagrad/tensor/graph.hpp ----
+// The tensor graph: the UOps a Tensor is made of, as tinygrad's ops.py builds them. Buffers
+// (BUFFER of UNIQUE and DEVICE, arg = element count), constants on a device, the movement ops with
+// their shape arguments as sources (tinygrad's _mop / shape_to_shape_arg), reductions over axes
+// (tinygrad's _rop), and shape inference with tinygrad's checks (UOp._shape). Shapes are concrete
+// here; symbolic sizes come with symbolic shapes later.
+//
+// A BUFFER's host bytes are attached to its node (UOp::attach) and die with it.
+
+
+namespace mg {
+
+using Shape = std::vector<std::int64_t>;
+
+// Python's repr of a tuple of ints: (2, 3), (4,), ()
+inline std::string shape_str(const Shape& s) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+inline std::int64_t shape_prod(const Shape& s) {
+  std::int64_t p = 1;
+  for (std::int64_t d : s) p *= d;
+  return p;
+}
+
+// ---- devices, buffers, constants ----
+
+inline UOp device_uop(const std::string& device) { return UOp(Ops::DEVICE, dtypes::void_, {}, Arg(device)); }
+// a node no other is equal to: what makes two buffers of the same size and dtype different buffers
+inline UOp unique_uop() {
+  static std::atomic<std::int64_t> next{0};
+  return UOp(Ops::UNIQUE, dtypes::void_, {}, Arg(next.fetch_add(1, std::memory_order_relaxed)));
+}
+inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype) {
+  if (size < 0) throw Error("new_buffer: negative size " + std::to_string(size));
+  return UOp(Ops::BUFFER, dtype, {unique_uop(), device_uop(device)}, Arg(size));
+}
+
+// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed) on first use.
+struct HostBuffer final : detail::Attachment {
+  std::vector<std::byte> bytes;
+};
+inline HostBuffer& host_buffer(const UOp& buf) {
+  if (buf.op() != Ops::BUFFER) throw Error("host_buffer: " + op_repr(buf.op()) + " is not a BUFFER");
+  if (auto* h = dynamic_cast<HostBuffer*>(buf.attachment())) return *h;
+  auto fresh = std::make_unique<HostBuffer>();
+  fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
+  return dynamic_cast<HostBuffer&>(*buf.attach(std::move(fresh)));
+}
+
+// ---- movement ops ----
+
+// tinygrad's shape_to_shape_arg: a weakint vector constant (one CONST when all sizes are equal)
+inline UOp shape_arg(const Shape& s) {
+  if (s.empty()) return UOp(Ops::STACK, dtypes::weakint.vec(0));
+  if (s.size() == 1) return UOp::const_(dtypes::weakint, Arg(s[0]));
+  ArgTuple t;
+  for (std::int64_t d : s) t.emplace_back(d);
+  return UOp::const_(dtypes::weakint.vec(int(s.size())), Arg(std::move(t)));
+}
+// the sizes a shape argument holds (tinygrad's sgep over it)
+inline Shape shape_arg_values(const UOp& a) {
+  const int n = a.dtype().count;
+  Shape out;
+  for (int i = 0; i < n; ++i) {
+    const UOp& e = a.op() == Ops::STACK ? a.src(std::size_t(i)) : a;
+    if (e.op() != Ops::CONST || !e.arg().is_int()) throw Error("shape argument: " + op_repr(e.op()) + " is not an int constant");
+    out.push_back(e.arg().as_int());
+  }
+  return out;
+}
+
+namespace detail {
+inline ArgTuple int_tuple(const std::vector<std::int64_t>& v) {
+  ArgTuple t;
+  for (std::int64_t x : v) t.emplace_back(x);
+  return t;
+}
+}  // namespace detail
+
+inline UOp mop_reshape(const UOp& x, const Shape& s) { return UOp(Ops::RESHAPE, x.dtype(), {x, shape_arg(s)}); }
+inline UOp mop_expand(const UOp& x, const Shape& s) { return UOp(Ops::EXPAND, x.dtype(), {x, shape_arg(s)}); }
+inline UOp mop_permute(const UOp& x, const std::vector<std::int64_t>& order) {
+  return UOp(Ops::PERMUTE, x.dtype(), {x}, Arg(detail::int_tuple(order)));
+}
+inline UOp mop_flip(const UOp& x, const std::vector<bool>& axes) {
+  ArgTuple t;
+  for (bool b : axes) t.emplace_back(b);
+  return UOp(Ops::FLIP, x.dtype(), {x}, Arg(std::move(t)));
+}
+// PAD takes (offset of the old data in the new, new size) per axis; SHRINK takes (start, size)
+inline UOp mop_pad(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
+  Shape a, b;
+  for (auto [o, sz] : arg) a.push_back(o), b.push_back(sz);
+  return UOp(Ops::PAD, x.dtype(), {x, shape_arg(a), shape_arg(b)});
+}
+inline UOp mop_shrink(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
+  Shape a, b;
+  for (auto [o, sz] : arg) a.push_back(o), b.push_back(sz);
+  return UOp(Ops::SHRINK, x.dtype(), {x, shape_arg(a), shape_arg(b)});
+}
+// tinygrad's marg for PAD / SHRINK: the (offset, size) pairs
+inline std::vector<std::pair<std::int64_t, std::int64_t>> mop_pairs(const UOp& m) {
+  const Shape a = shape_arg_values(m.src(1)), b = shape_arg_values(m.src(2));
+  if (a.size() != b.size())
+    throw Error(op_repr(m.op()) + ": " + std::to_string(a.size()) + " offsets but " + std::to_string(b.size()) + " sizes");
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (std::size_t i = 0; i < a.size(); ++i) out.emplace_back(a[i], b[i]);
+  return out;
+}
+// a reduction over axes (tinygrad's _rop at the tensor level: REDUCE with arg (op, axes))
+inline UOp rop(const UOp& x, Ops op, std::vector<std::int64_t> axes) {
+  std::sort(axes.begin(), axes.end());
+  if (axes.empty()) return x;
+  return UOp(Ops::REDUCE, x.dtype(), {x}, Arg(ArgTuple{Arg(op), Arg(detail::int_tuple(axes))}));
+}
+
+// ---- shapes ----
+
+// tinygrad's _broadcast_shape: sizes align at the right, 1 stretches, a size-0 axis wins
+inline Shape broadcast_shape(const std::vector<Shape>& shapes, const std::string& op = "broadcast") {
+  std::size_t n = 0;
+  for (const Shape& s : shapes) n = std::max(n, s.size());
+  Shape out(n, 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const Shape& s : shapes) {
+      if (i + s.size() < n) continue;
+      const std::int64_t d = s[i + s.size() - n];
+      if (d == out[i] || d == 1) continue;
+      if (out[i] != 1) {
+        std::string all;
+        for (const Shape& t : shapes) all += (all.empty() ? "" : ", ") + shape_str(t);
+        throw Error(op + ": shapes " + all + " cannot broadcast together");
+      }
+      out[i] = d;
+    }
+  }
+  return out;
+}
+
+namespace detail {
+// the shape of one node from its sources' shapes (tinygrad's UOp._shape); nullopt: no shape
+inline std::optional<Shape> node_shape(const UOp& u, const std::vector<const std::optional<Shape>*>& src) {
+  auto need = [&](std::size_t i) -> const Shape& {
+    if (!*src[i]) throw Error(op_repr(u.op()) + ": source " + std::to_string(i) + " (" + op_repr(u.src(i).op()) + ") has no shape");
+    return **src[i];
+  };
+  const Ops op = u.op();
+  switch (op) {
+    case Ops::UNIQUE: case Ops::DEVICE: case Ops::SINK: case Ops::NOOP: return std::nullopt;
+    case Ops::BUFFER: return Shape{u.arg().as_int()};
+    case Ops::CONST: case Ops::DEFINE_VAR: return u.dtype().count > 1 ? Shape{u.dtype().count} : Shape{};
+    case Ops::BIND: return Shape{};
+    case Ops::STACK: return u.nsrc() == 0 ? Shape{} : [&] { Shape s{std::int64_t(u.nsrc())}; auto& r = need(0); s.insert(s.end(), r.begin(), r.end()); return s; }();
+    case Ops::CONTIGUOUS: case Ops::CONTIGUOUS_BACKWARD: case Ops::DETACH: case Ops::COPY: return need(0);
+    case Ops::RESHAPE: {
+      const Shape& ps = need(0);
+      Shape ns = shape_arg_values(u.src(1));
+      for (std::int64_t d : ns) if (d < 0) throw Error("reshape: shape can't contain negative numbers " + shape_str(ns));
+      if (shape_prod(ps) != shape_prod(ns)) throw Error("reshape: bad reshape " + shape_str(ps) + " -> " + shape_str(ns));
+      return ns;
+    }
+    case Ops::EXPAND: {
+      const Shape& ps = need(0);
+      Shape ns = shape_arg_values(u.src(1));
+      bool ok = ps.size() == ns.size();
+      for (std::size_t i = 0; ok && i < ps.size(); ++i) ok = ps[i] == ns[i] || (ps[i] == 1 && ns[i] >= 0);
+      if (!ok) throw Error("expand: bad expand " + shape_str(ps) + " -> " + shape_str(ns));
+      return ns;
+    }
+    case Ops::PERMUTE: {
+      const Shape& ps = need(0);
+      const ArgTuple& t = u.arg().as_tuple();
+      std::vector<bool> seen(ps.size(), false);
+      Shape ns;
+      for (const Arg& a : t) {
+        const std::int64_t i = a.as_int();
+        if (t.size() != ps.size() || i < 0 || i >= std::int64_t(ps.size()) || seen[std::size_t(i)])
+          throw Error("permute: invalid permutation " + u.arg().repr() + " of " + shape_str(ps));
+        seen[std::size_t(i)] = true;
+        ns.push_back(ps[std::size_t(i)]);
+      }
+      if (t.size() != ps.size()) throw Error("permute: invalid permutation " + u.arg().repr() + " of " + shape_str(ps));
+      return ns;
+    }
+    case Ops::FLIP: {
+      const Shape& ps = need(0);
+      if (u.arg().as_tuple().size() != ps.size()) throw Error("flip: bad flip " + u.arg().repr() + " on " + shape_str(ps));
+      return ps;
+    }
+    case Ops::PAD: case Ops::SHRINK: {
+      const Shape& ps = need(0);
+      auto pairs = mop_pairs(u);
+      bool ok = pairs.size() == ps.size();
+      for (std::size_t i = 0; ok && i < ps.size(); ++i) {
+        auto [o, sz] = pairs[i];
+        ok = op == Ops::PAD ? (sz >= 0 && o >= 0 && o + ps[i] <= sz) : (o >= 0 && sz >= 0 && o + sz <= ps[i]);
+      }
+      if (!ok) {
+        std::string a;
+        for (auto [o, sz] : pairs) a += (a.empty() ? "" : ", ") + ("(" + std::to_string(o) + ", " + std::to_string(sz) + ")");
+        throw Error(std::string(op == Ops::PAD ? "pad" : "shrink") + ": invalid " + (op == Ops::PAD ? "pad" : "shrink") + " ((" + a + ")) for " + shape_str(ps));
+      }
+      Shape ns;
+      for (auto [o, sz] : pairs) ns.push_back(sz);
+      return ns;
+    }
+    case Ops::REDUCE: {
+      const Shape& ps = need(0);
+      Shape ns = ps;
+      for (const Arg& a : u.arg()[1].as_tuple()) {
+        const std::int64_t i = a.as_int();
+        if (i < 0 || i >= std::int64_t(ps.size())) throw Error("reduce: axis " + std::to_string(i) + " out of range for " + shape_str(ps));
+        ns[std::size_t(i)] = 1;
+      }
+      return ns;
+    }
+    case Ops::CAST: case Ops::BITCAST:
+      if (op == Ops::BITCAST && u.dtype().itemsize() != u.src(0).dtype().itemsize()) {
+        Shape s = need(0);
+        if (!s.empty()) s.back() = s.back() * u.src(0).dtype().itemsize() / u.dtype().itemsize();
+        return s;
+      }
+      return need(0);
+    default: break;
+  }
+  if (GroupOp::Unary.contains(op)) return need(0);
+  if (GroupOp::Broadcastable.contains(op) || GroupOp::ALU.contains(op)) {
+    std::vector<Shape> shapes;
+    for (std::size_t i = 0; i < u.nsrc(); ++i) shapes.push_back(need(i));
+    return broadcast_shape(shapes, op_repr(op));
+  }
+  throw Error("shape: no shape rule for " + op_repr(op));
+}
+}  // namespace detail
+
+// The shape of a tensor-graph node, or nullopt for nodes without one (DEVICE, SINK, ...). Throws an
+// mg::Error naming the op and the shapes when a movement or broadcast in the graph is invalid.
+inline std::optional<Shape> shape_of(const UOp& u) {
+  detail::PtrMap<std::optional<Shape>> memo;
+  std::optional<Shape> out;
+  for (const UOp& n : u.toposort()) {
+    std::vector<const std::optional<Shape>*> src;
+    for (const UOp& s : n.src()) src.push_back(memo.find(s.node()));
+    out = detail::node_shape(n, src);
+    memo.set(n.node(), out);
+  }
+  return out;
+}
+
+}  // namespace mg
+
+// ---- metagrad/tensor/reference.hpp ----
+// reference_eval: the value of a tensor graph, computed op by op on host arrays, with no scheduler
+// and no codegen. It is the oracle every compiled backend is tested against, so it is written to be
+// plainly right rather than fast: each element of an ALU op goes through exec_alu (the code that
+// folds constants), each CAST through cast_value, each THREEFRY through threefry2x32 evaluated on
+// constants (as symbolic folds it), and each movement op is an index map from output to source.
+//
+// Reductions accumulate wide and round once, at the end: floats in double (so a float64 sum is a
+// plain double sum), ints in their own dtype through exec_alu, whose wraparound after each step is
+// the exact sum or product wrapped once (arithmetic mod 2^n), bools as Python's ints truncated to
+// bool (ADD and MAX are OR, MUL is AND). Each starts at tinygrad's identity_element (0 for ADD, 1 for
+// MUL, the dtype's min, -inf for floats, for MAX), which is what an empty reduction gives. Elements
+// are taken in row-major order, acc = op(acc, x); MAX is Python's max(acc, x), so a NaN does not win.
+// A backend that adds float32 in float32 can differ in the last bits (ten 0.1s: tinygrad gives
+// 1.0000001192092896, this 1.0), so float reductions compare with a tolerance.
+
+
+namespace mg {
+
+// A host array: a dtype, a shape, and the elements row-major in the dtype's storage format (what a
+// BUFFER holds; see store_element).
+struct HostArray {
+  DType dtype = dtypes::float32;
+  Shape shape;
+  std::vector<std::byte> bytes;
+
+  HostArray() = default;
+  HostArray(DType dt, Shape s) : dtype(dt), shape(std::move(s)) {  // zero-filled
+    if (!has_storage(dtype)) throw Error("HostArray: " + dtype.repr() + " has no storage format");
+    for (std::int64_t d : shape) if (d < 0) throw Error("HostArray: negative size in shape " + shape_str(shape));
+    bytes.resize(std::size_t(numel()) * std::size_t(dtype.itemsize()));
+  }
+  std::int64_t numel() const { return shape_prod(shape); }
+  // element i (row-major) as a bool, an int (a uint64 as its bit pattern) or a double
+  Arg at(std::int64_t i) const { return load_element(dtype, ptr(i, "at")); }
+  // stores v in element i: an int wraps to the dtype, a float rounds to it
+  void set(std::int64_t i, const Arg& v) { store_element(dtype, v, const_cast<std::byte*>(ptr(i, "set"))); }
+  // the elements converted as static_cast converts them (a uint64 element as unsigned); a float
+  // element for an integer T must be finite and in T's range
+  template <class T>
+    requires(std::is_arithmetic_v<T>)
+  std::vector<T> to_vector() const {
+    std::vector<T> out;
+    for (std::int64_t i = 0; i < numel(); ++i) {
+      const Arg v = at(i);
+      if constexpr (std::is_same_v<T, bool>) out.push_back(v.as_float() != 0);
+      else if (v.is_float() && std::is_integral_v<T>) {
+        const double d = std::trunc(v.as_float());
+        if (!(d >= double(std::numeric_limits<T>::min()) && d < double(std::numeric_limits<T>::max()) + 1.0))
+          throw Error("HostArray::to_vector: " + v.repr() + " does not fit the integer type");
+        out.push_back(T(d));
+      } else if (v.is_float()) out.push_back(T(v.as_float()));
+      else if (dtype == dtypes::uint64) out.push_back(T(std::uint64_t(v.as_int())));
+      else out.push_back(T(v.as_int()));
+    }
+    return out;
+  }
+
+ private:
+  const std::byte* ptr(std::int64_t i, const char* who) const {
+    if (i < 0 || i >= numel())
+      throw Error(std::string("HostArray::") + who + ": index " + std::to_string(i) + " out of range for shape " + shape_str(shape));
+    return bytes.data() + i * dtype.itemsize();
+  }
+};
+
+namespace detail {
+// row-major strides of a shape, in elements
+inline Shape strides_of(const Shape& s) {
+  Shape st(s.size(), 1);
+  for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+  return st;
+}
+// calls f(idx, flat) for each index of shape in row-major order
+template <class F>
+void for_each_index(const Shape& shape, F&& f) {
+  const std::int64_t n = shape_prod(shape);
+  Shape idx(shape.size(), 0);
+  for (std::int64_t flat = 0; flat < n; ++flat) {
+    f(static_cast<const Shape&>(idx), flat);
+    for (std::size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+// the source's flat index of each output index (a movement op); -1 means padding, which is 0
+template <class F>
+HostArray gather(const HostArray& src, const Shape& out_shape, F&& src_index) {
+  HostArray out(src.dtype, out_shape);
+  const std::size_t isz = std::size_t(src.dtype.itemsize());
+  for_each_index(out_shape, [&](const Shape& idx, std::int64_t flat) {
+    const std::int64_t j = src_index(idx);
+    if (j >= 0) std::memcpy(out.bytes.data() + std::size_t(flat) * isz, src.bytes.data() + std::size_t(j) * isz, isz);
+  });
+  return out;
+}
+// the strides that read a source of shape s broadcast to out (aligned at the right, a size-1 axis repeats)
+inline Shape broadcast_strides(const Shape& s, const Shape& out) {
+  const Shape st = strides_of(s);
+  Shape b(out.size(), 0);
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s[i] != 1) b[out.size() - s.size() + i] = st[i];
+  return b;
+}
+inline std::int64_t dot(const Shape& idx, const Shape& strides) {
+  std::int64_t r = 0;
+  for (std::size_t i = 0; i < idx.size(); ++i) r += idx[i] * strides[i];
+  return r;
+}
+// out[i] = f(the sources' elements at i), the sources broadcast to out's shape
+template <class F>
+HostArray elementwise(DType dt, const Shape& out_shape, const std::vector<const HostArray*>& srcs, F&& f) {
+  HostArray out(dt, out_shape);
+  std::vector<Shape> strides;
+  for (const HostArray* s : srcs) strides.push_back(broadcast_strides(s->shape, out_shape));
+  std::vector<Arg> operands(srcs.size());
+  for_each_index(out_shape, [&](const Shape& idx, std::int64_t flat) {
+    for (std::size_t k = 0; k < srcs.size(); ++k) operands[k] = srcs[k]->at(dot(idx, strides[k]));
+    out.set(flat, f(static_cast<const std::vector<Arg>&>(operands)));
+  });
+  return out;
+}
+
+// exec_alu's value, which every dtype with a storage format has
+inline Arg alu_value(Ops op, DType dt, std::span<const Arg> operands, DType operand_dtype) {
+  if (auto r = exec_alu(op, dt, operands, operand_dtype)) return std::move(*r);
+  throw Error(op_repr(op) + " on " + dt.repr() + " has no value");
+}
+
+// the value of a REDUCE of x over axes (see the header comment for the accumulation)
+inline HostArray reduce(const HostArray& x, Ops op, const Shape& out_shape) {
+  if (op != Ops::ADD && op != Ops::MUL && op != Ops::MAX)
+    throw Error("reduce op " + op_repr(op) + " is not ADD, MUL or MAX");
+  const DType dt = x.dtype, acc_dt = dt.is_float() ? dtypes::float64 : dt;
+  const Arg identity = op == Ops::ADD ? Arg(std::int64_t(0)) : op == Ops::MUL ? Arg(std::int64_t(1))
+                       : dt.is_float() ? Arg(-std::numeric_limits<double>::infinity())
+                       : dt.is_bool()  ? Arg(false)
+                                       : Arg(dt.imin());
+  std::vector<Arg> acc(std::size_t(shape_prod(out_shape)), cast_value(identity, dtypes::weakint, acc_dt));
+  const Shape out_strides = broadcast_strides(out_shape, x.shape);  // a reduced axis has size 1: stride 0
+  for_each_index(x.shape, [&](const Shape& idx, std::int64_t flat) {
+    Arg& a = acc[std::size_t(dot(idx, out_strides))];
+    const Arg operands[2] = {a, x.at(flat)};
+    a = alu_value(op, acc_dt, operands, acc_dt);
+  });
+  HostArray out(dt, out_shape);
+  for (std::size_t i = 0; i < acc.size(); ++i) out.set(std::int64_t(i), cast_value(acc[i], acc_dt, dt));
+  return out;
+}
+
+inline Arg threefry_value(const Arg& x, const Arg& key) {
+  return evaluate(threefry2x32(UOp::const_(dtypes::uint64, x), UOp::const_(dtypes::uint64, key)), {});
+}
+
+// how many of u's sources carry values (the rest are shape arguments, devices, uniques)
+inline std::size_t value_srcs(const UOp& u) {
+  const Ops op = u.op();
+  std::size_t n = 1;
+  if (op == Ops::BUFFER || op == Ops::CONST) n = 0;
+  else if (GroupOp::ALU.contains(op)) n = std::size_t(op_arity(op));
+  else if (!GroupOp::Movement.contains(op) && op != Ops::REDUCE && op != Ops::CAST && op != Ops::BITCAST && op != Ops::CONTIGUOUS &&
+           op != Ops::CONTIGUOUS_BACKWARD && op != Ops::DETACH && op != Ops::COPY)
+    throw Error("reference_eval: no reference evaluation for " + op_repr(op) + " (" + u.dtype().repr() + ")");
+  if (u.nsrc() < n || (GroupOp::ALU.contains(op) && u.nsrc() != n))
+    throw Error("reference_eval: " + op_repr(op) + " has " + std::to_string(u.nsrc()) + " sources, " + std::to_string(n) + " expected");
+  return n;
+}
+
+// the value of node u of shape `shape` from its sources' values
+inline HostArray eval_node(const UOp& u, const Shape& shape, const std::vector<const HostArray*>& src) {
+  const Ops op = u.op();
+  const DType dt = u.dtype();
+  if (dt.count != 1 || dt.is_ptr) throw Error("vector and pointer dtypes are not supported");
+  if (op == Ops::BUFFER) {
+    HostArray out(dt, shape);
+    const auto& bytes = host_buffer(u).bytes;
+    if (bytes.size() != out.bytes.size())
+      throw Error("host bytes hold " + std::to_string(bytes.size()) + " bytes, " + std::to_string(out.bytes.size()) + " expected");
+    out.bytes = bytes;
+    return out;
+  }
+  if (op == Ops::CONST) {
+    HostArray out(dt, shape);
+    if (out.numel() != 1) throw Error("a CONST of shape " + shape_str(shape));
+    out.set(0, u.arg());
+    return out;
+  }
+  const HostArray& x = *src[0];
+  if (GroupOp::ALU.contains(op) && op != Ops::THREEFRY) {
+    const DType od = u.src(op == Ops::WHERE ? 1 : 0).dtype();
+    return elementwise(dt, shape, src, [&](const std::vector<Arg>& v) { return alu_value(op, dt, v, od); });
+  }
+  switch (op) {
+    case Ops::THREEFRY:
+      if (dt != dtypes::uint64 || x.dtype != dtypes::uint64 || src[1]->dtype != dtypes::uint64)
+        throw Error("THREEFRY needs uint64 operands and result");
+      return elementwise(dt, shape, src, [](const std::vector<Arg>& v) { return threefry_value(v[0], v[1]); });
+    case Ops::CAST:
+      return elementwise(dt, shape, src, [&](const std::vector<Arg>& v) { return cast_value(v[0], x.dtype, dt, "reference_eval"); });
+    case Ops::BITCAST: {  // the same bytes read as the new dtype; a bool byte becomes 0 or 1
+      HostArray out(dt, shape);
+      if (out.bytes.size() != x.bytes.size())
+        throw Error("bitcast of " + std::to_string(x.bytes.size()) + " bytes to " + std::to_string(out.bytes.size()) + " bytes");
+      out.bytes = x.bytes;
+      if (dt.is_bool()) for (std::byte& b : out.bytes) b = std::byte(b != std::byte{0});
+      return out;
+    }
+    case Ops::CONTIGUOUS: case Ops::CONTIGUOUS_BACKWARD: case Ops::DETACH: case Ops::COPY: return x;
+    case Ops::RESHAPE: {
+      HostArray out = x;
+      out.shape = shape;
+      return out;
+    }
+    case Ops::EXPAND: {
+      const Shape st = broadcast_strides(x.shape, shape);
+      return gather(x, shape, [&](const Shape& idx) { return dot(idx, st); });
+    }
+    case Ops::PERMUTE: {
+      const Shape xst = strides_of(x.shape);
+      Shape st;
+      for (const Arg& a : u.arg().as_tuple()) st.push_back(xst[std::size_t(a.as_int())]);
+      return gather(x, shape, [&](const Shape& idx) { return dot(idx, st); });
+    }
+    case Ops::FLIP: {
+      const Shape st = strides_of(x.shape);
+      const ArgTuple& flip = u.arg().as_tuple();
+      return gather(x, shape, [&](const Shape& idx) {
+        std::int64_t j = 0;
+        for (std::size_t i = 0; i < idx.size(); ++i) j += (flip[i].as_bool() ? shape[i] - 1 - idx[i] : idx[i]) * st[i];
+        return j;
+      });
+    }
+    case Ops::PAD: case Ops::SHRINK: {
+      const Shape st = strides_of(x.shape);
+      const auto pairs = mop_pairs(u);
+      const bool pad = op == Ops::PAD;
+      return gather(x, shape, [&](const Shape& idx) {
+        std::int64_t j = 0;
+        for (std::size_t i = 0; i < idx.size(); ++i) {
+          const std::int64_t k = pad ? idx[i] - pairs[i].first : idx[i] + pairs[i].first;
+          if (k < 0 || k >= x.shape[i]) return std::int64_t(-1);
+          j += k * st[i];
+        }
+        return j;
+      });
+    }
+    case Ops::REDUCE: return reduce(x, u.arg()[0].as_op(), shape);
+    default: throw Error("no reference evaluation");
+  }
+}
+}  // namespace detail
+
+// Evaluates the tensor graph at root: each node once, sources first. The root must have a shape.
+// Throws mg::Error naming the op, its dtype and shapes for anything unsupported or malformed: an op
+// with no reference evaluation, an invalid movement or broadcast (shape_of's checks), a BUFFER whose
+// host bytes have the wrong size, a value an op refuses (a nan cast to an int).
+inline HostArray reference_eval(const UOp& root) {
+  if (!root) throw Error("reference_eval: null UOp");
+  // the nodes whose values are needed, in toposort order: shape arguments and devices are left out
+  detail::PtrMap<std::size_t> index;
+  std::vector<UOp> order;
+  {
+    std::vector<UOp> stack{root};
+    detail::PtrMap<std::uint8_t> needed;
+    while (!stack.empty()) {
+      const UOp u = stack.back();
+      stack.pop_back();
+      if (needed.contains(u.node())) continue;
+      needed.set(u.node(), 1);
+      const std::size_t n = detail::value_srcs(u);
+      for (std::size_t i = 0; i < n; ++i) stack.push_back(u.src(i));
+    }
+    for (const UOp& u : root.toposort())
+      if (needed.contains(u.node())) index.set(u.node(), order.size()), order.push_back(u);
+  }
+
+  std::vector<std::optional<Shape>> shapes(order.size());
+  std::vector<HostArray> values(order.size());
+  static const std::optional<Shape> no_shape;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const UOp& u = order[k];
+    const std::size_t nv = detail::value_srcs(u);
+    std::vector<const std::optional<Shape>*> src_shapes(u.nsrc(), &no_shape);
+    std::vector<const HostArray*> src_values;
+    for (std::size_t i = 0; i < nv; ++i) {
+      const std::size_t j = *index.find(u.src(i).node());
+      src_shapes[i] = &shapes[j];
+      src_values.push_back(&values[j]);
+    }
+    shapes[k] = detail::node_shape(u, src_shapes);
+    if (!shapes[k]) throw Error("reference_eval: " + op_repr(u.op()) + " has no shape");
+    try {
+      values[k] = detail::eval_node(u, *shapes[k], src_values);
+    } catch (const Error& e) {
+      std::string srcs;
+      for (const HostArray* s : src_values) srcs += (srcs.empty() ? "" : ", ") + s->dtype.repr() + " " + shape_str(s->shape);
+      throw Error("reference_eval: " + op_repr(u.op()) + " (" + u.dtype().repr() + " " + shape_str(*shapes[k]) + ", sources: " +
+                  (srcs.empty() ? "none" : srcs) + "): " + e.what());
+    }
+  }
+  return values.back();
+}
+
+}  // namespace mg
+
+// ---- metagrad/tensor/tensor.hpp ----
+// Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
+// computes until realize(), to_vector<T>() or item<T>(). Until the CPU backend lands, every device
+// realizes through the reference evaluator (tensor/reference.hpp), which stays the oracle after.
+//
+//   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
+//   Tensor b = (a * 2 + 1).sum(1);                              // lazy
+//   std::vector<int> v = b.to_vector<int>();                    // {9, 27}
+
+
+namespace mg {
+
+// the dtype tinygrad gives a C++ value of type T (dtypes.from_py for bool, int and float)
+template <class T> constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return dtypes::bool_;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return dtypes::int8;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return dtypes::uint8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return dtypes::int16;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return dtypes::uint16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return dtypes::int32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return dtypes::uint32;
+  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return dtypes::int64;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return dtypes::uint64;
+  else if constexpr (std::is_same_v<T, float>) return dtypes::float32;
+  else if constexpr (std::is_same_v<T, double>) return dtypes::float64;
+  else static_assert(std::is_same_v<T, bool>, "Tensor: no dtype for this element type");
+}
+
+// a scalar operand of a Tensor operation: bool, int or float, as a Python scalar
+struct ConstType {
+  Arg v;
+  template <class T> requires std::is_arithmetic_v<T>
+  ConstType(T x) : v(std::is_same_v<T, bool> ? Arg(bool(x)) : std::is_floating_point_v<T> ? Arg(double(x)) : Arg(std::int64_t(x))) {}
+  // tinygrad's dtypes.from_py
+  DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
+};
+
+class Tensor {
+ public:
+  inline static std::string default_device = "CPU";
+
+  // ---- creation ----
+  // a tensor viewing a UOp graph (its shape is inferred)
+  explicit Tensor(UOp u) : uop_(std::move(u)) {
+    auto s = shape_of(uop_);
+    if (!s) throw Error("Tensor: " + op_repr(uop_.op()) + " has no shape");
+    shape_ = std::move(*s);
+  }
+  // a 0-d tensor holding one value
+  Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
+
+  // data in row-major order with its shape (empty shape: the data's length). The dtype defaults to T's;
+  // double is a Python float, so it defaults to dtypes::default_float (float32) as in tinygrad.
+  template <class T>
+  static Tensor from(std::span<const T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    if (shape.empty() && data.size() != 1) shape = {std::int64_t(data.size())};
+    check_shape("Tensor::from", shape);
+    if (shape_prod(shape) != std::int64_t(data.size()))
+      throw Error("Tensor::from: " + std::to_string(data.size()) + " values for shape " + shape_str(shape));
+    const DType dt = dtype.value_or(std::is_same_v<T, double> ? dtypes::default_float : dtype_of<T>());
+    HostArray a(dt, shape);
+    for (std::size_t i = 0; i < data.size(); ++i) a.set(std::int64_t(i), ConstType(data[i]).v);
+    return from_host(a, device);
+  }
+  template <class T>
+  static Tensor from(const std::vector<T>& data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    if constexpr (std::is_same_v<T, bool>) {  // vector<bool> has no contiguous storage
+      std::vector<std::uint8_t> b(data.begin(), data.end());
+      return from(std::span<const std::uint8_t>(b), std::move(shape), dtype.value_or(dtypes::bool_), device);
+    } else return from(std::span<const T>(data), std::move(shape), dtype, device);
+  }
+  template <class T>
+  static Tensor from(std::initializer_list<T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    return from(std::vector<T>(data), std::move(shape), dtype, device);
+  }
+  // a host array copied into a new buffer on device
+  static Tensor from_host(const HostArray& a, const std::string& device = default_device) {
+    UOp buf = new_buffer(device, a.numel(), a.dtype);
+    host_buffer(buf).bytes = a.bytes;
+    return Tensor(a.shape == Shape{a.numel()} ? buf : mop_reshape(buf, a.shape));
+  }
+  // tinygrad's Tensor.full / zeros / ones: a constant, reshaped and expanded (no memory)
+  static Tensor full(const Shape& shape, ConstType value, std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
+    check_shape("Tensor::full", shape);
+    UOp c = UOp(Ops::CONST, dtype.value_or(value.py_dtype()), {device_uop(device)}, normalize_const(dtype.value_or(value.py_dtype()), value.v));
+    if (shape.empty()) return Tensor(c);
+    return Tensor(mop_expand(mop_reshape(c, Shape(shape.size(), 1)), shape));
+  }
+  static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    return full(shape, 0, dtype, device);
+  }
+  static Tensor ones(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    return full(shape, 1, dtype, device);
+  }
+  // tinygrad's Tensor.empty: a buffer whose contents are not set (here: zero)
+  static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    check_shape("Tensor::empty", shape);
+    UOp buf = new_buffer(device, shape_prod(shape), dtype);
+    return Tensor(shape == Shape{shape_prod(shape)} ? buf : mop_reshape(buf, shape));
+  }
+  // tinygrad's Tensor.arange: start, start+step, ... below stop (above it for a negative step). An int
+  // tensor when all three are ints, else default_float. (Built from host data here; tinygrad builds it lazily.)
+  static Tensor arange(ConstType start, std::optional<ConstType> stop = std::nullopt, ConstType step = 1,
+                       std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
+    if (!stop) stop = start, start = ConstType(0);
+    const bool ints = !start.v.is_float() && !stop->v.is_float() && !step.v.is_float();
+    const double a = start.v.as_float(), b = stop->v.as_float(), d = step.v.as_float();
+    if (d == 0) throw Error("arange: step is 0");
+    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
+    const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
+    HostArray h(dt, {n});
+    for (std::int64_t i = 0; i < n; ++i)
+      h.set(i, ints ? Arg(start.v.as_int() + i * step.v.as_int()) : Arg(a + double(i) * d));
+    return from_host(h, device);
+  }
+  // tinygrad's Tensor.eye: ones on the diagonal of an n x m matrix
+  static Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, DType dtype = dtypes::default_float,
+                    const std::string& device = default_device) {
+    const Tensor r = arange(n, std::nullopt, 1, std::nullopt, device).reshape({n, 1});
+    const Tensor c = arange(m.value_or(n), std::nullopt, 1, std::nullopt, device).reshape({1, m.value_or(n)});
+    return (r == c).cast(dtype);
+  }
+  // tinygrad's Tensor.linspace: steps points from start to stop, both included
+  static Tensor linspace(double start, double stop, std::int64_t steps, DType dtype = dtypes::default_float,
+                         const std::string& device = default_device) {
+    if (steps < 0) throw Error("linspace: number of steps " + std::to_string(steps) + " is negative");
+    if (steps == 1) return full({1}, start, dtype, device);
+    return (arange(0, steps, 1, dtypes::float64, device) * ((stop - start) / double(steps - 1)) + start).cast(dtype);
+  }
+  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(shape_, value, dtype.value_or(dtype_()), device()); }
+  Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const { return full_like(0, dtype); }
+  Tensor ones_like(std::optional<DType> dtype = std::nullopt) const { return full_like(1, dtype); }
+
+  // ---- properties ----
+  const UOp& uop() const { return uop_; }
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return uop_.dtype(); }
+  std::int64_t ndim() const { return std::int64_t(shape_.size()); }
+  std::int64_t numel() const { return shape_prod(shape_); }
+  // the device of the buffers or constants the graph starts from (the default when it has none)
+  std::string device() const {
+    for (const UOp& u : uop_.toposort()) if (u.op() == Ops::DEVICE) return u.arg().as_str();
+    return default_device;
+  }
+
+  // ---- realizing ----
+  // computes the graph into a new buffer; the tensor then views that buffer
+  Tensor& realize() {
+    if (is_realized()) return *this;
+    *this = from_host(reference_eval(uop_), device());
+    return *this;
+  }
+  template <class T> std::vector<T> to_vector() const { return reference_eval(uop_).template to_vector<T>(); }
+  template <class T> T item() const {
+    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(shape_));
+    return to_vector<T>()[0];
+  }
+
+  // ---- movement ----
+  // a size of -1 is inferred from the others
+  Tensor reshape(Shape shape) const {
+    std::int64_t known = 1, infer = -1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) {
+        if (infer >= 0) throw Error("reshape: more than one -1 in " + shape_str(shape));
+        infer = std::int64_t(i);
+      } else if (shape[i] < 0) throw Error("reshape: negative size in " + shape_str(shape));
+      else known *= shape[i];
+    }
+    if (infer >= 0) shape[std::size_t(infer)] = known == 0 ? 0 : numel() / known;
+    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(shape_) + " -> " + shape_str(shape));
+    if (shape == shape_) return *this;
+    return view(mop_reshape(uop_, shape), shape);
+  }
+  // sizes of -1 keep the axis; new axes can be added on the left
+  Tensor expand(Shape shape) const {
+    if (shape.size() < shape_.size()) throw Error("expand: cannot expand " + shape_str(shape_) + " to fewer dims " + shape_str(shape));
+    const std::size_t off = shape.size() - shape_.size();
+    Shape from(off, 1);
+    from.insert(from.end(), shape_.begin(), shape_.end());
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) shape[i] = from[i];
+      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(shape_) + " to " + shape_str(shape));
+    }
+    const Tensor r = reshape(from);
+    if (shape == from) return r;
+    return r.view(mop_expand(r.uop_, shape), shape);
+  }
+  Tensor permute(const std::vector<std::int64_t>& order) const {
+    std::vector<std::int64_t> o;
+    for (std::int64_t d : order) o.push_back(resolve_dim("permute", d));
+    std::vector<std::int64_t> sorted = o;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      if (sorted.size() != shape_.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
+    if (sorted.size() != shape_.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
+    bool identity = true;
+    for (std::size_t i = 0; i < o.size(); ++i) identity = identity && o[i] == std::int64_t(i);
+    if (identity) return *this;
+    Shape s;
+    for (std::int64_t d : o) s.push_back(shape_[std::size_t(d)]);
+    return view(mop_permute(uop_, o), s);
+  }
+  // (before, after) per axis; nullopt leaves the axis
+  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+    if (arg.size() != shape_.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(shape_));
+    std::vector<std::pair<std::int64_t, std::int64_t>> m;
+    Shape s;
+    bool any = false;
+    for (std::size_t i = 0; i < arg.size(); ++i) {
+      auto [b, a] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, 0});
+      if (b < 0 || a < 0) throw Error("pad: negative pads need pad() of the full form; got (" + std::to_string(b) + ", " + std::to_string(a) + ")");
+      any = any || b || a;
+      m.emplace_back(b, shape_[i] + b + a);
+      s.push_back(shape_[i] + b + a);
+    }
+    if (!any) return *this;
+    return view(mop_pad(uop_, m), s);
+  }
+  // (start, end) per axis; nullopt keeps the axis
+  Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+    if (arg.size() != shape_.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(shape_));
+    std::vector<std::pair<std::int64_t, std::int64_t>> m;
+    Shape s;
+    bool any = false;
+    for (std::size_t i = 0; i < arg.size(); ++i) {
+      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, shape_[i]});
+      if (b < 0 || e < b || e > shape_[i])
+        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(shape_));
+      any = any || b != 0 || e != shape_[i];
+      m.emplace_back(b, e - b);
+      s.push_back(e - b);
+    }
+    if (!any) return *this;
+    return view(mop_shrink(uop_, m), s);
+  }
+  Tensor flip(const std::vector<std::int64_t>& axes) const {
+    std::vector<bool> f(shape_.size(), false);
+    for (std::int64_t a : axes) {
+      const std::int64_t d = resolve_dim("flip", a);
+      if (f[std::size_t(d)]) throw Error("flip: axis " + std::to_string(a) + " appears twice");
+      f[std::size_t(d)] = true;
+    }
+    if (std::none_of(f.begin(), f.end(), [](bool b) { return b; })) return *this;
+    return view(mop_flip(uop_, f), shape_);
+  }
+  Tensor transpose(std::int64_t a = 1, std::int64_t b = 0) const {
+    std::vector<std::int64_t> o(shape_.size());
+    for (std::size_t i = 0; i < o.size(); ++i) o[i] = std::int64_t(i);
+    std::swap(o[std::size_t(resolve_dim("transpose", a))], o[std::size_t(resolve_dim("transpose", b))]);
+    return permute(o);
+  }
+  Tensor T() const { return transpose(); }
+  Tensor flatten(std::int64_t start = 0, std::int64_t end = -1) const {
+    if (shape_.empty()) return reshape({1});
+    const std::int64_t s = resolve_dim("flatten", start), e = resolve_dim("flatten", end);
+    Shape n(shape_.begin(), shape_.begin() + s);
+    n.push_back(shape_prod(Shape(shape_.begin() + s, shape_.begin() + e + 1)));
+    n.insert(n.end(), shape_.begin() + e + 1, shape_.end());
+    return reshape(n);
+  }
+  Tensor unsqueeze(std::int64_t dim) const {
+    const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
+    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(shape_));
+    Shape n = shape_;
+    n.insert(n.begin() + d, 1);
+    return reshape(n);
+  }
+  // drops size-1 axes (all of them, or just dim)
+  Tensor squeeze(std::optional<std::int64_t> dim = std::nullopt) const {
+    Shape n;
+    if (!dim) {
+      for (std::int64_t s : shape_) if (s != 1) n.push_back(s);
+      return reshape(n);
+    }
+    if (shape_.empty()) return *this;
+    const std::int64_t d = resolve_dim("squeeze", *dim);
+    if (shape_[std::size_t(d)] != 1) return *this;
+    n = shape_;
+    n.erase(n.begin() + d);
+    return reshape(n);
+  }
+
+  // ---- elementwise ----
+  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(uop_.cast(dt), shape_); }
+  Tensor bitcast(DType dt) const {
+    if (dt.itemsize() != dtype().itemsize())
+      throw Error("bitcast: " + dtype().repr() + " to " + dt.repr() + " changes the item size");
+    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {uop_}), shape_);
+  }
+  Tensor alu(Ops op) const { return view(uop_.alu(op), shape_); }
+
+  // tinygrad's _broadcasted: the scalar takes this tensor's dtype when it fits it, then both sides
+  // broadcast to one shape and promote to one dtype
+  std::pair<Tensor, Tensor> broadcasted(const Tensor& y, bool reverse = false) const {
+    Tensor a = reverse ? y : *this, b = reverse ? *this : y;
+    const Shape out = broadcast_shape({a.shape_, b.shape_}, "broadcast");
+    a = a.expand(out), b = b.expand(out);
+    if (a.dtype() == b.dtype()) return {a, b};
+    const DType dt = least_upper_dtype(a.dtype(), b.dtype());
+    return {a.cast(dt), b.cast(dt)};
+  }
+  Tensor ufix(const ConstType& x) const {
+    const bool keep = dtype().is_float() || (dtype().is_int() && x.v.is_int());
+    return full(shape_, x, keep ? dtype() : x.py_dtype(), device());
+  }
+  Tensor binop(Ops op, const Tensor& y, bool reverse = false) const {
+    auto [a, b] = broadcasted(y, reverse);
+    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+  }
+
+  Tensor add(const Tensor& y) const { return binop(Ops::ADD, y); }
+  Tensor mul(const Tensor& y) const { return binop(Ops::MUL, y); }
+  Tensor sub(const Tensor& y) const { auto [a, b] = broadcasted(y); return a + (-b); }
+  // true division (a float result); idiv is Python's // on ints (tinygrad's div rounding_mode="floor")
+  Tensor div(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    return a.ensure_float() * b.reciprocal();
+  }
+  Tensor idiv(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (!a.dtype().is_int()) throw Error("idiv: needs int tensors, got " + a.dtype().repr());
+    return a.view(a.uop_.alu(Ops::FLOORDIV, b.uop_), a.shape_);
+  }
+  Tensor mod(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (a.dtype().is_int()) return a.view(a.uop_.alu(Ops::FLOORMOD, b.uop_), a.shape_);
+    return a - b * (a / b).floor();  // Python's % on floats: the sign of the divisor
+  }
+  Tensor maximum(const Tensor& y) const { return binop(Ops::MAX, y); }
+  Tensor minimum(const Tensor& y) const { auto [a, b] = broadcasted(y); return -((-a).maximum(-b)); }
+  Tensor where(const Tensor& x, const Tensor& y) const {
+    auto [xb, yb] = x.broadcasted(y);
+    const Shape out = broadcast_shape({shape_, xb.shape_}, "where");
+    const Tensor c = cast(dtypes::bool_).expand(out), xe = xb.expand(out), ye = yb.expand(out);
+    return c.view(c.uop_.alu(Ops::WHERE, xe.uop_, ye.uop_), out);
+  }
+  Tensor cmplt(const Tensor& y) const { return binop(Ops::CMPLT, y); }
+  Tensor cmpne(const Tensor& y) const { return binop(Ops::CMPNE, y); }
+  Tensor cmpeq(const Tensor& y) const { return cmpne(y).logical_not(); }
+  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(shape_, true, dtypes::bool_, device())); }
+  Tensor bitwise(Ops op, const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
+    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+  }
+  Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
+  Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
+  Tensor sqrt() const { return ensure_float().alu(Ops::SQRT); }
+  Tensor exp2() const { return ensure_float().alu(Ops::EXP2); }
+  Tensor log2() const { return ensure_float().alu(Ops::LOG2); }
+  Tensor sin() const { return ensure_float().alu(Ops::SIN); }
+  Tensor trunc() const { return dtype().is_float() ? alu(Ops::TRUNC) : *this; }
+  // tinygrad's floor / ceil: the truncation moved by one where it went the wrong way
+  Tensor floor() const { const Tensor t = trunc(); return (*this < t).where(t - ConstType(1), t); }
+  Tensor ceil() const { const Tensor t = trunc(); return (*this > t).where(t + ConstType(1), t); }
+  Tensor exp() const { return (ensure_float() * ConstType(1.0 / 0.6931471805599453)).exp2(); }
+  Tensor log() const { return ensure_float().log2() * ConstType(0.6931471805599453); }
+  Tensor relu() const { return (*this > ConstType(0)).where(*this, ConstType(0)); }
+  Tensor sigmoid() const { return (Tensor(ConstType(1), dtype()) + (-*this).exp()).reciprocal(); }
+  Tensor abs() const { return (*this < ConstType(0)).where(-*this, *this); }
+  Tensor square() const { return *this * *this; }
+  Tensor ensure_float() const { return dtype().is_float() ? *this : cast(least_upper_float(dtype())); }
+
+  // operators: a ConstType on either side wraps into a tensor as tinygrad's ufix does
+#define MG_TENSOR_BINOP(SYM, FN)                                                                           \
+  friend Tensor operator SYM(const Tensor& a, const Tensor& b) { return a.FN(b); }                          \
+  friend Tensor operator SYM(const Tensor& a, ConstType b) { return a.FN(a.ufix(b)); }                         \
+  friend Tensor operator SYM(ConstType a, const Tensor& b) { return b.ufix(a).FN(b); }
+  MG_TENSOR_BINOP(+, add) MG_TENSOR_BINOP(*, mul) MG_TENSOR_BINOP(-, sub) MG_TENSOR_BINOP(/, div)
+  MG_TENSOR_BINOP(%, mod) MG_TENSOR_BINOP(<, cmplt) MG_TENSOR_BINOP(!=, cmpne) MG_TENSOR_BINOP(==, cmpeq)
+#undef MG_TENSOR_BINOP
+  friend Tensor operator>(const Tensor& a, const Tensor& b) { return b.cmplt(a); }
+  friend Tensor operator>(const Tensor& a, ConstType b) { return a.ufix(b).cmplt(a); }
+  friend Tensor operator>=(const Tensor& a, const Tensor& b) { return (a < b).logical_not(); }
+  friend Tensor operator>=(const Tensor& a, ConstType b) { return (a < b).logical_not(); }
+  friend Tensor operator<=(const Tensor& a, const Tensor& b) { return (a > b).logical_not(); }
+  friend Tensor operator<=(const Tensor& a, ConstType b) { return (a > b).logical_not(); }
+  friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::AND, b); }
+  friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::OR, b); }
+  friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::XOR, b); }
+  friend Tensor operator-(const Tensor& a) { return a.neg(); }
+
+  // ---- reductions ----
+  // axes may be negative; none = all. keepdim keeps the reduced axes as size 1.
+  Tensor sum(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::optional<DType> acc = std::nullopt) const {
+    const Tensor r = cast(acc.value_or(sum_acc_dtype(dtype()))).reduce(Ops::ADD, std::move(axes), keepdim);
+    const DType d = dtype().scalar();
+    return !acc && (d == dtypes::float16 || d == dtypes::bfloat16 || d.is_fp8()) ? r.cast(dtype()) : r;
+  }
+  Tensor sum(std::int64_t axis, bool keepdim = false) const { return sum(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor prod(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MUL, std::move(axes), keepdim); }
+  Tensor max(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MAX, std::move(axes), keepdim); }
+  Tensor max(std::int64_t axis, bool keepdim = false) const { return max(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor min(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return -((-*this).max(std::move(axes), keepdim)); }
+  Tensor min(std::int64_t axis, bool keepdim = false) const { return min(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor prod(std::int64_t axis, bool keepdim = false) const { return prod(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor mean(std::vector<std::int64_t> axes = {}, bool keepdim = false) const {
+    const DType out = dtype().is_float() ? dtype() : dtypes::float32;
+    const Tensor s = cast(sum_acc_dtype(dtype())).sum(axes, keepdim);
+    const std::int64_t n = numel() / std::max<std::int64_t>(1, s.numel());
+    return (s / ConstType(n)).cast(out);
+  }
+  Tensor mean(std::int64_t axis, bool keepdim = false) const { return mean(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor any(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).max(std::move(axes), keepdim); }
+  Tensor all(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).prod(std::move(axes), keepdim); }
+
+  // tinygrad's softmax family: shifted by the max along the axis for stability
+  Tensor softmax(std::int64_t axis = -1) const {
+    const Tensor m = *this - max(axis, true), e = m.exp();
+    return e / e.sum(axis, true);
+  }
+  Tensor log_softmax(std::int64_t axis = -1) const {
+    const Tensor m = *this - max(axis, true);
+    return m - m.exp().sum(axis, true).log();
+  }
+  Tensor logsumexp(std::int64_t axis, bool keepdim = false) const {
+    const Tensor m = max(axis, true);
+    const Tensor r = (*this - m).exp().sum(axis, true).log() + m;
+    return keepdim ? r : r.squeeze(axis);
+  }
+  // variance with Bessel's correction by default, over the reduced elements
+  Tensor var(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
+    const Tensor sq = (*this - mean(axes, true)).square();
+    const Tensor s = sq.sum(axes, keepdim);
+    const std::int64_t n = numel() / std::max<std::int64_t>(1, sq.sum(axes, true).numel());
+    return s / ConstType(double(std::max<std::int64_t>(0, n - correction)));
+  }
+  Tensor var(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const {
+    return var(std::vector<std::int64_t>{axis}, keepdim, correction);
+  }
+  Tensor std(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
+    return var(std::move(axes), keepdim, correction).sqrt();
+  }
+  Tensor std(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const { return var(axis, keepdim, correction).sqrt(); }
+  // the index of the first maximum (over the flattened tensor when no axis is given), int32
+  Tensor argmax(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const {
+    if (!axis) return flatten().argmax(0);
+    const std::int64_t ax = resolve_dim("argmax", *axis), n = shape_[std::size_t(ax)];
+    Shape s(shape_.size(), 1);
+    s[std::size_t(ax)] = n;
+    const Tensor down = arange(n, 0, -1, dtypes::int32, device()).reshape(s);  // n, n-1, ..., 1
+    const Tensor idx = (*this == max(ax, true)).cast(dtypes::int32) * down;
+    return (Tensor::full({}, n, dtypes::int32, device()) - idx.max(ax, keepdim)).cast(dtypes::int32);
+  }
+  Tensor argmin(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const { return (-*this).argmax(axis, keepdim); }
+  // running sum along an axis (tinygrad's cumsum): each output sums the inputs at or before it
+  Tensor cumsum(std::int64_t axis = 0) const {
+    if (shape_.empty()) return *this;
+    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = shape_[std::size_t(ax)];
+    const Tensor x = transpose(ax, last);
+    const Tensor mask = arange(n, std::nullopt, 1, std::nullopt, device()).reshape({n, 1}) >=
+                        arange(n, std::nullopt, 1, std::nullopt, device()).reshape({1, n});
+    return (x.unsqueeze(-2) * mask.cast(x.dtype())).sum(-1).transpose(ax, last);
+  }
+  // tinygrad's dot / matmul: the last axis of this against the second-to-last of w (the only one of a 1-d w)
+  Tensor dot(const Tensor& w, std::optional<DType> acc = std::nullopt) const {
+    const std::int64_t dx = ndim(), dw = w.ndim();
+    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    const std::int64_t axis_w = -std::min<std::int64_t>(dw, 2);
+    if (shape_.back() != w.shape_[std::size_t(dw + axis_w)])
+      throw Error("dot: cannot dot " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    const std::int64_t ones = std::min<std::int64_t>({dx - 1, dw - 1, 1});
+    Shape xs(shape_.begin(), shape_.end() - 1), ws(w.shape_.begin(), w.shape_.end() - std::min<std::int64_t>(dw, 2));
+    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(shape_.back());
+    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.shape_.end() + axis_w, w.shape_.end());
+    const Tensor x = reshape(xs), wt = w.reshape(ws).transpose(-1, axis_w);
+    return (x * wt).sum(std::vector<std::int64_t>{-1}, false, acc).cast(acc.value_or(least_upper_dtype(dtype(), w.dtype())));
+  }
+  Tensor matmul(const Tensor& w) const { return dot(w); }
+
+  // tinygrad's sum_acc_dtype: ints and bools sum in at least int32 (uint32 unsigned), floats in at least float32
+  static DType sum_acc_dtype(DType d) {
+    if (d.is_unsigned()) return least_upper_dtype(d, dtypes::uint32);
+    if (d.is_int() || d.is_bool()) return least_upper_dtype(d, dtypes::int32);
+    return least_upper_dtype(d, dtypes::float32);
+  }
+
+ private:
+  Tensor(UOp u, Shape s) : uop_(std::move(u)), shape_(std::move(s)) {}
+  Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s)); }
+  DType dtype_() const { return dtype(); }
+  bool is_realized() const {
+    const UOp& u = uop_.op() == Ops::RESHAPE ? uop_.src(0) : uop_;
+    return u.op() == Ops::BUFFER;
+  }
+  static void check_shape(const char* who, const Shape& s) {
+    for (std::int64_t d : s) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(s));
+  }
+  std::int64_t resolve_dim(const char* who, std::int64_t d) const {
+    const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
+    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(shape_));
+    return d < 0 ? d + n : d;
+  }
+  Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
+    std::vector<std::int64_t> ax;
+    if (axes.empty()) for (std::int64_t i = 0; i < ndim(); ++i) ax.push_back(i);
+    for (std::int64_t a : axes) {
+      const std::int64_t d = resolve_dim("reduce", a);
+      if (std::find(ax.begin(), ax.end(), d) != ax.end()) throw Error("reduce: axis " + std::to_string(a) + " appears twice");
+      ax.push_back(d);
+    }
+    if (ndim() == 0) ax.clear();
+    Shape kept = shape_, dropped;
+    std::vector<std::int64_t> real;  // tinygrad's _rop skips axes of size 1
+    for (std::int64_t a : ax) {
+      if (shape_[std::size_t(a)] != 1) real.push_back(a);
+      kept[std::size_t(a)] = 1;
+    }
+    const Tensor r = real.empty() ? *this : view(rop(uop_, op, real), kept);
+    for (std::size_t i = 0; i < shape_.size(); ++i)
+      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(shape_[i]);
+    return keepdim ? r : r.reshape(dropped);
+  }
+
+  UOp uop_;
+  Shape shape_;
+};
 
 }  // namespace mg

@@ -26,3 +26,6 @@
 #include "symbolic/sym.hpp"
 #include "symbolic/symbolic.hpp"
 #include "symbolic/valid.hpp"
+#include "tensor/graph.hpp"
+#include "tensor/reference.hpp"
+#include "tensor/tensor.hpp"

@@ -37,6 +37,8 @@ TEST_CASE("docs: the README example prints what its comment says", "[docs]") {
   UOp e = (a + 0) + (a + b * 0);
   REQUIRE(e.render() == "(a+0+(a+b*0))");
   REQUIRE(graph_rewrite(e, readme_fold).render() == "(a*2)");
+  Tensor t = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  REQUIRE((t * 2 + 1).sum(1).to_vector<int>() == std::vector<int>{15, 33});
 }
 
 TEST_CASE("docs: patterns.md rules and graph_rewrite modes", "[docs]") {
@@ -87,4 +89,17 @@ TEST_CASE("docs: symbolic.md examples", "[docs]") {
   static const auto my_rules = sym + rules(rule(var<"x"> * 1024, [](UOp x) { return x << 10; }));
   UOp idx = UOp::variable("idx", 0, 100);
   REQUIRE(graph_rewrite((idx + 0) * 1024, my_rules).render() == "(idx<<10)");
+}
+
+// docs/tensor.md
+TEST_CASE("docs: tensor.md examples", "[docs]") {
+  Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = (a * 2 + 1).sum(1);
+  REQUIRE(b.to_vector<int>() == std::vector<int>{15, 33});
+  REQUIRE((a / 2).dtype() == dtypes::float32);
+  REQUIRE(a.permute({1, 0}).pad({std::pair{1, 0}, std::nullopt}).shape() == Shape{4, 2});
+  REQUIRE(Tensor::from({1.5, -2.25}).relu().to_vector<float>() == std::vector<float>{1.5f, 0.0f});
+  REQUIRE_THROWS_WITH(a.reshape({4, 2}), "reshape: size mismatch, can't reshape (2, 3) -> (4, 2)");
+  REQUIRE_THROWS_WITH(a + Tensor::from({1, 2}), "broadcast: shapes (2, 3), (2,) cannot broadcast together");
+  REQUIRE_THROWS_WITH(a.sum(2), "reduce: dim 2 out of range for shape (2, 3)");
 }

@@ -3,9 +3,11 @@
 // The operands become Python values (bool, unbounded int, float, Invalid), the op runs with Python's
 // semantics (bool arithmetic gives ints, ints never overflow, x//0 is 0 as in tinygrad's helpers),
 // then truncate wraps or rounds the result to the dtype, as tinygrad's exec_alu does.
+// Also one element's storage bytes (store_element / load_element), which bitcast packs and unpacks.
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -307,49 +309,73 @@ inline double half_value(std::uint16_t b) {
   return (b & 0x8000) ? -v : v;
 }
 
+}  // namespace detail
+
+// ***** element storage *****
+
+// One element of a scalar dtype in its storage format, as a buffer holds it and tinygrad's struct
+// packs it: little endian, a bool as one byte 0 or 1, uint64 to and from its int64 bit pattern (how
+// an Arg holds it). store_element keeps an int's low bytes (so it wraps to the dtype) and rounds a
+// float to the format; an int dtype refuses a float value, as struct does. load_element gives a bool,
+// an int or a double. Both throw mg::Error for a dtype with no storage format.
+inline bool has_storage(DType dtype) {  // a scalar that is not void or weakint
+  return dtype.count == 1 && !dtype.is_ptr && dtype != dtypes::weakint && dtype.kind() != Scalar::void_;
+}
+inline void store_element(DType dtype, const Arg& v, std::byte* dst) {
+  auto fail = [&](const std::string& why) { throw Error("store_element(" + dtype.repr() + ", " + v.repr() + "): " + why); };
+  if (!has_storage(dtype)) fail("no storage format");
+  if (!v.is_number()) fail("not a number");
+  std::uint64_t b = 0;
+  switch (dtype.kind()) {
+    case Scalar::bool_: b = v.is_float() ? v.as_float() != 0 : v.as_int() != 0; break;
+    case Scalar::float16: b = detail::half_bits(v.as_float()); break;
+    case Scalar::bfloat16: b = std::bit_cast<std::uint32_t>(float(truncate_float(dtype, v.as_float()))) >> 16; break;
+    case Scalar::fp8e4m3: case Scalar::fp8e5m2: b = detail::float_to_fp8(v.as_float(), dtype.kind()); break;
+    case Scalar::float32: b = std::bit_cast<std::uint32_t>(float(v.as_float())); break;
+    case Scalar::float64: b = std::bit_cast<std::uint64_t>(v.as_float()); break;
+    default:
+      if (v.is_float()) fail("an int is expected");
+      b = std::uint64_t(v.as_int());
+  }
+  for (int k = 0; k < dtype.itemsize(); ++k) dst[k] = std::byte(b >> (8 * k));
+}
+inline Arg load_element(DType dtype, const std::byte* src) {
+  if (!has_storage(dtype)) throw Error("load_element(" + dtype.repr() + "): no storage format");
+  std::uint64_t b = 0;
+  for (int k = 0; k < dtype.itemsize(); ++k) b |= std::uint64_t(src[k]) << (8 * k);
+  switch (dtype.kind()) {
+    case Scalar::bool_: return Arg(b != 0);
+    case Scalar::float16: return Arg(detail::half_value(std::uint16_t(b)));
+    case Scalar::bfloat16: return Arg(double(std::bit_cast<float>(std::uint32_t(b << 16))));
+    case Scalar::fp8e4m3: case Scalar::fp8e5m2: return Arg(detail::fp8_to_float(std::uint8_t(b), dtype.kind()));
+    case Scalar::float32: return Arg(double(std::bit_cast<float>(std::uint32_t(b))));
+    case Scalar::float64: return Arg(std::bit_cast<double>(b));
+    default: return Arg(truncate_int(dtype, std::int64_t(b)));
+  }
+}
+
+namespace detail {
 // tinygrad's bitcast(x, in_dtype, out_dtype): pack the values in their storage format, unpack as the other
 inline Arg bitcast_value(const Arg& x, DType in, DType out) {
   const DType is = in.scalar(), os = out.scalar();
   auto fail = [&](const std::string& why) -> void {
     throw Error("bitcast(" + x.repr() + ", " + in.repr() + ", " + out.repr() + "): " + why);
   };
-  if (is == dtypes::weakint || os == dtypes::weakint || is.kind() == Scalar::void_ || os.kind() == Scalar::void_)
-    fail("no storage format");
+  if (!has_storage(is) || !has_storage(os)) fail("no storage format");
   if (in.itemsize() != out.itemsize()) fail("itemsize mismatch");
   std::vector<Arg> vals = in.count == 1 ? std::vector<Arg>{x} : x.is_tuple() ? x.as_tuple() : std::vector<Arg>{};
   if (int(vals.size()) != in.count) fail("expected " + std::to_string(in.count) + " values");
-  std::vector<std::uint8_t> bytes;
-  const int isz = is.itemsize(), osz = os.itemsize();
-  for (const Arg& v : vals) {
-    if (!v.is_number()) fail(v.repr() + " is not a number");
-    std::uint64_t b = 0;
-    switch (is.kind()) {
-      case Scalar::bool_: b = v.is_float() ? v.as_float() != 0 : v.as_int() != 0; break;
-      case Scalar::float16: b = half_bits(v.as_float()); break;
-      case Scalar::bfloat16: b = std::bit_cast<std::uint32_t>(float(truncate_float(is, v.as_float()))) >> 16; break;
-      case Scalar::fp8e4m3: case Scalar::fp8e5m2: b = detail::float_to_fp8(v.as_float(), is.kind()); break;
-      case Scalar::float32: b = std::bit_cast<std::uint32_t>(float(v.as_float())); break;
-      case Scalar::float64: b = std::bit_cast<std::uint64_t>(v.as_float()); break;
-      default:
-        if (v.is_float()) fail("an int is expected, got " + v.repr());
-        b = std::uint64_t(v.as_int());
+  const std::size_t isz = std::size_t(is.itemsize()), osz = std::size_t(os.itemsize());
+  std::vector<std::byte> bytes(vals.size() * isz);
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    try {
+      store_element(is, vals[i], bytes.data() + i * isz);
+    } catch (const Error& e) {
+      fail(e.what());
     }
-    for (int k = 0; k < isz; ++k) bytes.push_back(std::uint8_t(b >> (8 * k)));  // little endian, as struct's native order here
   }
   ArgTuple res;
-  for (std::size_t off = 0; off + std::size_t(osz) <= bytes.size(); off += std::size_t(osz)) {
-    std::uint64_t b = 0;
-    for (int k = 0; k < osz; ++k) b |= std::uint64_t(bytes[off + std::size_t(k)]) << (8 * k);
-    switch (os.kind()) {
-      case Scalar::bool_: res.emplace_back(b != 0); break;
-      case Scalar::float16: res.emplace_back(half_value(std::uint16_t(b))); break;
-      case Scalar::bfloat16: res.emplace_back(double(std::bit_cast<float>(std::uint32_t(b << 16)))); break;
-      case Scalar::fp8e4m3: case Scalar::fp8e5m2: res.emplace_back(detail::fp8_to_float(std::uint8_t(b), os.kind())); break;
-      case Scalar::float32: res.emplace_back(double(std::bit_cast<float>(std::uint32_t(b)))); break;
-      case Scalar::float64: res.emplace_back(std::bit_cast<double>(b)); break;
-      default: res.emplace_back(truncate_int(os, std::int64_t(b)));
-    }
-  }
+  for (std::size_t off = 0; off + osz <= bytes.size(); off += osz) res.push_back(load_element(os, bytes.data() + off));
   return out.count == 1 ? res[0] : Arg(std::move(res));
 }
 }  // namespace detail

@@ -30,6 +30,10 @@ class UOp;
 namespace detail {
 struct Node;
 void release(Node* n) noexcept;
+// Base of what a layer attaches to a node (UOp::attach): destroyed with the node.
+struct Attachment {
+  virtual ~Attachment() = default;
+};
 UOp adopt(Node* n) noexcept;  // a handle that takes over one reference the caller owns
 }  // namespace detail
 
@@ -180,6 +184,11 @@ class UOp {
   static UOp usum(std::span<const UOp> uops);   // uops[0] + uops[1] + ... (| for bools)
   static UOp uprod(std::span<const UOp> uops);  // uops[0] * uops[1] * ... (& for bools)
 
+  // ---- attached data (a BUFFER's storage): lives as long as the node, once set it stays ----
+  // attaches a, or returns the attachment another caller set first (a is then dropped)
+  detail::Attachment* attach(std::unique_ptr<detail::Attachment> a) const;
+  detail::Attachment* attachment() const;
+
   // ---- printing ----
   std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
   std::string render() const;  // infix render of integer expressions: (a*4+b)
@@ -246,6 +255,8 @@ struct Node {
   mutable const Node* walk_rep;
   // vmin/vmax, computed on first use (core/bounds.hpp) and freed with the node
   mutable std::atomic<const std::pair<SymVal, SymVal>*> bounds;
+  // data a later layer keeps with this node for as long as it lives (a BUFFER's storage); see UOp::attach
+  mutable std::atomic<Attachment*> attachment;
 };
 
 inline std::size_t mix(std::size_t h, std::size_t v) { return (h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdull; }
@@ -368,10 +379,11 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   void* mem = NodePool::alloc(src.size());
   UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
-  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr};
+  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
   delete n->bounds.load(std::memory_order_acquire);
+  delete n->attachment.load(std::memory_order_acquire);
   const std::size_t nsrc = n->src.size();
   std::destroy(n->src.begin(), n->src.end());
   n->~Node();
@@ -516,6 +528,13 @@ inline const UOp& UOp::src(std::size_t i) const {
 }
 inline std::size_t UOp::nsrc() const { return checked()->src.size(); }
 inline std::size_t UOp::hash() const { return p_ ? p_->hash : 0; }
+
+inline detail::Attachment* UOp::attach(std::unique_ptr<detail::Attachment> a) const {
+  detail::Attachment* expect = nullptr;
+  if (checked()->attachment.compare_exchange_strong(expect, a.get(), std::memory_order_acq_rel)) return a.release();
+  return expect;
+}
+inline detail::Attachment* UOp::attachment() const { return checked()->attachment.load(std::memory_order_acquire); }
 
 inline UOp UOp::replace(const Fields& f) const {
   Ops op = f.op.value_or(this->op());

@@ -1,0 +1,537 @@
+#pragma once
+// Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
+// computes until realize(), to_vector<T>() or item<T>(). Until the CPU backend lands, every device
+// realizes through the reference evaluator (tensor/reference.hpp), which stays the oracle after.
+//
+//   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
+//   Tensor b = (a * 2 + 1).sum(1);                              // lazy
+//   std::vector<int> v = b.to_vector<int>();                    // {9, 27}
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../core/alu.hpp"
+#include "../core/error.hpp"
+#include "../core/uop.hpp"
+#include "graph.hpp"
+#include "reference.hpp"
+
+namespace mg {
+
+// the dtype tinygrad gives a C++ value of type T (dtypes.from_py for bool, int and float)
+template <class T> constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return dtypes::bool_;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return dtypes::int8;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return dtypes::uint8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return dtypes::int16;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return dtypes::uint16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return dtypes::int32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return dtypes::uint32;
+  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return dtypes::int64;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return dtypes::uint64;
+  else if constexpr (std::is_same_v<T, float>) return dtypes::float32;
+  else if constexpr (std::is_same_v<T, double>) return dtypes::float64;
+  else static_assert(std::is_same_v<T, bool>, "Tensor: no dtype for this element type");
+}
+
+// a scalar operand of a Tensor operation: bool, int or float, as a Python scalar
+struct ConstType {
+  Arg v;
+  template <class T> requires std::is_arithmetic_v<T>
+  ConstType(T x) : v(std::is_same_v<T, bool> ? Arg(bool(x)) : std::is_floating_point_v<T> ? Arg(double(x)) : Arg(std::int64_t(x))) {}
+  // tinygrad's dtypes.from_py
+  DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
+};
+
+class Tensor {
+ public:
+  inline static std::string default_device = "CPU";
+
+  // ---- creation ----
+  // a tensor viewing a UOp graph (its shape is inferred)
+  explicit Tensor(UOp u) : uop_(std::move(u)) {
+    auto s = shape_of(uop_);
+    if (!s) throw Error("Tensor: " + op_repr(uop_.op()) + " has no shape");
+    shape_ = std::move(*s);
+  }
+  // a 0-d tensor holding one value
+  Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
+
+  // data in row-major order with its shape (empty shape: the data's length). The dtype defaults to T's;
+  // double is a Python float, so it defaults to dtypes::default_float (float32) as in tinygrad.
+  template <class T>
+  static Tensor from(std::span<const T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    if (shape.empty() && data.size() != 1) shape = {std::int64_t(data.size())};
+    check_shape("Tensor::from", shape);
+    if (shape_prod(shape) != std::int64_t(data.size()))
+      throw Error("Tensor::from: " + std::to_string(data.size()) + " values for shape " + shape_str(shape));
+    const DType dt = dtype.value_or(std::is_same_v<T, double> ? dtypes::default_float : dtype_of<T>());
+    HostArray a(dt, shape);
+    for (std::size_t i = 0; i < data.size(); ++i) a.set(std::int64_t(i), ConstType(data[i]).v);
+    return from_host(a, device);
+  }
+  template <class T>
+  static Tensor from(const std::vector<T>& data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    if constexpr (std::is_same_v<T, bool>) {  // vector<bool> has no contiguous storage
+      std::vector<std::uint8_t> b(data.begin(), data.end());
+      return from(std::span<const std::uint8_t>(b), std::move(shape), dtype.value_or(dtypes::bool_), device);
+    } else return from(std::span<const T>(data), std::move(shape), dtype, device);
+  }
+  template <class T>
+  static Tensor from(std::initializer_list<T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    return from(std::vector<T>(data), std::move(shape), dtype, device);
+  }
+  // a host array copied into a new buffer on device
+  static Tensor from_host(const HostArray& a, const std::string& device = default_device) {
+    UOp buf = new_buffer(device, a.numel(), a.dtype);
+    host_buffer(buf).bytes = a.bytes;
+    return Tensor(a.shape == Shape{a.numel()} ? buf : mop_reshape(buf, a.shape));
+  }
+  // tinygrad's Tensor.full / zeros / ones: a constant, reshaped and expanded (no memory)
+  static Tensor full(const Shape& shape, ConstType value, std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
+    check_shape("Tensor::full", shape);
+    UOp c = UOp(Ops::CONST, dtype.value_or(value.py_dtype()), {device_uop(device)}, normalize_const(dtype.value_or(value.py_dtype()), value.v));
+    if (shape.empty()) return Tensor(c);
+    return Tensor(mop_expand(mop_reshape(c, Shape(shape.size(), 1)), shape));
+  }
+  static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    return full(shape, 0, dtype, device);
+  }
+  static Tensor ones(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    return full(shape, 1, dtype, device);
+  }
+  // tinygrad's Tensor.empty: a buffer whose contents are not set (here: zero)
+  static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    check_shape("Tensor::empty", shape);
+    UOp buf = new_buffer(device, shape_prod(shape), dtype);
+    return Tensor(shape == Shape{shape_prod(shape)} ? buf : mop_reshape(buf, shape));
+  }
+  // tinygrad's Tensor.arange: start, start+step, ... below stop (above it for a negative step). An int
+  // tensor when all three are ints, else default_float. (Built from host data here; tinygrad builds it lazily.)
+  static Tensor arange(ConstType start, std::optional<ConstType> stop = std::nullopt, ConstType step = 1,
+                       std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
+    if (!stop) stop = start, start = ConstType(0);
+    const bool ints = !start.v.is_float() && !stop->v.is_float() && !step.v.is_float();
+    const double a = start.v.as_float(), b = stop->v.as_float(), d = step.v.as_float();
+    if (d == 0) throw Error("arange: step is 0");
+    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
+    const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
+    HostArray h(dt, {n});
+    for (std::int64_t i = 0; i < n; ++i)
+      h.set(i, ints ? Arg(start.v.as_int() + i * step.v.as_int()) : Arg(a + double(i) * d));
+    return from_host(h, device);
+  }
+  // tinygrad's Tensor.eye: ones on the diagonal of an n x m matrix
+  static Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, DType dtype = dtypes::default_float,
+                    const std::string& device = default_device) {
+    const Tensor r = arange(n, std::nullopt, 1, std::nullopt, device).reshape({n, 1});
+    const Tensor c = arange(m.value_or(n), std::nullopt, 1, std::nullopt, device).reshape({1, m.value_or(n)});
+    return (r == c).cast(dtype);
+  }
+  // tinygrad's Tensor.linspace: steps points from start to stop, both included
+  static Tensor linspace(double start, double stop, std::int64_t steps, DType dtype = dtypes::default_float,
+                         const std::string& device = default_device) {
+    if (steps < 0) throw Error("linspace: number of steps " + std::to_string(steps) + " is negative");
+    if (steps == 1) return full({1}, start, dtype, device);
+    return (arange(0, steps, 1, dtypes::float64, device) * ((stop - start) / double(steps - 1)) + start).cast(dtype);
+  }
+  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(shape_, value, dtype.value_or(dtype_()), device()); }
+  Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const { return full_like(0, dtype); }
+  Tensor ones_like(std::optional<DType> dtype = std::nullopt) const { return full_like(1, dtype); }
+
+  // ---- properties ----
+  const UOp& uop() const { return uop_; }
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return uop_.dtype(); }
+  std::int64_t ndim() const { return std::int64_t(shape_.size()); }
+  std::int64_t numel() const { return shape_prod(shape_); }
+  // the device of the buffers or constants the graph starts from (the default when it has none)
+  std::string device() const {
+    for (const UOp& u : uop_.toposort()) if (u.op() == Ops::DEVICE) return u.arg().as_str();
+    return default_device;
+  }
+
+  // ---- realizing ----
+  // computes the graph into a new buffer; the tensor then views that buffer
+  Tensor& realize() {
+    if (is_realized()) return *this;
+    *this = from_host(reference_eval(uop_), device());
+    return *this;
+  }
+  template <class T> std::vector<T> to_vector() const { return reference_eval(uop_).template to_vector<T>(); }
+  template <class T> T item() const {
+    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(shape_));
+    return to_vector<T>()[0];
+  }
+
+  // ---- movement ----
+  // a size of -1 is inferred from the others
+  Tensor reshape(Shape shape) const {
+    std::int64_t known = 1, infer = -1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) {
+        if (infer >= 0) throw Error("reshape: more than one -1 in " + shape_str(shape));
+        infer = std::int64_t(i);
+      } else if (shape[i] < 0) throw Error("reshape: negative size in " + shape_str(shape));
+      else known *= shape[i];
+    }
+    if (infer >= 0) shape[std::size_t(infer)] = known == 0 ? 0 : numel() / known;
+    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(shape_) + " -> " + shape_str(shape));
+    if (shape == shape_) return *this;
+    return view(mop_reshape(uop_, shape), shape);
+  }
+  // sizes of -1 keep the axis; new axes can be added on the left
+  Tensor expand(Shape shape) const {
+    if (shape.size() < shape_.size()) throw Error("expand: cannot expand " + shape_str(shape_) + " to fewer dims " + shape_str(shape));
+    const std::size_t off = shape.size() - shape_.size();
+    Shape from(off, 1);
+    from.insert(from.end(), shape_.begin(), shape_.end());
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) shape[i] = from[i];
+      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(shape_) + " to " + shape_str(shape));
+    }
+    const Tensor r = reshape(from);
+    if (shape == from) return r;
+    return r.view(mop_expand(r.uop_, shape), shape);
+  }
+  Tensor permute(const std::vector<std::int64_t>& order) const {
+    std::vector<std::int64_t> o;
+    for (std::int64_t d : order) o.push_back(resolve_dim("permute", d));
+    std::vector<std::int64_t> sorted = o;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      if (sorted.size() != shape_.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
+    if (sorted.size() != shape_.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
+    bool identity = true;
+    for (std::size_t i = 0; i < o.size(); ++i) identity = identity && o[i] == std::int64_t(i);
+    if (identity) return *this;
+    Shape s;
+    for (std::int64_t d : o) s.push_back(shape_[std::size_t(d)]);
+    return view(mop_permute(uop_, o), s);
+  }
+  // (before, after) per axis; nullopt leaves the axis
+  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+    if (arg.size() != shape_.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(shape_));
+    std::vector<std::pair<std::int64_t, std::int64_t>> m;
+    Shape s;
+    bool any = false;
+    for (std::size_t i = 0; i < arg.size(); ++i) {
+      auto [b, a] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, 0});
+      if (b < 0 || a < 0) throw Error("pad: negative pads need pad() of the full form; got (" + std::to_string(b) + ", " + std::to_string(a) + ")");
+      any = any || b || a;
+      m.emplace_back(b, shape_[i] + b + a);
+      s.push_back(shape_[i] + b + a);
+    }
+    if (!any) return *this;
+    return view(mop_pad(uop_, m), s);
+  }
+  // (start, end) per axis; nullopt keeps the axis
+  Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+    if (arg.size() != shape_.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(shape_));
+    std::vector<std::pair<std::int64_t, std::int64_t>> m;
+    Shape s;
+    bool any = false;
+    for (std::size_t i = 0; i < arg.size(); ++i) {
+      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, shape_[i]});
+      if (b < 0 || e < b || e > shape_[i])
+        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(shape_));
+      any = any || b != 0 || e != shape_[i];
+      m.emplace_back(b, e - b);
+      s.push_back(e - b);
+    }
+    if (!any) return *this;
+    return view(mop_shrink(uop_, m), s);
+  }
+  Tensor flip(const std::vector<std::int64_t>& axes) const {
+    std::vector<bool> f(shape_.size(), false);
+    for (std::int64_t a : axes) {
+      const std::int64_t d = resolve_dim("flip", a);
+      if (f[std::size_t(d)]) throw Error("flip: axis " + std::to_string(a) + " appears twice");
+      f[std::size_t(d)] = true;
+    }
+    if (std::none_of(f.begin(), f.end(), [](bool b) { return b; })) return *this;
+    return view(mop_flip(uop_, f), shape_);
+  }
+  Tensor transpose(std::int64_t a = 1, std::int64_t b = 0) const {
+    std::vector<std::int64_t> o(shape_.size());
+    for (std::size_t i = 0; i < o.size(); ++i) o[i] = std::int64_t(i);
+    std::swap(o[std::size_t(resolve_dim("transpose", a))], o[std::size_t(resolve_dim("transpose", b))]);
+    return permute(o);
+  }
+  Tensor T() const { return transpose(); }
+  Tensor flatten(std::int64_t start = 0, std::int64_t end = -1) const {
+    if (shape_.empty()) return reshape({1});
+    const std::int64_t s = resolve_dim("flatten", start), e = resolve_dim("flatten", end);
+    Shape n(shape_.begin(), shape_.begin() + s);
+    n.push_back(shape_prod(Shape(shape_.begin() + s, shape_.begin() + e + 1)));
+    n.insert(n.end(), shape_.begin() + e + 1, shape_.end());
+    return reshape(n);
+  }
+  Tensor unsqueeze(std::int64_t dim) const {
+    const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
+    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(shape_));
+    Shape n = shape_;
+    n.insert(n.begin() + d, 1);
+    return reshape(n);
+  }
+  // drops size-1 axes (all of them, or just dim)
+  Tensor squeeze(std::optional<std::int64_t> dim = std::nullopt) const {
+    Shape n;
+    if (!dim) {
+      for (std::int64_t s : shape_) if (s != 1) n.push_back(s);
+      return reshape(n);
+    }
+    if (shape_.empty()) return *this;
+    const std::int64_t d = resolve_dim("squeeze", *dim);
+    if (shape_[std::size_t(d)] != 1) return *this;
+    n = shape_;
+    n.erase(n.begin() + d);
+    return reshape(n);
+  }
+
+  // ---- elementwise ----
+  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(uop_.cast(dt), shape_); }
+  Tensor bitcast(DType dt) const {
+    if (dt.itemsize() != dtype().itemsize())
+      throw Error("bitcast: " + dtype().repr() + " to " + dt.repr() + " changes the item size");
+    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {uop_}), shape_);
+  }
+  Tensor alu(Ops op) const { return view(uop_.alu(op), shape_); }
+
+  // tinygrad's _broadcasted: the scalar takes this tensor's dtype when it fits it, then both sides
+  // broadcast to one shape and promote to one dtype
+  std::pair<Tensor, Tensor> broadcasted(const Tensor& y, bool reverse = false) const {
+    Tensor a = reverse ? y : *this, b = reverse ? *this : y;
+    const Shape out = broadcast_shape({a.shape_, b.shape_}, "broadcast");
+    a = a.expand(out), b = b.expand(out);
+    if (a.dtype() == b.dtype()) return {a, b};
+    const DType dt = least_upper_dtype(a.dtype(), b.dtype());
+    return {a.cast(dt), b.cast(dt)};
+  }
+  Tensor ufix(const ConstType& x) const {
+    const bool keep = dtype().is_float() || (dtype().is_int() && x.v.is_int());
+    return full(shape_, x, keep ? dtype() : x.py_dtype(), device());
+  }
+  Tensor binop(Ops op, const Tensor& y, bool reverse = false) const {
+    auto [a, b] = broadcasted(y, reverse);
+    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+  }
+
+  Tensor add(const Tensor& y) const { return binop(Ops::ADD, y); }
+  Tensor mul(const Tensor& y) const { return binop(Ops::MUL, y); }
+  Tensor sub(const Tensor& y) const { auto [a, b] = broadcasted(y); return a + (-b); }
+  // true division (a float result); idiv is Python's // on ints (tinygrad's div rounding_mode="floor")
+  Tensor div(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    return a.ensure_float() * b.reciprocal();
+  }
+  Tensor idiv(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (!a.dtype().is_int()) throw Error("idiv: needs int tensors, got " + a.dtype().repr());
+    return a.view(a.uop_.alu(Ops::FLOORDIV, b.uop_), a.shape_);
+  }
+  Tensor mod(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (a.dtype().is_int()) return a.view(a.uop_.alu(Ops::FLOORMOD, b.uop_), a.shape_);
+    return a - b * (a / b).floor();  // Python's % on floats: the sign of the divisor
+  }
+  Tensor maximum(const Tensor& y) const { return binop(Ops::MAX, y); }
+  Tensor minimum(const Tensor& y) const { auto [a, b] = broadcasted(y); return -((-a).maximum(-b)); }
+  Tensor where(const Tensor& x, const Tensor& y) const {
+    auto [xb, yb] = x.broadcasted(y);
+    const Shape out = broadcast_shape({shape_, xb.shape_}, "where");
+    const Tensor c = cast(dtypes::bool_).expand(out), xe = xb.expand(out), ye = yb.expand(out);
+    return c.view(c.uop_.alu(Ops::WHERE, xe.uop_, ye.uop_), out);
+  }
+  Tensor cmplt(const Tensor& y) const { return binop(Ops::CMPLT, y); }
+  Tensor cmpne(const Tensor& y) const { return binop(Ops::CMPNE, y); }
+  Tensor cmpeq(const Tensor& y) const { return cmpne(y).logical_not(); }
+  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(shape_, true, dtypes::bool_, device())); }
+  Tensor bitwise(Ops op, const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
+    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+  }
+  Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
+  Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
+  Tensor sqrt() const { return ensure_float().alu(Ops::SQRT); }
+  Tensor exp2() const { return ensure_float().alu(Ops::EXP2); }
+  Tensor log2() const { return ensure_float().alu(Ops::LOG2); }
+  Tensor sin() const { return ensure_float().alu(Ops::SIN); }
+  Tensor trunc() const { return dtype().is_float() ? alu(Ops::TRUNC) : *this; }
+  // tinygrad's floor / ceil: the truncation moved by one where it went the wrong way
+  Tensor floor() const { const Tensor t = trunc(); return (*this < t).where(t - ConstType(1), t); }
+  Tensor ceil() const { const Tensor t = trunc(); return (*this > t).where(t + ConstType(1), t); }
+  Tensor exp() const { return (ensure_float() * ConstType(1.0 / 0.6931471805599453)).exp2(); }
+  Tensor log() const { return ensure_float().log2() * ConstType(0.6931471805599453); }
+  Tensor relu() const { return (*this > ConstType(0)).where(*this, ConstType(0)); }
+  Tensor sigmoid() const { return (Tensor(ConstType(1), dtype()) + (-*this).exp()).reciprocal(); }
+  Tensor abs() const { return (*this < ConstType(0)).where(-*this, *this); }
+  Tensor square() const { return *this * *this; }
+  Tensor ensure_float() const { return dtype().is_float() ? *this : cast(least_upper_float(dtype())); }
+
+  // operators: a ConstType on either side wraps into a tensor as tinygrad's ufix does
+#define MG_TENSOR_BINOP(SYM, FN)                                                                           \
+  friend Tensor operator SYM(const Tensor& a, const Tensor& b) { return a.FN(b); }                          \
+  friend Tensor operator SYM(const Tensor& a, ConstType b) { return a.FN(a.ufix(b)); }                         \
+  friend Tensor operator SYM(ConstType a, const Tensor& b) { return b.ufix(a).FN(b); }
+  MG_TENSOR_BINOP(+, add) MG_TENSOR_BINOP(*, mul) MG_TENSOR_BINOP(-, sub) MG_TENSOR_BINOP(/, div)
+  MG_TENSOR_BINOP(%, mod) MG_TENSOR_BINOP(<, cmplt) MG_TENSOR_BINOP(!=, cmpne) MG_TENSOR_BINOP(==, cmpeq)
+#undef MG_TENSOR_BINOP
+  friend Tensor operator>(const Tensor& a, const Tensor& b) { return b.cmplt(a); }
+  friend Tensor operator>(const Tensor& a, ConstType b) { return a.ufix(b).cmplt(a); }
+  friend Tensor operator>=(const Tensor& a, const Tensor& b) { return (a < b).logical_not(); }
+  friend Tensor operator>=(const Tensor& a, ConstType b) { return (a < b).logical_not(); }
+  friend Tensor operator<=(const Tensor& a, const Tensor& b) { return (a > b).logical_not(); }
+  friend Tensor operator<=(const Tensor& a, ConstType b) { return (a > b).logical_not(); }
+  friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::AND, b); }
+  friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::OR, b); }
+  friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::XOR, b); }
+  friend Tensor operator-(const Tensor& a) { return a.neg(); }
+
+  // ---- reductions ----
+  // axes may be negative; none = all. keepdim keeps the reduced axes as size 1.
+  Tensor sum(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::optional<DType> acc = std::nullopt) const {
+    const Tensor r = cast(acc.value_or(sum_acc_dtype(dtype()))).reduce(Ops::ADD, std::move(axes), keepdim);
+    const DType d = dtype().scalar();
+    return !acc && (d == dtypes::float16 || d == dtypes::bfloat16 || d.is_fp8()) ? r.cast(dtype()) : r;
+  }
+  Tensor sum(std::int64_t axis, bool keepdim = false) const { return sum(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor prod(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MUL, std::move(axes), keepdim); }
+  Tensor max(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MAX, std::move(axes), keepdim); }
+  Tensor max(std::int64_t axis, bool keepdim = false) const { return max(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor min(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return -((-*this).max(std::move(axes), keepdim)); }
+  Tensor min(std::int64_t axis, bool keepdim = false) const { return min(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor prod(std::int64_t axis, bool keepdim = false) const { return prod(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor mean(std::vector<std::int64_t> axes = {}, bool keepdim = false) const {
+    const DType out = dtype().is_float() ? dtype() : dtypes::float32;
+    const Tensor s = cast(sum_acc_dtype(dtype())).sum(axes, keepdim);
+    const std::int64_t n = numel() / std::max<std::int64_t>(1, s.numel());
+    return (s / ConstType(n)).cast(out);
+  }
+  Tensor mean(std::int64_t axis, bool keepdim = false) const { return mean(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor any(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).max(std::move(axes), keepdim); }
+  Tensor all(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).prod(std::move(axes), keepdim); }
+
+  // tinygrad's softmax family: shifted by the max along the axis for stability
+  Tensor softmax(std::int64_t axis = -1) const {
+    const Tensor m = *this - max(axis, true), e = m.exp();
+    return e / e.sum(axis, true);
+  }
+  Tensor log_softmax(std::int64_t axis = -1) const {
+    const Tensor m = *this - max(axis, true);
+    return m - m.exp().sum(axis, true).log();
+  }
+  Tensor logsumexp(std::int64_t axis, bool keepdim = false) const {
+    const Tensor m = max(axis, true);
+    const Tensor r = (*this - m).exp().sum(axis, true).log() + m;
+    return keepdim ? r : r.squeeze(axis);
+  }
+  // variance with Bessel's correction by default, over the reduced elements
+  Tensor var(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
+    const Tensor sq = (*this - mean(axes, true)).square();
+    const Tensor s = sq.sum(axes, keepdim);
+    const std::int64_t n = numel() / std::max<std::int64_t>(1, sq.sum(axes, true).numel());
+    return s / ConstType(double(std::max<std::int64_t>(0, n - correction)));
+  }
+  Tensor var(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const {
+    return var(std::vector<std::int64_t>{axis}, keepdim, correction);
+  }
+  Tensor std(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
+    return var(std::move(axes), keepdim, correction).sqrt();
+  }
+  Tensor std(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const { return var(axis, keepdim, correction).sqrt(); }
+  // the index of the first maximum (over the flattened tensor when no axis is given), int32
+  Tensor argmax(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const {
+    if (!axis) return flatten().argmax(0);
+    const std::int64_t ax = resolve_dim("argmax", *axis), n = shape_[std::size_t(ax)];
+    Shape s(shape_.size(), 1);
+    s[std::size_t(ax)] = n;
+    const Tensor down = arange(n, 0, -1, dtypes::int32, device()).reshape(s);  // n, n-1, ..., 1
+    const Tensor idx = (*this == max(ax, true)).cast(dtypes::int32) * down;
+    return (Tensor::full({}, n, dtypes::int32, device()) - idx.max(ax, keepdim)).cast(dtypes::int32);
+  }
+  Tensor argmin(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const { return (-*this).argmax(axis, keepdim); }
+  // running sum along an axis (tinygrad's cumsum): each output sums the inputs at or before it
+  Tensor cumsum(std::int64_t axis = 0) const {
+    if (shape_.empty()) return *this;
+    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = shape_[std::size_t(ax)];
+    const Tensor x = transpose(ax, last);
+    const Tensor mask = arange(n, std::nullopt, 1, std::nullopt, device()).reshape({n, 1}) >=
+                        arange(n, std::nullopt, 1, std::nullopt, device()).reshape({1, n});
+    return (x.unsqueeze(-2) * mask.cast(x.dtype())).sum(-1).transpose(ax, last);
+  }
+  // tinygrad's dot / matmul: the last axis of this against the second-to-last of w (the only one of a 1-d w)
+  Tensor dot(const Tensor& w, std::optional<DType> acc = std::nullopt) const {
+    const std::int64_t dx = ndim(), dw = w.ndim();
+    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    const std::int64_t axis_w = -std::min<std::int64_t>(dw, 2);
+    if (shape_.back() != w.shape_[std::size_t(dw + axis_w)])
+      throw Error("dot: cannot dot " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    const std::int64_t ones = std::min<std::int64_t>({dx - 1, dw - 1, 1});
+    Shape xs(shape_.begin(), shape_.end() - 1), ws(w.shape_.begin(), w.shape_.end() - std::min<std::int64_t>(dw, 2));
+    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(shape_.back());
+    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.shape_.end() + axis_w, w.shape_.end());
+    const Tensor x = reshape(xs), wt = w.reshape(ws).transpose(-1, axis_w);
+    return (x * wt).sum(std::vector<std::int64_t>{-1}, false, acc).cast(acc.value_or(least_upper_dtype(dtype(), w.dtype())));
+  }
+  Tensor matmul(const Tensor& w) const { return dot(w); }
+
+  // tinygrad's sum_acc_dtype: ints and bools sum in at least int32 (uint32 unsigned), floats in at least float32
+  static DType sum_acc_dtype(DType d) {
+    if (d.is_unsigned()) return least_upper_dtype(d, dtypes::uint32);
+    if (d.is_int() || d.is_bool()) return least_upper_dtype(d, dtypes::int32);
+    return least_upper_dtype(d, dtypes::float32);
+  }
+
+ private:
+  Tensor(UOp u, Shape s) : uop_(std::move(u)), shape_(std::move(s)) {}
+  Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s)); }
+  DType dtype_() const { return dtype(); }
+  bool is_realized() const {
+    const UOp& u = uop_.op() == Ops::RESHAPE ? uop_.src(0) : uop_;
+    return u.op() == Ops::BUFFER;
+  }
+  static void check_shape(const char* who, const Shape& s) {
+    for (std::int64_t d : s) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(s));
+  }
+  std::int64_t resolve_dim(const char* who, std::int64_t d) const {
+    const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
+    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(shape_));
+    return d < 0 ? d + n : d;
+  }
+  Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
+    std::vector<std::int64_t> ax;
+    if (axes.empty()) for (std::int64_t i = 0; i < ndim(); ++i) ax.push_back(i);
+    for (std::int64_t a : axes) {
+      const std::int64_t d = resolve_dim("reduce", a);
+      if (std::find(ax.begin(), ax.end(), d) != ax.end()) throw Error("reduce: axis " + std::to_string(a) + " appears twice");
+      ax.push_back(d);
+    }
+    if (ndim() == 0) ax.clear();
+    Shape kept = shape_, dropped;
+    std::vector<std::int64_t> real;  // tinygrad's _rop skips axes of size 1
+    for (std::int64_t a : ax) {
+      if (shape_[std::size_t(a)] != 1) real.push_back(a);
+      kept[std::size_t(a)] = 1;
+    }
+    const Tensor r = real.empty() ? *this : view(rop(uop_, op, real), kept);
+    for (std::size_t i = 0; i < shape_.size(); ++i)
+      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(shape_[i]);
+    return keepdim ? r : r.reshape(dropped);
+  }
+
+  UOp uop_;
+  Shape shape_;
+};
+
+}  // namespace mg

@@ -1,0 +1,170 @@
+// Tensor frontend: creation, movement, elementwise with broadcasting and promotion, reductions.
+// Expected values were printed by tinygrad at the reference commit (Tensor ops on its CPU device).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <metagrad/tensor/tensor.hpp>
+
+using namespace mg;
+using V = std::vector<std::int32_t>;
+using F = std::vector<float>;
+
+namespace {
+void check_close(const F& got, const F& want, double atol = 1e-6, double rtol = 1e-5) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
+    CHECK(std::fabs(double(got[i]) - double(want[i])) <= atol + rtol * std::fabs(double(want[i])));
+  }
+}
+}  // namespace
+
+TEST_CASE("tensor: creation, dtypes and shapes") {
+  Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(a.shape() == Shape{2, 3});
+  CHECK(a.dtype() == dtypes::int32);
+  CHECK(a.to_vector<std::int32_t>() == V{1, 2, 3, 4, 5, 6});
+  CHECK(Tensor::from({1.5, 2.0}).dtype() == dtypes::float32);  // a Python float is default_float
+  CHECK(Tensor::from(std::vector<bool>{true, false}).dtype() == dtypes::bool_);
+  CHECK(Tensor::from({1, 2}, {}, dtypes::float16).to_vector<float>() == F{1, 2});
+  CHECK(Tensor::full({2, 2}, 3).to_vector<std::int32_t>() == V{3, 3, 3, 3});
+  CHECK(Tensor::full({2, 2}, 3).dtype() == dtypes::int32);
+  CHECK(Tensor::ones({2, 3}).sum(0).to_vector<float>() == F{2, 2, 2});
+  CHECK(Tensor::zeros({0, 3}).numel() == 0);
+  CHECK(Tensor(ConstType(7)).shape().empty());
+  CHECK(Tensor(ConstType(7)).item<std::int32_t>() == 7);
+  CHECK(a.zeros_like().to_vector<std::int32_t>() == V(6, 0));
+}
+
+TEST_CASE("tensor: movement ops") {
+  Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(a.permute({1, 0}).to_vector<std::int32_t>() == V{1, 4, 2, 5, 3, 6});
+  CHECK(a.T().shape() == Shape{3, 2});
+  CHECK(a.flip({1}).to_vector<std::int32_t>() == V{3, 2, 1, 6, 5, 4});
+  CHECK(a.flip({-1, 0}).to_vector<std::int32_t>() == V{6, 5, 4, 3, 2, 1});
+  Tensor p = a.pad({std::pair{1, 0}, std::pair{0, 2}});
+  CHECK(p.shape() == Shape{3, 5});
+  CHECK(p.to_vector<std::int32_t>() == V{0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 4, 5, 6, 0, 0});
+  CHECK(a.shrink({std::pair{0, 1}, std::pair{1, 3}}).to_vector<std::int32_t>() == V{2, 3});
+  CHECK(a.reshape({3, -1}).shape() == Shape{3, 2});
+  CHECK(Tensor::from({1, 2, 3}).reshape({3, 1}).expand({3, 2}).to_vector<std::int32_t>() == V{1, 1, 2, 2, 3, 3});
+  CHECK(Tensor::from({1, 2, 3}).expand({2, 3}).to_vector<std::int32_t>() == V{1, 2, 3, 1, 2, 3});
+  CHECK(a.flatten().shape() == Shape{6});
+  CHECK(a.unsqueeze(1).shape() == Shape{2, 1, 3});
+  CHECK(a.unsqueeze(-1).shape() == Shape{2, 3, 1});
+  CHECK(a.unsqueeze(0).squeeze().shape() == Shape{2, 3});
+  // a chain through every movement op
+  Tensor c = a.permute({1, 0}).pad({std::pair{0, 1}, std::nullopt}).shrink({std::pair{1, 4}, std::nullopt}).flip({0});
+  CHECK(c.to_vector<std::int32_t>() == V{0, 0, 3, 6, 2, 5});
+}
+
+TEST_CASE("tensor: elementwise with broadcasting and promotion") {
+  Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK((a * 2 + 1).sum(1).to_vector<std::int32_t>() == V{15, 33});
+  CHECK((a / 2).dtype() == dtypes::float32);
+  CHECK((a / 2).to_vector<float>() == F{0.5f, 1, 1.5f, 2, 2.5f, 3});
+  CHECK((a - 7).to_vector<std::int32_t>() == V{-6, -5, -4, -3, -2, -1});
+  CHECK((a % 4).to_vector<std::int32_t>() == V{1, 2, 3, 0, 1, 2});
+  CHECK((-a).idiv(Tensor(ConstType(4))).to_vector<std::int32_t>() == V{-1, -1, -1, -1, -2, -2});
+  CHECK((Tensor::from({-7, 7}) % 3).to_vector<std::int32_t>() == V{2, 1});
+  CHECK(Tensor::from({-7, 7}).idiv(Tensor(ConstType(2))).to_vector<std::int32_t>() == V{-4, 3});
+  CHECK((a < 3).to_vector<bool>() == std::vector<bool>{true, true, false, false, false, false});
+  CHECK((a + 1.5).dtype() == dtypes::float32);
+  Tensor b = Tensor::from(std::vector<bool>{true, false}) + 1;
+  CHECK(b.dtype() == dtypes::int32);
+  CHECK(b.to_vector<std::int32_t>() == V{2, 1});
+  // a column against a row
+  Tensor col = Tensor::from({10, 20}, {2, 1}), row = Tensor::from({1, 2, 3});
+  CHECK((col + row).to_vector<std::int32_t>() == V{11, 12, 13, 21, 22, 23});
+  CHECK((a < 4).where(a, Tensor(ConstType(0))).to_vector<std::int32_t>() == V{1, 2, 3, 0, 0, 0});
+  CHECK(a.maximum(Tensor(ConstType(3))).to_vector<std::int32_t>() == V{3, 3, 3, 4, 5, 6});
+  CHECK(a.minimum(Tensor(ConstType(3))).to_vector<std::int32_t>() == V{1, 2, 3, 3, 3, 3});
+  CHECK((Tensor::from({6, 5}) & Tensor::from({3, 3})).to_vector<std::int32_t>() == V{2, 1});
+
+  Tensor f = Tensor::from({1.5, -2.25, 0.1});
+  check_close((f + 0.2).to_vector<float>(), {1.7000000476837158f, -2.049999952316284f, 0.30000001192092896f});
+  check_close(f.exp().to_vector<float>(), {4.481688976287842f, 0.1053992360830307f, 1.1051709651947021f});
+  CHECK(f.floor().to_vector<float>() == F{1, -3, 0});
+  CHECK(f.ceil().to_vector<float>() == F{2, -2, 1});
+  check_close(f.relu().to_vector<float>(), {1.5f, 0, 0.10000000149011612f});
+  check_close(f.sigmoid().to_vector<float>(), {0.8175744414329529f, 0.09534947574138641f, 0.5249791741371155f});
+  check_close((f % 1).to_vector<float>(), {0.5f, 0.75f, 0.10000000149011612f});
+  check_close(Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 2}).log().to_vector<float>(),
+              {0.0f, 0.6931471824645996f, 1.0986123085021973f, 1.3862943649291992f});
+}
+
+TEST_CASE("tensor: reductions") {
+  Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(a.max(0).to_vector<std::int32_t>() == V{4, 5, 6});
+  CHECK(a.min(1).to_vector<std::int32_t>() == V{1, 4});
+  CHECK(a.mean().item<float>() == 3.5f);
+  CHECK(a.prod(1).to_vector<std::int32_t>() == V{6, 120});
+  CHECK(a.sum().item<std::int32_t>() == 21);
+  CHECK(a.sum(-1, true).shape() == Shape{2, 1});
+  CHECK(a.sum({0, 1}).shape().empty());
+  CHECK((a > 5).any().item<bool>());
+  CHECK_FALSE((a > 5).all().item<bool>());
+  CHECK(Tensor::zeros({0, 3}).sum(0).to_vector<float>() == F{0, 0, 0});
+  CHECK(Tensor::from({250, 10}, {}, dtypes::uint8).sum().dtype() == dtypes::uint32);  // sum_acc_dtype
+  CHECK(Tensor::from({250, 10}, {}, dtypes::uint8).sum().item<std::uint32_t>() == 260);
+}
+
+TEST_CASE("tensor: realize keeps the values and views a buffer") {
+  Tensor a = Tensor::from({1, 2, 3, 4}, {2, 2});
+  Tensor b = (a * a).permute({1, 0});
+  b.realize();
+  CHECK((b.uop().op() == Ops::BUFFER || b.uop().src(0).op() == Ops::BUFFER));
+  CHECK(b.shape() == Shape{2, 2});
+  CHECK(b.to_vector<std::int32_t>() == V{1, 9, 4, 16});
+}
+
+TEST_CASE("tensor: bad input is an mg::Error naming the op and the shapes") {
+  Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  auto throws_with = [](auto&& f, const std::string& part) {
+    try {
+      f();
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(part) != std::string::npos);
+      return;
+    }
+    FAIL("no mg::Error");
+  };
+  throws_with([&] { a.reshape({4, 2}); }, "reshape: size mismatch, can't reshape (2, 3) -> (4, 2)");
+  throws_with([&] { a + Tensor::from({1, 2}); }, "shapes (2, 3), (2,) cannot broadcast");
+  throws_with([&] { a.sum(2); }, "dim 2 out of range for shape (2, 3)");
+  throws_with([&] { a.permute({0, 0}); }, "permute: (0, 0) is not a valid permutation of (2, 3)");
+  throws_with([&] { a.expand({4, 3}); }, "expand: cannot broadcast (2, 3) to (4, 3)");
+  throws_with([&] { a.shrink({std::pair{0, 3}, std::nullopt}); }, "shrink: range (0, 3) out of bounds for axis 0");
+  throws_with([&] { Tensor::from({1, 2, 3}, {2, 2}); }, "Tensor::from: 3 values for shape (2, 2)");
+  throws_with([&] { Tensor::from({1.5}) & Tensor::from({1.5}); }, "bitwise ops need int or bool tensors, got dtypes.float");
+  throws_with([&] { a.item<int>(); }, "Tensor::item: the tensor has 6 elements");
+}
+
+TEST_CASE("tensor: softmax, var, argmax, cumsum, dot, arange") {
+  Tensor a = Tensor::from({1.0, 2.0, 3.0, 4.0, 6.0, 9.0}, {2, 3});
+  check_close(a.softmax().to_vector<float>(), {0.09003057330846786f, 0.2447284758090973f, 0.6652409434318542f,
+                                               0.006377461366355419f, 0.04712342470884323f, 0.9464991688728333f});
+  check_close(a.log_softmax(0).to_vector<float>(), {-3.0485873222351074f, -4.0181498527526855f, -6.002475738525391f,
+                                                    -0.04858732968568802f, -0.018149958923459053f, -0.0024756521452218294f});
+  check_close(a.logsumexp(1).to_vector<float>(), {3.4076058864593506f, 9.054985046386719f});
+  check_close({a.var().item<float>()}, {8.566667556762695f});
+  check_close(a.std(1).to_vector<float>(), {1.0f, 2.5166115760803223f});
+  check_close(a.var(0, false, 0).to_vector<float>(), {2.25f, 4.0f, 9.0f});
+  CHECK(a.argmax().item<std::int32_t>() == 5);
+  CHECK(a.argmax(1).to_vector<std::int32_t>() == V{2, 2});
+  CHECK(a.argmin(0).to_vector<std::int32_t>() == V{0, 0, 0});
+  CHECK(Tensor::from({3, 1, 3}).argmax().item<std::int32_t>() == 0);  // the first of equal maxima
+  Tensor w = Tensor::from({1.0, 0.5, 2.0, -1.0, 0.0, 3.0}, {3, 2});
+  CHECK(a.dot(w).to_vector<float>() == F{5.0f, 7.5f, 16.0f, 23.0f});
+  CHECK(a.dot(Tensor::from({1.0, 1.0, 1.0})).to_vector<float>() == F{6.0f, 19.0f});
+  CHECK(Tensor::arange(5).to_vector<std::int32_t>() == V{0, 1, 2, 3, 4});
+  CHECK(Tensor::arange(5).dtype() == dtypes::int32);
+  CHECK(Tensor::arange(2, 11, 3).to_vector<std::int32_t>() == V{2, 5, 8});
+  CHECK(Tensor::arange(1.0, 2.0, 0.25).to_vector<float>() == F{1.0f, 1.25f, 1.5f, 1.75f});
+  CHECK(Tensor::from({1, 2, 3}).cumsum().to_vector<std::int32_t>() == V{1, 3, 6});
+  CHECK(Tensor::from({1, 2, 3, 4}, {2, 2}).cumsum(1).to_vector<std::int32_t>() == V{1, 3, 3, 7});
+  CHECK(Tensor::eye(3).to_vector<float>() == F{1, 0, 0, 0, 1, 0, 0, 0, 1});
+  check_close(Tensor::linspace(0, 1, 5).to_vector<float>(), {0.0f, 0.25f, 0.5f, 0.75f, 1.0f});
+  CHECK_THROWS_WITH(a.dot(w.T()), "dot: cannot dot (2, 3) and (2, 3)");
+}
