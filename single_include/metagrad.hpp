@@ -219,6 +219,12 @@ constexpr DType least_upper_dtype(DType first, D... rest) {
   return best;
 }
 constexpr DType least_upper_float(DType d) { return d.is_float() ? d : least_upper_dtype(d, dtypes::default_float); }
+// tinygrad's sum_acc_dtype: what a sum accumulates in (at least int32, uint32 when unsigned, float32)
+constexpr DType sum_acc_dtype(DType d) {
+  if (d.is_unsigned()) return least_upper_dtype(d, dtypes::uint32);
+  if (d.is_int() || d.is_bool()) return least_upper_dtype(d, dtypes::int32);
+  return least_upper_dtype(d, dtypes::float32);
+}
 
 // ***** constant normalization per dtype *****
 
@@ -6172,6 +6178,27 @@ template <std::same_as<UOp> U> std::int64_t sym_infer(const U& u, const std::map
 
 }  // namespace mg
 
+// ---- metagrad/tensor/gradient.hpp ----
+// tinygrad's gradient.py: reverse-mode differentiation of a tensor graph (tensor/graph.hpp).
+//
+// pm_gradient is a rule set over forward nodes, one rule per op. A rule matches a node and returns
+// the gradients of all its sources. The rule engine's callbacks return one node, so a rule returns a
+// TUPLE with one source per source of the node, in order: the gradient of that source, or a NOOP
+// where it gets none (tinygrad's None; tinygrad marks a missing gradient inside a TUPLE with a NOOP
+// too). Shape arguments have slots like any source: RESHAPE gives (grad, NOOP), PAD (grad, NOOP, NOOP).
+//
+// The ctx is a GradientCtx: the gradient flowing into the node (tinygrad's ctx), the node, and the
+// shapes and devices of the forward graph. tinygrad's UOp caches its shape and device; ours are found
+// by walking the graph, so compute_gradient walks it once and the rules look them up.
+//
+// compute_gradient walks the nodes that lie between root and a target, users before sources, applies
+// the rule to each with its gradient and sums what reaches a node from several users. DETACH stops
+// the gradient. Gradients are built as tinygrad builds them; constants are shaped like the node they
+// combine with (a CONST on its device, reshaped to ones and expanded, as Tensor::full makes them).
+// An ALU op whose source broadcasts implicitly (shape_of allows a () CONST next to a (3,) tensor)
+// gives that source the gradient summed back to its shape.
+
+
 // ---- metagrad/tensor/graph.hpp ----
 // The tensor graph: the UOps a Tensor is made of, as tinygrad's ops.py builds them. Buffers
 // (BUFFER of UNIQUE and DEVICE, arg = element count), constants on a device, the movement ops with
@@ -6420,6 +6447,216 @@ inline std::optional<Shape> shape_of(const UOp& u) {
     out = detail::node_shape(n, src);
     memo.set(n.node(), out);
   }
+  return out;
+}
+
+}  // namespace mg
+
+namespace mg {
+
+// The forward graph under root: its nodes (sources first), their shapes and devices.
+class ForwardGraph {
+ public:
+  explicit ForwardGraph(const UOp& root) : nodes_(root.toposort()) {
+    for (const UOp& n : nodes_) {
+      std::vector<const std::optional<Shape>*> src;
+      for (const UOp& s : n.src()) src.push_back(shapes_.find(s.node()));
+      shapes_.set(n.node(), detail::node_shape(n, src));
+      // tinygrad's UOp.device: a DEVICE is one, COPY and BUFFER name theirs, others take their first source's
+      UOp dev;
+      if (n.op() == Ops::DEVICE) dev = n;
+      else if ((n.op() == Ops::COPY || n.op() == Ops::BUFFER) && n.nsrc() > 1) dev = *devices_.find(n.src(1).node());
+      else for (const UOp& s : n.src()) if ((dev = *devices_.find(s.node()))) break;
+      devices_.set(n.node(), dev);
+    }
+  }
+  const std::vector<UOp>& nodes() const { return nodes_; }
+  const Shape& shape(const UOp& u) const {
+    const std::optional<Shape>* s = shapes_.find(u.node());
+    if (!s) throw Error("gradient: " + op_repr(u.op()) + " is not in the forward graph");
+    if (!*s) throw Error("gradient: " + op_repr(u.op()) + " has no shape");
+    return **s;
+  }
+  // the DEVICE node u lives on, null when none
+  UOp device(const UOp& u) const {
+    const UOp* d = devices_.find(u.node());
+    return d ? *d : UOp{};
+  }
+
+ private:
+  std::vector<UOp> nodes_;  // keeps the nodes the maps are keyed by alive
+  detail::PtrMap<std::optional<Shape>> shapes_;
+  detail::PtrMap<UOp> devices_;
+};
+
+// What a gradient rule is given: the gradient flowing into node, shaped like it.
+struct GradientCtx {
+  const ForwardGraph& fwd;
+  UOp node, grad;
+
+  const Shape& shape(const UOp& u) const { return fwd.shape(u); }
+  // a constant shaped like node, on its device (tinygrad's const_like); of grad's dtype unless told
+  UOp full(Arg v, std::optional<DType> dtype = std::nullopt) const {
+    const DType dt = dtype.value_or(grad.dtype()).scalar();
+    const UOp dev = fwd.device(node);
+    const UOp c(Ops::CONST, dt, dev ? std::vector<UOp>{dev} : std::vector<UOp>{}, normalize_const(dt, v));
+    const Shape& s = shape(node);
+    if (s.empty()) return c;
+    const UOp ones = mop_reshape(c, Shape(s.size(), 1));
+    return s == Shape(s.size(), 1) ? ones : mop_expand(ones, s);
+  }
+  UOp neg(const UOp& u) const { return u * full(-1, u.dtype()); }  // u shaped like node
+};
+
+namespace detail {
+// a rule's answer: one gradient per source, std::nullopt for none
+inline UOp no_grad(std::nullopt_t) { return UOp(Ops::NOOP); }
+inline UOp no_grad(const UOp& g) { return g; }
+template <class... G> UOp grads(const G&... g) { return UOp(Ops::TUPLE, dtypes::void_, {no_grad(g)...}); }
+
+// g of shape `from` summed to `to`, which broadcasts to `from` (aligned at the right): what EXPAND gives back
+inline UOp sum_to(const UOp& g, const Shape& from, const Shape& to) {
+  const Shape padded = [&] { Shape p(from.size() - to.size(), 1); p.insert(p.end(), to.begin(), to.end()); return p; }();
+  std::vector<std::int64_t> axes;
+  for (std::size_t i = 0; i < from.size(); ++i) if (padded[i] != from[i]) axes.push_back(std::int64_t(i));
+  const UOp r = axes.empty() ? g : rop(g.cast(sum_acc_dtype(g.dtype())), Ops::ADD, axes).cast(g.dtype());
+  return padded == to ? r : mop_reshape(r, to);
+}
+// u of a reduction's shape (reduced axes kept as 1) expanded back to the input's
+inline UOp expand_to(const UOp& u, const Shape& from, const Shape& to) { return from == to ? u : mop_expand(u, to); }
+
+inline std::optional<UOp> reduce_gradient(const GradientCtx& ctx, const UOp& ret, const UOp& x) {
+  const Shape &out = ctx.shape(ret), &in = ctx.shape(x);
+  auto to_input = [&](const UOp& u) { return expand_to(u, out, in); };
+  switch (ret.arg()[0].as_op()) {
+    case Ops::ADD: return grads(to_input(ctx.grad));
+    case Ops::MAX: {  // the gradient is shared evenly by the elements equal to the max
+      const UOp mask = x.cmpeq(to_input(ret)).cast(ctx.grad.dtype());
+      std::vector<std::int64_t> axes;
+      for (const Arg& a : ret.arg()[1].as_tuple()) axes.push_back(a.as_int());
+      return grads(mask / to_input(rop(mask, Ops::ADD, axes)) * to_input(ctx.grad));
+    }
+    case Ops::MUL: return grads(to_input(ctx.grad * ret) / x);
+    default: return std::nullopt;
+  }
+}
+}  // namespace detail
+
+// tinygrad's pm_gradient, plus rules it lacks for NEG, SUB, CMPEQ, and FLOORDIV and CDIV (no gradient:
+// they are piecewise constant; tinygrad raises on them). x.eq(y) is one CMPEQ here, where tinygrad
+// writes x.ne(y).logical_not().
+inline const auto pm_gradient = [] {
+  using detail::grads;
+  using G = const GradientCtx&;
+  constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
+  return rules(
+      // elementwise
+      rule(op<Ops::CAST>(var<"x">), [](G ctx, UOp x) { return grads(ctx.grad.cast(x.dtype())); }),
+      rule(op<Ops::RECIPROCAL>.named<"ret">(), [](G ctx, UOp ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
+      rule(op<Ops::SIN>(var<"x">), [](G ctx, UOp x) {  // cos(x) = sin(pi/2 - x)
+        return grads((ctx.full(std::numbers::pi / 2, x.dtype()) + ctx.neg(x)).sin() * ctx.grad);
+      }),
+      rule(op<Ops::LOG2>(var<"x">), [=](G ctx, UOp x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
+      rule(op<Ops::EXP2>.named<"ret">(), [=](G ctx, UOp ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
+      rule(op<Ops::SQRT>.named<"ret">(), [](G ctx, UOp ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
+      rule(op<Ops::TRUNC>, [](G ctx) { return grads(ctx.full(0)); }),
+      rule(op<Ops::NEG>, [](G ctx) { return grads(ctx.neg(ctx.grad)); }),
+      // piecewise constant: comparisons, integer division, bitcast
+      rule(op<Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ, Ops::FLOORDIV, Ops::CDIV>, [](G) { return grads(std::nullopt, std::nullopt); }),
+      rule(op<Ops::BITCAST>, [](G) { return grads(std::nullopt); }),
+      rule(op<Ops::ADD>, [](G ctx) { return grads(ctx.grad, ctx.grad); }),
+      rule(op<Ops::SUB>, [](G ctx) { return grads(ctx.grad, ctx.neg(ctx.grad)); }),
+      rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) { return grads(y * ctx.grad, x * ctx.grad); }),
+      // b**e: d/db = e*b**(e-1), d/de = b**e*ln(b), with tinygrad's values where b is 0
+      rule(op<Ops::POW>(var<"b">, var<"e">).named<"ret">(), [=](G ctx, UOp ret, UOp b, UOp e) {
+        const UOp b0 = b.cmpeq(ctx.full(0, b.dtype())), e0 = e.cmpeq(ctx.full(0, e.dtype()));
+        const UOp db = (b0 & e0).where(e, e * b.pow(e + ctx.full(-1, e.dtype())));
+        const UOp neg_e = e < ctx.full(0, e.dtype());
+        const UOp de = b0.where(neg_e.where(ctx.full(-inf, ret.dtype()), ctx.full(0, ret.dtype())),
+                                ret * b.log2() * ctx.full(ln2, ret.dtype()));
+        return grads(ctx.grad * db, ctx.grad * de);
+      }),
+      // max: the larger source gets the gradient, equal sources half each
+      rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) {
+        const UOp half = x.cmpeq(y).where(ctx.grad * ctx.full(0.5), ctx.full(0));
+        return grads((y < x).where(ctx.grad, half), (x < y).where(ctx.grad, half));
+      }),
+      rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, UOp c) {
+        return grads(std::nullopt, c.where(ctx.grad, ctx.full(0)), c.where(ctx.full(0), ctx.grad));
+      }),
+      rule(op<Ops::REDUCE>(var<"x">).named<"ret">(), [](G ctx, UOp ret, UOp x) { return detail::reduce_gradient(ctx, ret, x); }),
+      rule(op<Ops::CONTIGUOUS>, [](G ctx) { return grads(ctx.grad); }),
+      rule(op<Ops::CONTIGUOUS_BACKWARD>, [](G ctx) { return grads(UOp(Ops::CONTIGUOUS, ctx.grad.dtype(), {ctx.grad})); }),
+      rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, UOp x) {
+        return grads(UOp(Ops::COPY, ctx.grad.dtype(), {ctx.grad, ctx.fwd.device(x)}), std::nullopt);
+      }),
+      // movement: the inverse movement
+      rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, UOp x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
+      rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, UOp x) {
+        return grads(detail::sum_to(ctx.grad, ctx.shape(ctx.node), ctx.shape(x)), std::nullopt);
+      }),
+      rule(op<Ops::PAD>(var<"x">, upat, upat).named<"ret">(), [](G ctx, UOp ret, UOp x) {  // (offset, new size) -> (offset, old size)
+        std::vector<std::pair<std::int64_t, std::int64_t>> s;
+        for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) s.emplace_back(o, ctx.shape(x)[i++]);
+        return grads(mop_shrink(ctx.grad, s), std::nullopt, std::nullopt);
+      }),
+      rule(op<Ops::SHRINK>(var<"x">, upat, upat).named<"ret">(), [](G ctx, UOp ret, UOp x) {  // (start, size) -> (start, old size)
+        std::vector<std::pair<std::int64_t, std::int64_t>> p;
+        for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) p.emplace_back(o, ctx.shape(x)[i++]);
+        return grads(mop_pad(ctx.grad, p), std::nullopt, std::nullopt);
+      }),
+      rule(op<Ops::PERMUTE>.named<"ret">(), [](G ctx, UOp ret) {
+        const ArgTuple& order = ret.arg().as_tuple();
+        std::vector<std::int64_t> inverse(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) inverse[std::size_t(order[i].as_int())] = std::int64_t(i);
+        return grads(mop_permute(ctx.grad, inverse));
+      }),
+      rule(op<Ops::FLIP>.named<"ret">(), [](G ctx, UOp ret) {
+        std::vector<bool> axes;
+        for (const Arg& a : ret.arg().as_tuple()) axes.push_back(a.as_bool());
+        return grads(mop_flip(ctx.grad, axes));
+      }));
+}();
+
+// tinygrad's compute_gradient: d(root)/d(target) for each target, given the gradient flowing into
+// root (root_grad, shaped like root). A target root does not depend on gets no entry.
+inline std::unordered_map<UOp, UOp> compute_gradient(const UOp& root, const UOp& root_grad, const std::vector<UOp>& targets) {
+  if (!root || !root_grad) throw Error("compute_gradient: null UOp");
+  const ForwardGraph fwd(root);
+  if (auto s = shape_of(root_grad); !s || *s != fwd.shape(root))
+    throw Error("compute_gradient: root_grad of shape " + (s ? shape_str(*s) : "None") + " for a root of shape " + shape_str(fwd.shape(root)));
+  detail::PtrMap<char> is_target, on_path;  // on_path: a source is a target or on the path
+  for (const UOp& t : targets) if (t) is_target.set(t.node(), 1);
+  auto wanted = [&](const UOp& u) { return is_target.contains(u.node()) || on_path.contains(u.node()); };
+  for (const UOp& n : fwd.nodes())
+    for (const UOp& s : n.src())
+      if (wanted(s)) { on_path.set(n.node(), 1); break; }
+
+  detail::PtrMap<UOp> grads;
+  grads.set(root.node(), root_grad);
+  const auto& nodes = fwd.nodes();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const UOp& t0 = *it;
+    const UOp* g = grads.find(t0.node());
+    if (!g || !on_path.contains(t0.node()) || t0.op() == Ops::DETACH) continue;
+    const GradientCtx ctx{fwd, t0, *g};
+    const std::optional<UOp> lgrads = pm_gradient.rewrite(t0, &ctx);
+    if (!lgrads)
+      throw Error("compute_gradient: no gradient rule for " + op_repr(t0.op()) + " (" + t0.dtype().repr() + " " + shape_str(fwd.shape(t0)) + ")");
+    if (lgrads->op() != Ops::TUPLE || lgrads->nsrc() != t0.nsrc())
+      throw Error("compute_gradient: the rule for " + op_repr(t0.op()) + " gave " + std::to_string(lgrads->nsrc()) + " gradients for " +
+                  std::to_string(t0.nsrc()) + " sources");
+    for (std::size_t i = 0; i < t0.nsrc(); ++i) {
+      const UOp &k = t0.src(i), &v = lgrads->src(i);
+      if (v.op() == Ops::NOOP || !wanted(k)) continue;
+      const UOp fit = GroupOp::Elementwise.contains(t0.op()) ? detail::sum_to(v, fwd.shape(t0), fwd.shape(k)) : v;
+      UOp& acc = grads.at(k.node());
+      acc = acc ? acc + fit : fit;
+    }
+  }
+  std::unordered_map<UOp, UOp> out;
+  for (const UOp& t : targets)
+    if (const UOp* g = t ? grads.find(t.node()) : nullptr) out.emplace(t, *g);
   return out;
 }
 
@@ -6768,16 +7005,53 @@ struct ConstType {
   DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
 };
 
+class Tensor;
+namespace detail {
+// What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
+// Tensor do: realize() and the gradient are seen through every copy.
+struct TensorData {
+  UOp uop;
+  Shape shape;
+  std::optional<bool> requires_grad;        // tinygrad's None / True / False
+  std::shared_ptr<TensorData> grad;         // filled by backward()
+  static std::shared_ptr<TensorData> make(UOp u, Shape s);
+};
+// Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
+struct TensorRegistry {
+  std::mutex m;
+  std::vector<std::weak_ptr<TensorData>> all;
+  std::size_t sweep_at = 1024;
+  static TensorRegistry& get() {
+    static TensorRegistry* r = new TensorRegistry();  // never destroyed: tensors in statics may die at exit
+    return *r;
+  }
+  void add(const std::shared_ptr<TensorData>& d) {
+    std::lock_guard lock(m);
+    if (all.size() >= sweep_at) {  // drop the dead, amortized
+      std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
+      sweep_at = std::max<std::size_t>(1024, all.size() * 2);
+    }
+    all.push_back(d);
+  }
+  std::vector<std::shared_ptr<TensorData>> live() {
+    std::lock_guard lock(m);
+    std::vector<std::shared_ptr<TensorData>> out;
+    for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
+    return out;
+  }
+};
+}  // namespace detail
+
 class Tensor {
  public:
   inline static std::string default_device = "CPU";
 
   // ---- creation ----
   // a tensor viewing a UOp graph (its shape is inferred)
-  explicit Tensor(UOp u) : uop_(std::move(u)) {
-    auto s = shape_of(uop_);
-    if (!s) throw Error("Tensor: " + op_repr(uop_.op()) + " has no shape");
-    shape_ = std::move(*s);
+  explicit Tensor(UOp u) {
+    auto s = shape_of(u);
+    if (!s) throw Error("Tensor: " + op_repr(u.op()) + " has no shape");
+    d_ = detail::TensorData::make(std::move(u), std::move(*s));
   }
   // a 0-d tensor holding one value
   Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
@@ -6820,7 +7094,8 @@ class Tensor {
     check_shape("Tensor::full", shape);
     UOp c = UOp(Ops::CONST, dtype.value_or(value.py_dtype()), {device_uop(device)}, normalize_const(dtype.value_or(value.py_dtype()), value.v));
     if (shape.empty()) return Tensor(c);
-    return Tensor(mop_expand(mop_reshape(c, Shape(shape.size(), 1)), shape));
+    const Shape ones(shape.size(), 1);
+    return Tensor(shape == ones ? mop_reshape(c, ones) : mop_expand(mop_reshape(c, ones), shape));
   }
   static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
     return full(shape, 0, dtype, device);
@@ -6863,32 +7138,88 @@ class Tensor {
     if (steps == 1) return full({1}, start, dtype, device);
     return (arange(0, steps, 1, dtypes::float64, device) * ((stop - start) / double(steps - 1)) + start).cast(dtype);
   }
-  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(shape_, value, dtype.value_or(dtype_()), device()); }
+  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(d_->shape, value, dtype.value_or(dtype_()), device()); }
   Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const { return full_like(0, dtype); }
   Tensor ones_like(std::optional<DType> dtype = std::nullopt) const { return full_like(1, dtype); }
 
   // ---- properties ----
-  const UOp& uop() const { return uop_; }
-  const Shape& shape() const { return shape_; }
-  DType dtype() const { return uop_.dtype(); }
-  std::int64_t ndim() const { return std::int64_t(shape_.size()); }
-  std::int64_t numel() const { return shape_prod(shape_); }
+  const UOp& uop() const { return d_->uop; }
+  const Shape& shape() const { return d_->shape; }
+  DType dtype() const { return d_->uop.dtype(); }
+  std::int64_t ndim() const { return std::int64_t(d_->shape.size()); }
+  std::int64_t numel() const { return shape_prod(d_->shape); }
   // the device of the buffers or constants the graph starts from (the default when it has none)
   std::string device() const {
-    for (const UOp& u : uop_.toposort()) if (u.op() == Ops::DEVICE) return u.arg().as_str();
+    for (const UOp& u : d_->uop.toposort()) if (u.op() == Ops::DEVICE) return u.arg().as_str();
     return default_device;
+  }
+
+  // ---- autograd ----
+  // backward() fills grad() for the float tensors in the graph (tinygrad's rule: every live float
+  // tensor the loss depends on, except constants), skipping those with requires_grad(false) and those
+  // made inside a NoGrad scope.
+  Tensor& requires_grad(bool r) { d_->requires_grad = r; return *this; }
+  std::optional<bool> requires_grad() const { return d_->requires_grad; }
+  std::optional<Tensor> grad() const { return d_->grad ? std::optional<Tensor>(Tensor(d_->grad)) : std::nullopt; }
+  void set_grad(std::optional<Tensor> g) { d_->grad = g ? g->d_ : nullptr; }
+  // the same values, with no gradient flowing back through them
+  Tensor detach() const { return view(UOp(Ops::DETACH, dtype(), {d_->uop}), d_->shape); }
+  // While one is alive on this thread, new tensors do not take gradients.
+  class NoGrad {
+   public:
+    NoGrad() : prev_(std::exchange(active(), true)) {}
+    ~NoGrad() { active() = prev_; }
+    NoGrad(const NoGrad&) = delete;
+    NoGrad& operator=(const NoGrad&) = delete;
+    static bool& active() { static thread_local bool on = false; return on; }
+   private:
+    bool prev_;
+  };
+  // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient = std::nullopt) const {
+    if (!gradient && !d_->shape.empty())
+      throw Error("gradient: without a gradient argument, backward needs a scalar; this tensor has shape " + shape_str(d_->shape));
+    if (!dtype().is_float()) throw Error("gradient: only float tensors have gradients, this one is " + dtype().repr());
+    for (const Tensor& t : targets)
+      if (!t.dtype().is_float()) throw Error("gradient: only float tensors have gradients, a target is " + t.dtype().repr());
+    const Tensor g = gradient ? *gradient : Tensor::full({}, 1.0, dtype(), device());
+    if (g.shape() != d_->shape) throw Error("gradient: the gradient has shape " + shape_str(g.shape()) + ", the tensor " + shape_str(d_->shape));
+    std::vector<UOp> tu;
+    for (const Tensor& t : targets) tu.push_back(t.d_->uop);
+    const auto grads = compute_gradient(d_->uop, g.d_->uop, tu);
+    std::vector<Tensor> out;
+    for (const Tensor& t : targets) {
+      auto it = grads.find(t.d_->uop);
+      out.push_back(it == grads.end() ? t.zeros_like() : t.view(it->second, t.d_->shape));
+    }
+    return out;
+  }
+  Tensor& backward(std::optional<Tensor> gradient = std::nullopt) {
+    std::vector<UOp> topo = d_->uop.toposort();
+    detail::PtrMap<char> in_graph;
+    for (const UOp& u : topo) in_graph.set(u.node(), 1);
+    std::vector<Tensor> need;
+    for (auto& d : detail::TensorRegistry::get().live())
+      if (in_graph.contains(d->uop.node()) && d->uop.dtype().is_float() && d->uop.op() != Ops::CONST && d->requires_grad != false)
+        need.push_back(Tensor(std::move(d)));
+    const std::vector<Tensor> gs = this->gradient(need, std::move(gradient));
+    for (std::size_t i = 0; i < need.size(); ++i) {
+      const std::optional<Tensor> old = need[i].grad();
+      need[i].set_grad(old ? *old + gs[i] : gs[i]);
+    }
+    return *this;
   }
 
   // ---- realizing ----
   // computes the graph into a new buffer; the tensor then views that buffer
   Tensor& realize() {
     if (is_realized()) return *this;
-    *this = from_host(reference_eval(uop_), device());
+    d_->uop = from_host(reference_eval(d_->uop), device()).d_->uop;
     return *this;
   }
-  template <class T> std::vector<T> to_vector() const { return reference_eval(uop_).template to_vector<T>(); }
+  template <class T> std::vector<T> to_vector() const { return reference_eval(d_->uop).template to_vector<T>(); }
   template <class T> T item() const {
-    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(shape_));
+    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
     return to_vector<T>()[0];
   }
 
@@ -6904,23 +7235,23 @@ class Tensor {
       else known *= shape[i];
     }
     if (infer >= 0) shape[std::size_t(infer)] = known == 0 ? 0 : numel() / known;
-    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(shape_) + " -> " + shape_str(shape));
-    if (shape == shape_) return *this;
-    return view(mop_reshape(uop_, shape), shape);
+    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(d_->shape) + " -> " + shape_str(shape));
+    if (shape == d_->shape) return *this;
+    return view(mop_reshape(d_->uop, shape), shape);
   }
   // sizes of -1 keep the axis; new axes can be added on the left
   Tensor expand(Shape shape) const {
-    if (shape.size() < shape_.size()) throw Error("expand: cannot expand " + shape_str(shape_) + " to fewer dims " + shape_str(shape));
-    const std::size_t off = shape.size() - shape_.size();
+    if (shape.size() < d_->shape.size()) throw Error("expand: cannot expand " + shape_str(d_->shape) + " to fewer dims " + shape_str(shape));
+    const std::size_t off = shape.size() - d_->shape.size();
     Shape from(off, 1);
-    from.insert(from.end(), shape_.begin(), shape_.end());
+    from.insert(from.end(), d_->shape.begin(), d_->shape.end());
     for (std::size_t i = 0; i < shape.size(); ++i) {
       if (shape[i] == -1) shape[i] = from[i];
-      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(shape_) + " to " + shape_str(shape));
+      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(d_->shape) + " to " + shape_str(shape));
     }
     const Tensor r = reshape(from);
     if (shape == from) return r;
-    return r.view(mop_expand(r.uop_, shape), shape);
+    return r.view(mop_expand(r.d_->uop, shape), shape);
   }
   Tensor permute(const std::vector<std::int64_t>& order) const {
     std::vector<std::int64_t> o;
@@ -6928,18 +7259,18 @@ class Tensor {
     std::vector<std::int64_t> sorted = o;
     std::sort(sorted.begin(), sorted.end());
     for (std::size_t i = 0; i < sorted.size(); ++i)
-      if (sorted.size() != shape_.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
-    if (sorted.size() != shape_.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
+      if (sorted.size() != d_->shape.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
+    if (sorted.size() != d_->shape.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
     bool identity = true;
     for (std::size_t i = 0; i < o.size(); ++i) identity = identity && o[i] == std::int64_t(i);
     if (identity) return *this;
     Shape s;
-    for (std::int64_t d : o) s.push_back(shape_[std::size_t(d)]);
-    return view(mop_permute(uop_, o), s);
+    for (std::int64_t d : o) s.push_back(d_->shape[std::size_t(d)]);
+    return view(mop_permute(d_->uop, o), s);
   }
   // (before, after) per axis; nullopt leaves the axis
   Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
-    if (arg.size() != shape_.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(shape_));
+    if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
     bool any = false;
@@ -6947,58 +7278,58 @@ class Tensor {
       auto [b, a] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, 0});
       if (b < 0 || a < 0) throw Error("pad: negative pads need pad() of the full form; got (" + std::to_string(b) + ", " + std::to_string(a) + ")");
       any = any || b || a;
-      m.emplace_back(b, shape_[i] + b + a);
-      s.push_back(shape_[i] + b + a);
+      m.emplace_back(b, d_->shape[i] + b + a);
+      s.push_back(d_->shape[i] + b + a);
     }
     if (!any) return *this;
-    return view(mop_pad(uop_, m), s);
+    return view(mop_pad(d_->uop, m), s);
   }
   // (start, end) per axis; nullopt keeps the axis
   Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
-    if (arg.size() != shape_.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(shape_));
+    if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
     bool any = false;
     for (std::size_t i = 0; i < arg.size(); ++i) {
-      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, shape_[i]});
-      if (b < 0 || e < b || e > shape_[i])
-        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(shape_));
-      any = any || b != 0 || e != shape_[i];
+      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, d_->shape[i]});
+      if (b < 0 || e < b || e > d_->shape[i])
+        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(d_->shape));
+      any = any || b != 0 || e != d_->shape[i];
       m.emplace_back(b, e - b);
       s.push_back(e - b);
     }
     if (!any) return *this;
-    return view(mop_shrink(uop_, m), s);
+    return view(mop_shrink(d_->uop, m), s);
   }
   Tensor flip(const std::vector<std::int64_t>& axes) const {
-    std::vector<bool> f(shape_.size(), false);
+    std::vector<bool> f(d_->shape.size(), false);
     for (std::int64_t a : axes) {
       const std::int64_t d = resolve_dim("flip", a);
       if (f[std::size_t(d)]) throw Error("flip: axis " + std::to_string(a) + " appears twice");
       f[std::size_t(d)] = true;
     }
     if (std::none_of(f.begin(), f.end(), [](bool b) { return b; })) return *this;
-    return view(mop_flip(uop_, f), shape_);
+    return view(mop_flip(d_->uop, f), d_->shape);
   }
   Tensor transpose(std::int64_t a = 1, std::int64_t b = 0) const {
-    std::vector<std::int64_t> o(shape_.size());
+    std::vector<std::int64_t> o(d_->shape.size());
     for (std::size_t i = 0; i < o.size(); ++i) o[i] = std::int64_t(i);
     std::swap(o[std::size_t(resolve_dim("transpose", a))], o[std::size_t(resolve_dim("transpose", b))]);
     return permute(o);
   }
   Tensor T() const { return transpose(); }
   Tensor flatten(std::int64_t start = 0, std::int64_t end = -1) const {
-    if (shape_.empty()) return reshape({1});
+    if (d_->shape.empty()) return reshape({1});
     const std::int64_t s = resolve_dim("flatten", start), e = resolve_dim("flatten", end);
-    Shape n(shape_.begin(), shape_.begin() + s);
-    n.push_back(shape_prod(Shape(shape_.begin() + s, shape_.begin() + e + 1)));
-    n.insert(n.end(), shape_.begin() + e + 1, shape_.end());
+    Shape n(d_->shape.begin(), d_->shape.begin() + s);
+    n.push_back(shape_prod(Shape(d_->shape.begin() + s, d_->shape.begin() + e + 1)));
+    n.insert(n.end(), d_->shape.begin() + e + 1, d_->shape.end());
     return reshape(n);
   }
   Tensor unsqueeze(std::int64_t dim) const {
     const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
-    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(shape_));
-    Shape n = shape_;
+    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(d_->shape));
+    Shape n = d_->shape;
     n.insert(n.begin() + d, 1);
     return reshape(n);
   }
@@ -7006,31 +7337,31 @@ class Tensor {
   Tensor squeeze(std::optional<std::int64_t> dim = std::nullopt) const {
     Shape n;
     if (!dim) {
-      for (std::int64_t s : shape_) if (s != 1) n.push_back(s);
+      for (std::int64_t s : d_->shape) if (s != 1) n.push_back(s);
       return reshape(n);
     }
-    if (shape_.empty()) return *this;
+    if (d_->shape.empty()) return *this;
     const std::int64_t d = resolve_dim("squeeze", *dim);
-    if (shape_[std::size_t(d)] != 1) return *this;
-    n = shape_;
+    if (d_->shape[std::size_t(d)] != 1) return *this;
+    n = d_->shape;
     n.erase(n.begin() + d);
     return reshape(n);
   }
 
   // ---- elementwise ----
-  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(uop_.cast(dt), shape_); }
+  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(d_->uop.cast(dt), d_->shape); }
   Tensor bitcast(DType dt) const {
     if (dt.itemsize() != dtype().itemsize())
       throw Error("bitcast: " + dtype().repr() + " to " + dt.repr() + " changes the item size");
-    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {uop_}), shape_);
+    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {d_->uop}), d_->shape);
   }
-  Tensor alu(Ops op) const { return view(uop_.alu(op), shape_); }
+  Tensor alu(Ops op) const { return view(d_->uop.alu(op), d_->shape); }
 
   // tinygrad's _broadcasted: the scalar takes this tensor's dtype when it fits it, then both sides
   // broadcast to one shape and promote to one dtype
   std::pair<Tensor, Tensor> broadcasted(const Tensor& y, bool reverse = false) const {
     Tensor a = reverse ? y : *this, b = reverse ? *this : y;
-    const Shape out = broadcast_shape({a.shape_, b.shape_}, "broadcast");
+    const Shape out = broadcast_shape({a.d_->shape, b.d_->shape}, "broadcast");
     a = a.expand(out), b = b.expand(out);
     if (a.dtype() == b.dtype()) return {a, b};
     const DType dt = least_upper_dtype(a.dtype(), b.dtype());
@@ -7038,11 +7369,11 @@ class Tensor {
   }
   Tensor ufix(const ConstType& x) const {
     const bool keep = dtype().is_float() || (dtype().is_int() && x.v.is_int());
-    return full(shape_, x, keep ? dtype() : x.py_dtype(), device());
+    return full(d_->shape, x, keep ? dtype() : x.py_dtype(), device());
   }
   Tensor binop(Ops op, const Tensor& y, bool reverse = false) const {
     auto [a, b] = broadcasted(y, reverse);
-    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
   }
 
   Tensor add(const Tensor& y) const { return binop(Ops::ADD, y); }
@@ -7056,29 +7387,29 @@ class Tensor {
   Tensor idiv(const Tensor& y) const {
     auto [a, b] = broadcasted(y);
     if (!a.dtype().is_int()) throw Error("idiv: needs int tensors, got " + a.dtype().repr());
-    return a.view(a.uop_.alu(Ops::FLOORDIV, b.uop_), a.shape_);
+    return a.view(a.d_->uop.alu(Ops::FLOORDIV, b.d_->uop), a.d_->shape);
   }
   Tensor mod(const Tensor& y) const {
     auto [a, b] = broadcasted(y);
-    if (a.dtype().is_int()) return a.view(a.uop_.alu(Ops::FLOORMOD, b.uop_), a.shape_);
+    if (a.dtype().is_int()) return a.view(a.d_->uop.alu(Ops::FLOORMOD, b.d_->uop), a.d_->shape);
     return a - b * (a / b).floor();  // Python's % on floats: the sign of the divisor
   }
   Tensor maximum(const Tensor& y) const { return binop(Ops::MAX, y); }
   Tensor minimum(const Tensor& y) const { auto [a, b] = broadcasted(y); return -((-a).maximum(-b)); }
   Tensor where(const Tensor& x, const Tensor& y) const {
     auto [xb, yb] = x.broadcasted(y);
-    const Shape out = broadcast_shape({shape_, xb.shape_}, "where");
+    const Shape out = broadcast_shape({d_->shape, xb.d_->shape}, "where");
     const Tensor c = cast(dtypes::bool_).expand(out), xe = xb.expand(out), ye = yb.expand(out);
-    return c.view(c.uop_.alu(Ops::WHERE, xe.uop_, ye.uop_), out);
+    return c.view(c.d_->uop.alu(Ops::WHERE, xe.d_->uop, ye.d_->uop), out);
   }
   Tensor cmplt(const Tensor& y) const { return binop(Ops::CMPLT, y); }
   Tensor cmpne(const Tensor& y) const { return binop(Ops::CMPNE, y); }
   Tensor cmpeq(const Tensor& y) const { return cmpne(y).logical_not(); }
-  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(shape_, true, dtypes::bool_, device())); }
+  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(d_->shape, true, dtypes::bool_, device())); }
   Tensor bitwise(Ops op, const Tensor& y) const {
     auto [a, b] = broadcasted(y);
     if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
-    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
   }
   Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
   Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
@@ -7172,8 +7503,8 @@ class Tensor {
   // the index of the first maximum (over the flattened tensor when no axis is given), int32
   Tensor argmax(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const {
     if (!axis) return flatten().argmax(0);
-    const std::int64_t ax = resolve_dim("argmax", *axis), n = shape_[std::size_t(ax)];
-    Shape s(shape_.size(), 1);
+    const std::int64_t ax = resolve_dim("argmax", *axis), n = d_->shape[std::size_t(ax)];
+    Shape s(d_->shape.size(), 1);
     s[std::size_t(ax)] = n;
     const Tensor down = arange(n, 0, -1, dtypes::int32, device()).reshape(s);  // n, n-1, ..., 1
     const Tensor idx = (*this == max(ax, true)).cast(dtypes::int32) * down;
@@ -7182,8 +7513,8 @@ class Tensor {
   Tensor argmin(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const { return (-*this).argmax(axis, keepdim); }
   // running sum along an axis (tinygrad's cumsum): each output sums the inputs at or before it
   Tensor cumsum(std::int64_t axis = 0) const {
-    if (shape_.empty()) return *this;
-    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = shape_[std::size_t(ax)];
+    if (d_->shape.empty()) return *this;
+    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = d_->shape[std::size_t(ax)];
     const Tensor x = transpose(ax, last);
     const Tensor mask = arange(n, std::nullopt, 1, std::nullopt, device()).reshape({n, 1}) >=
                         arange(n, std::nullopt, 1, std::nullopt, device()).reshape({1, n});
@@ -7192,32 +7523,27 @@ class Tensor {
   // tinygrad's dot / matmul: the last axis of this against the second-to-last of w (the only one of a 1-d w)
   Tensor dot(const Tensor& w, std::optional<DType> acc = std::nullopt) const {
     const std::int64_t dx = ndim(), dw = w.ndim();
-    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
     const std::int64_t axis_w = -std::min<std::int64_t>(dw, 2);
-    if (shape_.back() != w.shape_[std::size_t(dw + axis_w)])
-      throw Error("dot: cannot dot " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    if (d_->shape.back() != w.d_->shape[std::size_t(dw + axis_w)])
+      throw Error("dot: cannot dot " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
     const std::int64_t ones = std::min<std::int64_t>({dx - 1, dw - 1, 1});
-    Shape xs(shape_.begin(), shape_.end() - 1), ws(w.shape_.begin(), w.shape_.end() - std::min<std::int64_t>(dw, 2));
-    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(shape_.back());
-    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.shape_.end() + axis_w, w.shape_.end());
+    Shape xs(d_->shape.begin(), d_->shape.end() - 1), ws(w.d_->shape.begin(), w.d_->shape.end() - std::min<std::int64_t>(dw, 2));
+    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(d_->shape.back());
+    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.d_->shape.end() + axis_w, w.d_->shape.end());
     const Tensor x = reshape(xs), wt = w.reshape(ws).transpose(-1, axis_w);
     return (x * wt).sum(std::vector<std::int64_t>{-1}, false, acc).cast(acc.value_or(least_upper_dtype(dtype(), w.dtype())));
   }
   Tensor matmul(const Tensor& w) const { return dot(w); }
 
-  // tinygrad's sum_acc_dtype: ints and bools sum in at least int32 (uint32 unsigned), floats in at least float32
-  static DType sum_acc_dtype(DType d) {
-    if (d.is_unsigned()) return least_upper_dtype(d, dtypes::uint32);
-    if (d.is_int() || d.is_bool()) return least_upper_dtype(d, dtypes::int32);
-    return least_upper_dtype(d, dtypes::float32);
-  }
 
  private:
-  Tensor(UOp u, Shape s) : uop_(std::move(u)), shape_(std::move(s)) {}
+  Tensor(UOp u, Shape s) : d_(detail::TensorData::make(std::move(u), std::move(s))) {}
+  explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
   Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s)); }
   DType dtype_() const { return dtype(); }
   bool is_realized() const {
-    const UOp& u = uop_.op() == Ops::RESHAPE ? uop_.src(0) : uop_;
+    const UOp& u = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
     return u.op() == Ops::BUFFER;
   }
   static void check_shape(const char* who, const Shape& s) {
@@ -7225,7 +7551,7 @@ class Tensor {
   }
   std::int64_t resolve_dim(const char* who, std::int64_t d) const {
     const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
-    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(shape_));
+    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
   }
   Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
@@ -7237,20 +7563,28 @@ class Tensor {
       ax.push_back(d);
     }
     if (ndim() == 0) ax.clear();
-    Shape kept = shape_, dropped;
+    Shape kept = d_->shape, dropped;
     std::vector<std::int64_t> real;  // tinygrad's _rop skips axes of size 1
     for (std::int64_t a : ax) {
-      if (shape_[std::size_t(a)] != 1) real.push_back(a);
+      if (d_->shape[std::size_t(a)] != 1) real.push_back(a);
       kept[std::size_t(a)] = 1;
     }
-    const Tensor r = real.empty() ? *this : view(rop(uop_, op, real), kept);
-    for (std::size_t i = 0; i < shape_.size(); ++i)
-      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(shape_[i]);
+    const Tensor r = real.empty() ? *this : view(rop(d_->uop, op, real), kept);
+    for (std::size_t i = 0; i < d_->shape.size(); ++i)
+      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(d_->shape[i]);
     return keepdim ? r : r.reshape(dropped);
   }
 
-  UOp uop_;
-  Shape shape_;
+  std::shared_ptr<detail::TensorData> d_;
 };
+
+namespace detail {
+inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s) {
+  auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::nullopt, nullptr});
+  if (Tensor::NoGrad::active()) d->requires_grad = false;
+  TensorRegistry::get().add(d);
+  return d;
+}
+}  // namespace detail
 
 }  // namespace mg

@@ -26,6 +26,7 @@
 #include "symbolic/sym.hpp"
 #include "symbolic/symbolic.hpp"
 #include "symbolic/valid.hpp"
+#include "tensor/gradient.hpp"
 #include "tensor/graph.hpp"
 #include "tensor/reference.hpp"
 #include "tensor/tensor.hpp"

@@ -168,3 +168,42 @@ TEST_CASE("tensor: softmax, var, argmax, cumsum, dot, arange") {
   check_close(Tensor::linspace(0, 1, 5).to_vector<float>(), {0.0f, 0.25f, 0.5f, 0.75f, 1.0f});
   CHECK_THROWS_WITH(a.dot(w.T()), "dot: cannot dot (2, 3) and (2, 3)");
 }
+
+TEST_CASE("tensor: backward and gradient (values printed by tinygrad)") {
+  Tensor x = Tensor::eye(3), y = Tensor::from({2.0, 0.0, -2.0}, {1, 3});
+  auto g = y.matmul(x).sum().gradient({x, y});
+  CHECK(g[0].to_vector<float>() == F{2, 2, 2, 0, 0, 0, -2, -2, -2});
+  CHECK(g[1].to_vector<float>() == F{1, 1, 1});
+
+  Tensor a = Tensor::from({1.0, 2.0, 3.0, 4.0, 6.0, 9.0}, {2, 3});
+  (a.softmax() * Tensor::from({1.0, 2.0, 3.0})).sum().backward();
+  REQUIRE(a.grad());
+  check_close(a.grad()->to_vector<float>(), {-0.1418170928955078f, -0.1407703459262848f, 0.282587468624115f,
+                                             -0.012373050674796104f, -0.044301748275756836f, 0.05667489767074585f});
+  Tensor b = Tensor::from({0.5, -1.5, 2.0});
+  (b.relu() * b.exp()).sum().backward();
+  check_close(b.grad()->to_vector<float>(), {2.4730818271636963f, 0.0f, 22.16716766357422f}, 1e-5);
+
+  // a tensor used twice accumulates; a second backward adds to grad
+  Tensor c = Tensor::from({1.0, 2.0});
+  ((c * c).sum() + (c * 3).sum()).backward();
+  CHECK(c.grad()->to_vector<float>() == F{5, 7});
+  (c * 2).sum().backward();
+  CHECK(c.grad()->to_vector<float>() == F{7, 9});
+
+  // copies share the gradient; detach and requires_grad(false) stop it; NoGrad tensors take none
+  Tensor d = Tensor::from({1.0, 2.0}), d2 = d;
+  Tensor e = Tensor::from({3.0, 4.0});
+  e.requires_grad(false);
+  (d * e + d.detach() * 5).sum().backward();
+  CHECK(d2.grad()->to_vector<float>() == F{3, 4});
+  CHECK_FALSE(e.grad());
+  {
+    Tensor::NoGrad off;
+    Tensor f = Tensor::from({1.0});
+    (f * 2).sum().backward();
+    CHECK_FALSE(f.grad());
+  }
+  CHECK_THROWS_WITH(Tensor::from({1.0, 2.0}).backward(), Catch::Contains("backward needs a scalar; this tensor has shape (2,)"));
+  CHECK_THROWS_WITH(Tensor::from({1, 2}).sum().backward(), Catch::Contains("only float tensors have gradients"));
+}

@@ -181,6 +181,12 @@ constexpr DType least_upper_dtype(DType first, D... rest) {
   return best;
 }
 constexpr DType least_upper_float(DType d) { return d.is_float() ? d : least_upper_dtype(d, dtypes::default_float); }
+// tinygrad's sum_acc_dtype: what a sum accumulates in (at least int32, uint32 when unsigned, float32)
+constexpr DType sum_acc_dtype(DType d) {
+  if (d.is_unsigned()) return least_upper_dtype(d, dtypes::uint32);
+  if (d.is_int() || d.is_bool()) return least_upper_dtype(d, dtypes::int32);
+  return least_upper_dtype(d, dtypes::float32);
+}
 
 // ***** constant normalization per dtype *****
 

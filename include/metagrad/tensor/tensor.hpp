@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +22,7 @@
 #include "../core/error.hpp"
 #include "../core/uop.hpp"
 #include "graph.hpp"
+#include "gradient.hpp"
 #include "reference.hpp"
 
 namespace mg {
@@ -49,16 +52,53 @@ struct ConstType {
   DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
 };
 
+class Tensor;
+namespace detail {
+// What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
+// Tensor do: realize() and the gradient are seen through every copy.
+struct TensorData {
+  UOp uop;
+  Shape shape;
+  std::optional<bool> requires_grad;        // tinygrad's None / True / False
+  std::shared_ptr<TensorData> grad;         // filled by backward()
+  static std::shared_ptr<TensorData> make(UOp u, Shape s);
+};
+// Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
+struct TensorRegistry {
+  std::mutex m;
+  std::vector<std::weak_ptr<TensorData>> all;
+  std::size_t sweep_at = 1024;
+  static TensorRegistry& get() {
+    static TensorRegistry* r = new TensorRegistry();  // never destroyed: tensors in statics may die at exit
+    return *r;
+  }
+  void add(const std::shared_ptr<TensorData>& d) {
+    std::lock_guard lock(m);
+    if (all.size() >= sweep_at) {  // drop the dead, amortized
+      std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
+      sweep_at = std::max<std::size_t>(1024, all.size() * 2);
+    }
+    all.push_back(d);
+  }
+  std::vector<std::shared_ptr<TensorData>> live() {
+    std::lock_guard lock(m);
+    std::vector<std::shared_ptr<TensorData>> out;
+    for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
+    return out;
+  }
+};
+}  // namespace detail
+
 class Tensor {
  public:
   inline static std::string default_device = "CPU";
 
   // ---- creation ----
   // a tensor viewing a UOp graph (its shape is inferred)
-  explicit Tensor(UOp u) : uop_(std::move(u)) {
-    auto s = shape_of(uop_);
-    if (!s) throw Error("Tensor: " + op_repr(uop_.op()) + " has no shape");
-    shape_ = std::move(*s);
+  explicit Tensor(UOp u) {
+    auto s = shape_of(u);
+    if (!s) throw Error("Tensor: " + op_repr(u.op()) + " has no shape");
+    d_ = detail::TensorData::make(std::move(u), std::move(*s));
   }
   // a 0-d tensor holding one value
   Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
@@ -101,7 +141,8 @@ class Tensor {
     check_shape("Tensor::full", shape);
     UOp c = UOp(Ops::CONST, dtype.value_or(value.py_dtype()), {device_uop(device)}, normalize_const(dtype.value_or(value.py_dtype()), value.v));
     if (shape.empty()) return Tensor(c);
-    return Tensor(mop_expand(mop_reshape(c, Shape(shape.size(), 1)), shape));
+    const Shape ones(shape.size(), 1);
+    return Tensor(shape == ones ? mop_reshape(c, ones) : mop_expand(mop_reshape(c, ones), shape));
   }
   static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
     return full(shape, 0, dtype, device);
@@ -144,32 +185,88 @@ class Tensor {
     if (steps == 1) return full({1}, start, dtype, device);
     return (arange(0, steps, 1, dtypes::float64, device) * ((stop - start) / double(steps - 1)) + start).cast(dtype);
   }
-  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(shape_, value, dtype.value_or(dtype_()), device()); }
+  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(d_->shape, value, dtype.value_or(dtype_()), device()); }
   Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const { return full_like(0, dtype); }
   Tensor ones_like(std::optional<DType> dtype = std::nullopt) const { return full_like(1, dtype); }
 
   // ---- properties ----
-  const UOp& uop() const { return uop_; }
-  const Shape& shape() const { return shape_; }
-  DType dtype() const { return uop_.dtype(); }
-  std::int64_t ndim() const { return std::int64_t(shape_.size()); }
-  std::int64_t numel() const { return shape_prod(shape_); }
+  const UOp& uop() const { return d_->uop; }
+  const Shape& shape() const { return d_->shape; }
+  DType dtype() const { return d_->uop.dtype(); }
+  std::int64_t ndim() const { return std::int64_t(d_->shape.size()); }
+  std::int64_t numel() const { return shape_prod(d_->shape); }
   // the device of the buffers or constants the graph starts from (the default when it has none)
   std::string device() const {
-    for (const UOp& u : uop_.toposort()) if (u.op() == Ops::DEVICE) return u.arg().as_str();
+    for (const UOp& u : d_->uop.toposort()) if (u.op() == Ops::DEVICE) return u.arg().as_str();
     return default_device;
+  }
+
+  // ---- autograd ----
+  // backward() fills grad() for the float tensors in the graph (tinygrad's rule: every live float
+  // tensor the loss depends on, except constants), skipping those with requires_grad(false) and those
+  // made inside a NoGrad scope.
+  Tensor& requires_grad(bool r) { d_->requires_grad = r; return *this; }
+  std::optional<bool> requires_grad() const { return d_->requires_grad; }
+  std::optional<Tensor> grad() const { return d_->grad ? std::optional<Tensor>(Tensor(d_->grad)) : std::nullopt; }
+  void set_grad(std::optional<Tensor> g) { d_->grad = g ? g->d_ : nullptr; }
+  // the same values, with no gradient flowing back through them
+  Tensor detach() const { return view(UOp(Ops::DETACH, dtype(), {d_->uop}), d_->shape); }
+  // While one is alive on this thread, new tensors do not take gradients.
+  class NoGrad {
+   public:
+    NoGrad() : prev_(std::exchange(active(), true)) {}
+    ~NoGrad() { active() = prev_; }
+    NoGrad(const NoGrad&) = delete;
+    NoGrad& operator=(const NoGrad&) = delete;
+    static bool& active() { static thread_local bool on = false; return on; }
+   private:
+    bool prev_;
+  };
+  // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient = std::nullopt) const {
+    if (!gradient && !d_->shape.empty())
+      throw Error("gradient: without a gradient argument, backward needs a scalar; this tensor has shape " + shape_str(d_->shape));
+    if (!dtype().is_float()) throw Error("gradient: only float tensors have gradients, this one is " + dtype().repr());
+    for (const Tensor& t : targets)
+      if (!t.dtype().is_float()) throw Error("gradient: only float tensors have gradients, a target is " + t.dtype().repr());
+    const Tensor g = gradient ? *gradient : Tensor::full({}, 1.0, dtype(), device());
+    if (g.shape() != d_->shape) throw Error("gradient: the gradient has shape " + shape_str(g.shape()) + ", the tensor " + shape_str(d_->shape));
+    std::vector<UOp> tu;
+    for (const Tensor& t : targets) tu.push_back(t.d_->uop);
+    const auto grads = compute_gradient(d_->uop, g.d_->uop, tu);
+    std::vector<Tensor> out;
+    for (const Tensor& t : targets) {
+      auto it = grads.find(t.d_->uop);
+      out.push_back(it == grads.end() ? t.zeros_like() : t.view(it->second, t.d_->shape));
+    }
+    return out;
+  }
+  Tensor& backward(std::optional<Tensor> gradient = std::nullopt) {
+    std::vector<UOp> topo = d_->uop.toposort();
+    detail::PtrMap<char> in_graph;
+    for (const UOp& u : topo) in_graph.set(u.node(), 1);
+    std::vector<Tensor> need;
+    for (auto& d : detail::TensorRegistry::get().live())
+      if (in_graph.contains(d->uop.node()) && d->uop.dtype().is_float() && d->uop.op() != Ops::CONST && d->requires_grad != false)
+        need.push_back(Tensor(std::move(d)));
+    const std::vector<Tensor> gs = this->gradient(need, std::move(gradient));
+    for (std::size_t i = 0; i < need.size(); ++i) {
+      const std::optional<Tensor> old = need[i].grad();
+      need[i].set_grad(old ? *old + gs[i] : gs[i]);
+    }
+    return *this;
   }
 
   // ---- realizing ----
   // computes the graph into a new buffer; the tensor then views that buffer
   Tensor& realize() {
     if (is_realized()) return *this;
-    *this = from_host(reference_eval(uop_), device());
+    d_->uop = from_host(reference_eval(d_->uop), device()).d_->uop;
     return *this;
   }
-  template <class T> std::vector<T> to_vector() const { return reference_eval(uop_).template to_vector<T>(); }
+  template <class T> std::vector<T> to_vector() const { return reference_eval(d_->uop).template to_vector<T>(); }
   template <class T> T item() const {
-    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(shape_));
+    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
     return to_vector<T>()[0];
   }
 
@@ -185,23 +282,23 @@ class Tensor {
       else known *= shape[i];
     }
     if (infer >= 0) shape[std::size_t(infer)] = known == 0 ? 0 : numel() / known;
-    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(shape_) + " -> " + shape_str(shape));
-    if (shape == shape_) return *this;
-    return view(mop_reshape(uop_, shape), shape);
+    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(d_->shape) + " -> " + shape_str(shape));
+    if (shape == d_->shape) return *this;
+    return view(mop_reshape(d_->uop, shape), shape);
   }
   // sizes of -1 keep the axis; new axes can be added on the left
   Tensor expand(Shape shape) const {
-    if (shape.size() < shape_.size()) throw Error("expand: cannot expand " + shape_str(shape_) + " to fewer dims " + shape_str(shape));
-    const std::size_t off = shape.size() - shape_.size();
+    if (shape.size() < d_->shape.size()) throw Error("expand: cannot expand " + shape_str(d_->shape) + " to fewer dims " + shape_str(shape));
+    const std::size_t off = shape.size() - d_->shape.size();
     Shape from(off, 1);
-    from.insert(from.end(), shape_.begin(), shape_.end());
+    from.insert(from.end(), d_->shape.begin(), d_->shape.end());
     for (std::size_t i = 0; i < shape.size(); ++i) {
       if (shape[i] == -1) shape[i] = from[i];
-      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(shape_) + " to " + shape_str(shape));
+      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(d_->shape) + " to " + shape_str(shape));
     }
     const Tensor r = reshape(from);
     if (shape == from) return r;
-    return r.view(mop_expand(r.uop_, shape), shape);
+    return r.view(mop_expand(r.d_->uop, shape), shape);
   }
   Tensor permute(const std::vector<std::int64_t>& order) const {
     std::vector<std::int64_t> o;
@@ -209,18 +306,18 @@ class Tensor {
     std::vector<std::int64_t> sorted = o;
     std::sort(sorted.begin(), sorted.end());
     for (std::size_t i = 0; i < sorted.size(); ++i)
-      if (sorted.size() != shape_.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
-    if (sorted.size() != shape_.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(shape_));
+      if (sorted.size() != d_->shape.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
+    if (sorted.size() != d_->shape.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
     bool identity = true;
     for (std::size_t i = 0; i < o.size(); ++i) identity = identity && o[i] == std::int64_t(i);
     if (identity) return *this;
     Shape s;
-    for (std::int64_t d : o) s.push_back(shape_[std::size_t(d)]);
-    return view(mop_permute(uop_, o), s);
+    for (std::int64_t d : o) s.push_back(d_->shape[std::size_t(d)]);
+    return view(mop_permute(d_->uop, o), s);
   }
   // (before, after) per axis; nullopt leaves the axis
   Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
-    if (arg.size() != shape_.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(shape_));
+    if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
     bool any = false;
@@ -228,58 +325,58 @@ class Tensor {
       auto [b, a] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, 0});
       if (b < 0 || a < 0) throw Error("pad: negative pads need pad() of the full form; got (" + std::to_string(b) + ", " + std::to_string(a) + ")");
       any = any || b || a;
-      m.emplace_back(b, shape_[i] + b + a);
-      s.push_back(shape_[i] + b + a);
+      m.emplace_back(b, d_->shape[i] + b + a);
+      s.push_back(d_->shape[i] + b + a);
     }
     if (!any) return *this;
-    return view(mop_pad(uop_, m), s);
+    return view(mop_pad(d_->uop, m), s);
   }
   // (start, end) per axis; nullopt keeps the axis
   Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
-    if (arg.size() != shape_.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(shape_));
+    if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
     bool any = false;
     for (std::size_t i = 0; i < arg.size(); ++i) {
-      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, shape_[i]});
-      if (b < 0 || e < b || e > shape_[i])
-        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(shape_));
-      any = any || b != 0 || e != shape_[i];
+      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, d_->shape[i]});
+      if (b < 0 || e < b || e > d_->shape[i])
+        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(d_->shape));
+      any = any || b != 0 || e != d_->shape[i];
       m.emplace_back(b, e - b);
       s.push_back(e - b);
     }
     if (!any) return *this;
-    return view(mop_shrink(uop_, m), s);
+    return view(mop_shrink(d_->uop, m), s);
   }
   Tensor flip(const std::vector<std::int64_t>& axes) const {
-    std::vector<bool> f(shape_.size(), false);
+    std::vector<bool> f(d_->shape.size(), false);
     for (std::int64_t a : axes) {
       const std::int64_t d = resolve_dim("flip", a);
       if (f[std::size_t(d)]) throw Error("flip: axis " + std::to_string(a) + " appears twice");
       f[std::size_t(d)] = true;
     }
     if (std::none_of(f.begin(), f.end(), [](bool b) { return b; })) return *this;
-    return view(mop_flip(uop_, f), shape_);
+    return view(mop_flip(d_->uop, f), d_->shape);
   }
   Tensor transpose(std::int64_t a = 1, std::int64_t b = 0) const {
-    std::vector<std::int64_t> o(shape_.size());
+    std::vector<std::int64_t> o(d_->shape.size());
     for (std::size_t i = 0; i < o.size(); ++i) o[i] = std::int64_t(i);
     std::swap(o[std::size_t(resolve_dim("transpose", a))], o[std::size_t(resolve_dim("transpose", b))]);
     return permute(o);
   }
   Tensor T() const { return transpose(); }
   Tensor flatten(std::int64_t start = 0, std::int64_t end = -1) const {
-    if (shape_.empty()) return reshape({1});
+    if (d_->shape.empty()) return reshape({1});
     const std::int64_t s = resolve_dim("flatten", start), e = resolve_dim("flatten", end);
-    Shape n(shape_.begin(), shape_.begin() + s);
-    n.push_back(shape_prod(Shape(shape_.begin() + s, shape_.begin() + e + 1)));
-    n.insert(n.end(), shape_.begin() + e + 1, shape_.end());
+    Shape n(d_->shape.begin(), d_->shape.begin() + s);
+    n.push_back(shape_prod(Shape(d_->shape.begin() + s, d_->shape.begin() + e + 1)));
+    n.insert(n.end(), d_->shape.begin() + e + 1, d_->shape.end());
     return reshape(n);
   }
   Tensor unsqueeze(std::int64_t dim) const {
     const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
-    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(shape_));
-    Shape n = shape_;
+    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(d_->shape));
+    Shape n = d_->shape;
     n.insert(n.begin() + d, 1);
     return reshape(n);
   }
@@ -287,31 +384,31 @@ class Tensor {
   Tensor squeeze(std::optional<std::int64_t> dim = std::nullopt) const {
     Shape n;
     if (!dim) {
-      for (std::int64_t s : shape_) if (s != 1) n.push_back(s);
+      for (std::int64_t s : d_->shape) if (s != 1) n.push_back(s);
       return reshape(n);
     }
-    if (shape_.empty()) return *this;
+    if (d_->shape.empty()) return *this;
     const std::int64_t d = resolve_dim("squeeze", *dim);
-    if (shape_[std::size_t(d)] != 1) return *this;
-    n = shape_;
+    if (d_->shape[std::size_t(d)] != 1) return *this;
+    n = d_->shape;
     n.erase(n.begin() + d);
     return reshape(n);
   }
 
   // ---- elementwise ----
-  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(uop_.cast(dt), shape_); }
+  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(d_->uop.cast(dt), d_->shape); }
   Tensor bitcast(DType dt) const {
     if (dt.itemsize() != dtype().itemsize())
       throw Error("bitcast: " + dtype().repr() + " to " + dt.repr() + " changes the item size");
-    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {uop_}), shape_);
+    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {d_->uop}), d_->shape);
   }
-  Tensor alu(Ops op) const { return view(uop_.alu(op), shape_); }
+  Tensor alu(Ops op) const { return view(d_->uop.alu(op), d_->shape); }
 
   // tinygrad's _broadcasted: the scalar takes this tensor's dtype when it fits it, then both sides
   // broadcast to one shape and promote to one dtype
   std::pair<Tensor, Tensor> broadcasted(const Tensor& y, bool reverse = false) const {
     Tensor a = reverse ? y : *this, b = reverse ? *this : y;
-    const Shape out = broadcast_shape({a.shape_, b.shape_}, "broadcast");
+    const Shape out = broadcast_shape({a.d_->shape, b.d_->shape}, "broadcast");
     a = a.expand(out), b = b.expand(out);
     if (a.dtype() == b.dtype()) return {a, b};
     const DType dt = least_upper_dtype(a.dtype(), b.dtype());
@@ -319,11 +416,11 @@ class Tensor {
   }
   Tensor ufix(const ConstType& x) const {
     const bool keep = dtype().is_float() || (dtype().is_int() && x.v.is_int());
-    return full(shape_, x, keep ? dtype() : x.py_dtype(), device());
+    return full(d_->shape, x, keep ? dtype() : x.py_dtype(), device());
   }
   Tensor binop(Ops op, const Tensor& y, bool reverse = false) const {
     auto [a, b] = broadcasted(y, reverse);
-    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
   }
 
   Tensor add(const Tensor& y) const { return binop(Ops::ADD, y); }
@@ -337,29 +434,29 @@ class Tensor {
   Tensor idiv(const Tensor& y) const {
     auto [a, b] = broadcasted(y);
     if (!a.dtype().is_int()) throw Error("idiv: needs int tensors, got " + a.dtype().repr());
-    return a.view(a.uop_.alu(Ops::FLOORDIV, b.uop_), a.shape_);
+    return a.view(a.d_->uop.alu(Ops::FLOORDIV, b.d_->uop), a.d_->shape);
   }
   Tensor mod(const Tensor& y) const {
     auto [a, b] = broadcasted(y);
-    if (a.dtype().is_int()) return a.view(a.uop_.alu(Ops::FLOORMOD, b.uop_), a.shape_);
+    if (a.dtype().is_int()) return a.view(a.d_->uop.alu(Ops::FLOORMOD, b.d_->uop), a.d_->shape);
     return a - b * (a / b).floor();  // Python's % on floats: the sign of the divisor
   }
   Tensor maximum(const Tensor& y) const { return binop(Ops::MAX, y); }
   Tensor minimum(const Tensor& y) const { auto [a, b] = broadcasted(y); return -((-a).maximum(-b)); }
   Tensor where(const Tensor& x, const Tensor& y) const {
     auto [xb, yb] = x.broadcasted(y);
-    const Shape out = broadcast_shape({shape_, xb.shape_}, "where");
+    const Shape out = broadcast_shape({d_->shape, xb.d_->shape}, "where");
     const Tensor c = cast(dtypes::bool_).expand(out), xe = xb.expand(out), ye = yb.expand(out);
-    return c.view(c.uop_.alu(Ops::WHERE, xe.uop_, ye.uop_), out);
+    return c.view(c.d_->uop.alu(Ops::WHERE, xe.d_->uop, ye.d_->uop), out);
   }
   Tensor cmplt(const Tensor& y) const { return binop(Ops::CMPLT, y); }
   Tensor cmpne(const Tensor& y) const { return binop(Ops::CMPNE, y); }
   Tensor cmpeq(const Tensor& y) const { return cmpne(y).logical_not(); }
-  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(shape_, true, dtypes::bool_, device())); }
+  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(d_->shape, true, dtypes::bool_, device())); }
   Tensor bitwise(Ops op, const Tensor& y) const {
     auto [a, b] = broadcasted(y);
     if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
-    return a.view(a.uop_.alu(op, b.uop_), a.shape_);
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
   }
   Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
   Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
@@ -453,8 +550,8 @@ class Tensor {
   // the index of the first maximum (over the flattened tensor when no axis is given), int32
   Tensor argmax(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const {
     if (!axis) return flatten().argmax(0);
-    const std::int64_t ax = resolve_dim("argmax", *axis), n = shape_[std::size_t(ax)];
-    Shape s(shape_.size(), 1);
+    const std::int64_t ax = resolve_dim("argmax", *axis), n = d_->shape[std::size_t(ax)];
+    Shape s(d_->shape.size(), 1);
     s[std::size_t(ax)] = n;
     const Tensor down = arange(n, 0, -1, dtypes::int32, device()).reshape(s);  // n, n-1, ..., 1
     const Tensor idx = (*this == max(ax, true)).cast(dtypes::int32) * down;
@@ -463,8 +560,8 @@ class Tensor {
   Tensor argmin(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const { return (-*this).argmax(axis, keepdim); }
   // running sum along an axis (tinygrad's cumsum): each output sums the inputs at or before it
   Tensor cumsum(std::int64_t axis = 0) const {
-    if (shape_.empty()) return *this;
-    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = shape_[std::size_t(ax)];
+    if (d_->shape.empty()) return *this;
+    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = d_->shape[std::size_t(ax)];
     const Tensor x = transpose(ax, last);
     const Tensor mask = arange(n, std::nullopt, 1, std::nullopt, device()).reshape({n, 1}) >=
                         arange(n, std::nullopt, 1, std::nullopt, device()).reshape({1, n});
@@ -473,32 +570,27 @@ class Tensor {
   // tinygrad's dot / matmul: the last axis of this against the second-to-last of w (the only one of a 1-d w)
   Tensor dot(const Tensor& w, std::optional<DType> acc = std::nullopt) const {
     const std::int64_t dx = ndim(), dw = w.ndim();
-    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
     const std::int64_t axis_w = -std::min<std::int64_t>(dw, 2);
-    if (shape_.back() != w.shape_[std::size_t(dw + axis_w)])
-      throw Error("dot: cannot dot " + shape_str(shape_) + " and " + shape_str(w.shape_));
+    if (d_->shape.back() != w.d_->shape[std::size_t(dw + axis_w)])
+      throw Error("dot: cannot dot " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
     const std::int64_t ones = std::min<std::int64_t>({dx - 1, dw - 1, 1});
-    Shape xs(shape_.begin(), shape_.end() - 1), ws(w.shape_.begin(), w.shape_.end() - std::min<std::int64_t>(dw, 2));
-    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(shape_.back());
-    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.shape_.end() + axis_w, w.shape_.end());
+    Shape xs(d_->shape.begin(), d_->shape.end() - 1), ws(w.d_->shape.begin(), w.d_->shape.end() - std::min<std::int64_t>(dw, 2));
+    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(d_->shape.back());
+    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.d_->shape.end() + axis_w, w.d_->shape.end());
     const Tensor x = reshape(xs), wt = w.reshape(ws).transpose(-1, axis_w);
     return (x * wt).sum(std::vector<std::int64_t>{-1}, false, acc).cast(acc.value_or(least_upper_dtype(dtype(), w.dtype())));
   }
   Tensor matmul(const Tensor& w) const { return dot(w); }
 
-  // tinygrad's sum_acc_dtype: ints and bools sum in at least int32 (uint32 unsigned), floats in at least float32
-  static DType sum_acc_dtype(DType d) {
-    if (d.is_unsigned()) return least_upper_dtype(d, dtypes::uint32);
-    if (d.is_int() || d.is_bool()) return least_upper_dtype(d, dtypes::int32);
-    return least_upper_dtype(d, dtypes::float32);
-  }
 
  private:
-  Tensor(UOp u, Shape s) : uop_(std::move(u)), shape_(std::move(s)) {}
+  Tensor(UOp u, Shape s) : d_(detail::TensorData::make(std::move(u), std::move(s))) {}
+  explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
   Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s)); }
   DType dtype_() const { return dtype(); }
   bool is_realized() const {
-    const UOp& u = uop_.op() == Ops::RESHAPE ? uop_.src(0) : uop_;
+    const UOp& u = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
     return u.op() == Ops::BUFFER;
   }
   static void check_shape(const char* who, const Shape& s) {
@@ -506,7 +598,7 @@ class Tensor {
   }
   std::int64_t resolve_dim(const char* who, std::int64_t d) const {
     const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
-    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(shape_));
+    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
   }
   Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
@@ -518,20 +610,28 @@ class Tensor {
       ax.push_back(d);
     }
     if (ndim() == 0) ax.clear();
-    Shape kept = shape_, dropped;
+    Shape kept = d_->shape, dropped;
     std::vector<std::int64_t> real;  // tinygrad's _rop skips axes of size 1
     for (std::int64_t a : ax) {
-      if (shape_[std::size_t(a)] != 1) real.push_back(a);
+      if (d_->shape[std::size_t(a)] != 1) real.push_back(a);
       kept[std::size_t(a)] = 1;
     }
-    const Tensor r = real.empty() ? *this : view(rop(uop_, op, real), kept);
-    for (std::size_t i = 0; i < shape_.size(); ++i)
-      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(shape_[i]);
+    const Tensor r = real.empty() ? *this : view(rop(d_->uop, op, real), kept);
+    for (std::size_t i = 0; i < d_->shape.size(); ++i)
+      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(d_->shape[i]);
     return keepdim ? r : r.reshape(dropped);
   }
 
-  UOp uop_;
-  Shape shape_;
+  std::shared_ptr<detail::TensorData> d_;
 };
+
+namespace detail {
+inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s) {
+  auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::nullopt, nullptr});
+  if (Tensor::NoGrad::active()) d->requires_grad = false;
+  TensorRegistry::get().add(d);
+  return d;
+}
+}  // namespace detail
 
 }  // namespace mg
