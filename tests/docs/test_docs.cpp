@@ -102,4 +102,10 @@ TEST_CASE("docs: tensor.md examples", "[docs]") {
   REQUIRE_THROWS_WITH(a.reshape({4, 2}), "reshape: size mismatch, can't reshape (2, 3) -> (4, 2)");
   REQUIRE_THROWS_WITH(a + Tensor::from({1, 2}), "broadcast: shapes (2, 3), (2,) cannot broadcast together");
   REQUIRE_THROWS_WITH(a.sum(2), "reduce: dim 2 out of range for shape (2, 3)");
+  Tensor x = Tensor::from({1.0, 2.0, 3.0});
+  (x * x).sum().backward();
+  REQUIRE(x.grad()->to_vector<float>() == std::vector<float>{2, 4, 6});
+  Tensor w = Tensor::eye(3), y = Tensor::from({2.0, 0.0, -2.0}, {1, 3});
+  auto g = y.matmul(w).sum().gradient({w, y});
+  REQUIRE(g[1].to_vector<float>() == std::vector<float>{1, 1, 1});
 }
