@@ -7160,8 +7160,12 @@ class Tensor {
   // made inside a NoGrad scope.
   Tensor& requires_grad(bool r) { d_->requires_grad = r; return *this; }
   std::optional<bool> requires_grad() const { return d_->requires_grad; }
-  std::optional<Tensor> grad() const { return d_->grad ? std::optional<Tensor>(Tensor(d_->grad)) : std::nullopt; }
-  void set_grad(std::optional<Tensor> g) { d_->grad = g ? g->d_ : nullptr; }
+  std::optional<Tensor> grad() const {
+    if (!d_->grad) return std::nullopt;
+    return Tensor(d_->grad);
+  }
+  void set_grad(const Tensor& g) { d_->grad = g.d_; }
+  void clear_grad() { d_->grad.reset(); }
   // the same values, with no gradient flowing back through them
   Tensor detach() const { return view(UOp(Ops::DETACH, dtype(), {d_->uop}), d_->shape); }
   // While one is alive on this thread, new tensors do not take gradients.
@@ -7176,7 +7180,7 @@ class Tensor {
     bool prev_;
   };
   // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
-  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, std::optional<Tensor> gradient = std::nullopt) const {
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const std::optional<Tensor>& gradient = std::nullopt) const {
     if (!gradient && !d_->shape.empty())
       throw Error("gradient: without a gradient argument, backward needs a scalar; this tensor has shape " + shape_str(d_->shape));
     if (!dtype().is_float()) throw Error("gradient: only float tensors have gradients, this one is " + dtype().repr());
@@ -7194,7 +7198,7 @@ class Tensor {
     }
     return out;
   }
-  Tensor& backward(std::optional<Tensor> gradient = std::nullopt) {
+  Tensor& backward(const std::optional<Tensor>& gradient = std::nullopt) {
     std::vector<UOp> topo = d_->uop.toposort();
     detail::PtrMap<char> in_graph;
     for (const UOp& u : topo) in_graph.set(u.node(), 1);
@@ -7202,10 +7206,10 @@ class Tensor {
     for (auto& d : detail::TensorRegistry::get().live())
       if (in_graph.contains(d->uop.node()) && d->uop.dtype().is_float() && d->uop.op() != Ops::CONST && d->requires_grad != false)
         need.push_back(Tensor(std::move(d)));
-    const std::vector<Tensor> gs = this->gradient(need, std::move(gradient));
+    const std::vector<Tensor> gs = this->gradient(need, gradient);
     for (std::size_t i = 0; i < need.size(); ++i) {
-      const std::optional<Tensor> old = need[i].grad();
-      need[i].set_grad(old ? *old + gs[i] : gs[i]);
+      if (need[i].d_->grad) need[i].set_grad(Tensor(need[i].d_->grad) + gs[i]);
+      else need[i].set_grad(gs[i]);
     }
     return *this;
   }
@@ -7396,6 +7400,9 @@ class Tensor {
   }
   Tensor maximum(const Tensor& y) const { return binop(Ops::MAX, y); }
   Tensor minimum(const Tensor& y) const { auto [a, b] = broadcasted(y); return -((-a).maximum(-b)); }
+  // a scalar branch takes the other branch's dtype when it fits it (tinygrad's ufix through the tensor branch)
+  Tensor where(const Tensor& x, ConstType y) const { return where(x, x.ufix(y)); }
+  Tensor where(ConstType x, const Tensor& y) const { return where(y.ufix(x), y); }
   Tensor where(const Tensor& x, const Tensor& y) const {
     auto [xb, yb] = x.broadcasted(y);
     const Shape out = broadcast_shape({d_->shape, xb.d_->shape}, "where");
@@ -7424,8 +7431,70 @@ class Tensor {
   Tensor exp() const { return (ensure_float() * ConstType(1.0 / 0.6931471805599453)).exp2(); }
   Tensor log() const { return ensure_float().log2() * ConstType(0.6931471805599453); }
   Tensor relu() const { return (*this > ConstType(0)).where(*this, ConstType(0)); }
-  Tensor sigmoid() const { return (Tensor(ConstType(1), dtype()) + (-*this).exp()).reciprocal(); }
-  Tensor abs() const { return (*this < ConstType(0)).where(-*this, *this); }
+  Tensor sigmoid() const { return (ConstType(1) + (*this * ConstType(-1 / std::numbers::ln2)).exp2()).reciprocal(); }
+  Tensor sign() const {
+    return cmpne(ufix(0)).where((*this < ConstType(0)).where(ufix(-1), ufix(1)), ufix(0));
+  }
+  Tensor abs() const { return *this * sign(); }
+  Tensor cos() const {
+    if (dtype().is_float()) return (ConstType(std::numbers::pi / 2) - cast(least_upper_dtype(dtype(), dtypes::float32))).sin().cast(dtype());
+    return (ConstType(std::numbers::pi / 2) - *this).sin();
+  }
+  Tensor tan() const { return sin() / cos(); }
+  Tensor tanh() const { return ConstType(2.0) * (ConstType(2.0) * *this).sigmoid() - ConstType(1.0); }
+  Tensor rsqrt() const { return sqrt().reciprocal(); }
+  // round half to even, as tinygrad (and Python) do
+  Tensor round() const {
+    const Tensor b = trunc() / ConstType(2.0);
+    return ((*this > ConstType(0)) == (b.trunc() == b)).where((*this - ConstType(0.5)).ceil(), (*this + ConstType(0.5)).floor());
+  }
+  Tensor clip(std::optional<ConstType> lo, std::optional<ConstType> hi) const {
+    if (!lo && !hi) throw Error("clip: at least one of min and max must be given");
+    const Tensor r = lo ? (*this < *lo).where(ufix(*lo), *this) : *this;
+    return hi ? (r > *hi).where(r.ufix(*hi), r) : r;
+  }
+  Tensor pow(const Tensor& e) const {
+    auto [b, x] = broadcasted(e);
+    const Tensor r = b.view(b.d_->uop.alu(Ops::POW, x.d_->uop), b.d_->shape);
+    // pow(int, float) is rounded back to the int dtype, as tinygrad does
+    return !dtype().is_float() && e.dtype().is_float() ? r.round().cast(dtype()) : r;
+  }
+  Tensor pow(ConstType e) const {
+    if (!dtype().is_float() && !(e.v.is_int() && e.v.as_int() >= 0)) throw Error("pow: base needs to be float, got " + dtype().repr());
+    return pow(ufix(e));
+  }
+  Tensor lerp(const Tensor& end, const Tensor& weight) const { return *this + (end - *this) * weight; }
+  Tensor lerp(const Tensor& end, ConstType weight) const { return *this + (end - *this) * weight; }
+  Tensor logaddexp(const Tensor& o) const {
+    auto [a, b] = broadcasted(o);
+    const Tensor m = a.maximum(b);
+    return ((a - m).exp() + (b - m).exp()).log() + m;
+  }
+  // activations (tinygrad's formulas)
+  Tensor relu6() const { return relu() - (*this - ConstType(6)).relu(); }
+  Tensor leaky_relu(double neg_slope = 0.01) const { return (*this < ConstType(0)).where(*this * ConstType(neg_slope), *this); }
+  Tensor elu(double alpha = 1.0) const { return relu() - ConstType(alpha) * (ConstType(1) - exp()).relu(); }
+  Tensor celu(double alpha = 1.0) const {
+    return maximum(ufix(0)) + (ConstType(alpha) * ((*this / ConstType(alpha)).exp() - ConstType(1))).minimum(ufix(0));
+  }
+  Tensor selu(double alpha = 1.67326, double gamma = 1.0507) const {
+    return ConstType(gamma) * (*this >= ConstType(0)).where(*this, ConstType(alpha) * (exp() - ConstType(1)));
+  }
+  Tensor softplus(double beta = 1.0) const { return ConstType(1 / beta) * (*this * ConstType(beta)).logaddexp(ufix(0.0)); }
+  Tensor mish() const { return *this * softplus().tanh(); }
+  Tensor swish() const { return *this * sigmoid(); }
+  Tensor silu() const { return swish(); }
+  Tensor gelu() const {  // the tanh approximation
+    return ConstType(0.5) * *this * (ConstType(1) + (ConstType(std::sqrt(2 / std::numbers::pi)) * (*this + ConstType(0.044715) * *this * *this * *this)).tanh());
+  }
+  Tensor quick_gelu() const { return *this * (*this * ConstType(1.702)).sigmoid(); }
+  Tensor hardsigmoid(double alpha = 1.0 / 6, double beta = 0.5) const {
+    return (ConstType(alpha) * *this + ConstType(beta)).relu() - (ConstType(alpha) * *this + ConstType(beta - 1)).relu();
+  }
+  Tensor hardtanh(double lo = -1, double hi = 1) const { return clip(lo, hi); }
+  Tensor hardswish() const { return *this * (*this + ConstType(3)).relu6() * ConstType(1.0 / 6); }
+  Tensor softsign() const { return *this / (ConstType(1) + abs()); }
+  Tensor logsigmoid() const { return -(-*this).softplus(); }
   Tensor square() const { return *this * *this; }
   Tensor ensure_float() const { return dtype().is_float() ? *this : cast(least_upper_float(dtype())); }
 

@@ -207,3 +207,39 @@ TEST_CASE("tensor: backward and gradient (values printed by tinygrad)") {
   CHECK_THROWS_WITH(Tensor::from({1.0, 2.0}).backward(), Catch::Contains("backward needs a scalar; this tensor has shape (2,)"));
   CHECK_THROWS_WITH(Tensor::from({1, 2}).sum().backward(), Catch::Contains("only float tensors have gradients"));
 }
+
+TEST_CASE("tensor: activations and the rest of the elementwise ops (values printed by tinygrad)") {
+  Tensor x = Tensor::from({-2.5, -0.5, 0.0, 0.5, 1.5, 3.0});
+  const double tol = 2e-6;
+  auto check = [&](const Tensor& t, F want) { check_close(t.to_vector<float>(), want, tol, 1e-5); };
+  check(x.sign(), {-1, -1, 0, 1, 1, 1});
+  check(x.abs(), {2.5, 0.5, 0, 0.5, 1.5, 3});
+  check(x.cos(), {-0.8011436462402344f, 0.8775825500488281f, 1.0f, 0.8775825500488281f, 0.07073725014925003f, -0.9899924993515015f});
+  check(x.tan(), {0.7470223307609558f, -0.5463024973869324f, 0.0f, 0.5463024973869324f, 14.101409912109375f, -0.1425466388463974f});
+  check(x.tanh(), {-0.9866142868995667f, -0.46211713552474976f, 0.0f, 0.46211719512939453f, 0.9051482677459717f, 0.9950548410415649f});
+  check(x.round(), {-2, 0, 0, 0, 2, 3});
+  check(Tensor::from({0.5, 1.5, 2.5, -0.5, -1.5, 2.4}).round(), {0, 2, 2, 0, -2, 2});  // half to even
+  check(x.relu6(), {0, 0, 0, 0.5, 1.5, 3});
+  check(x.leaky_relu(), {-0.02499999850988388f, -0.004999999888241291f, 0, 0.5, 1.5, 3});
+  check(x.elu(), {-0.9179149866104126f, -0.39346933364868164f, 0, 0.5, 1.5, 3});
+  check(x.celu(), {-0.9179149866104126f, -0.39346933364868164f, 0, 0.5, 1.5, 3});
+  check(x.selu(), {-1.6137809753417969f, -0.6917561888694763f, 0.0f, 0.5253499746322632f, 1.5760499238967896f, 3.152099847793579f});
+  check(x.softplus(), {0.07888974249362946f, 0.4740769863128662f, 0.6931471824645996f, 0.9740769863128662f, 1.7014132738113403f, 3.0485873222351074f});
+  check(x.mish(), {-0.1968163251876831f, -0.22074377536773682f, 0.0f, 0.3752451539039612f, 1.4033782482147217f, 2.98653507232666f});
+  check(x.silu(), {-0.189645454287529f, -0.1887703388929367f, 0.0f, 0.3112296760082245f, 1.226361632347107f, 2.857722520828247f});
+  check(x.gelu(), {-0.015084268525242805f, -0.1542859822511673f, 0.0f, 0.3457140028476715f, 1.3995715379714966f, 2.9963626861572266f});
+  check(x.quick_gelu(), {-0.034986160695552826f, -0.14961156249046326f, 0.0f, 0.35038843750953674f, 1.3916622400283813f, 2.981928825378418f});
+  check(x.hardsigmoid(), {0.08333331346511841f, 0.4166666567325592f, 0.5f, 0.5833333134651184f, 0.75f, 1.0f});
+  check(x.hardtanh(), {-1, -0.5, 0, 0.5, 1, 1});
+  check(x.hardswish(), {-0.2083333432674408f, -0.2083333432674408f, 0.0f, 0.2916666865348816f, 1.125f, 3.0f});
+  check(x.softsign(), {-0.7142857313156128f, -0.3333333432674408f, 0.0f, 0.3333333432674408f, 0.6000000238418579f, 0.75f});
+  check(x.logsigmoid(), {-2.578889846801758f, -0.9740769863128662f, -0.6931471824645996f, -0.4740769863128662f, -0.2014133334159851f, -0.04858732968568802f});
+  check(x.sigmoid(), {0.07585817575454712f, 0.3775406777858734f, 0.5f, 0.622459352016449f, 0.8175744414329529f, 0.9525741338729858f});
+  check(x.clip(-1, 1), {-1, -0.5, 0, 0.5, 1, 1});
+  check(x.lerp(Tensor::ones({6}), 0.25), {-1.625f, -0.125f, 0.25f, 0.625f, 1.375f, 2.5f});
+  check(Tensor::from({1.5, 2.0, 3.0}).pow(2.0), {2.25, 4, 9});
+  CHECK(Tensor::from({1, 2, 3}).pow(Tensor::from({0.5, 2.0, 1.5})).to_vector<std::int32_t>() == V{1, 4, 5});
+  CHECK(Tensor::from({2, 3}).pow(2).to_vector<std::int32_t>() == V{4, 9});
+  CHECK_THROWS_WITH(Tensor::from({2, 3}).pow(0.5), Catch::Contains("pow: base needs to be float, got dtypes.int"));
+  CHECK_THROWS_WITH(x.clip(std::nullopt, std::nullopt), Catch::Contains("clip: at least one of min and max"));
+}
