@@ -243,3 +243,30 @@ TEST_CASE("tensor: activations and the rest of the elementwise ops (values print
   CHECK_THROWS_WITH(Tensor::from({2, 3}).pow(0.5), Catch::Contains("pow: base needs to be float, got dtypes.int"));
   CHECK_THROWS_WITH(x.clip(std::nullopt, std::nullopt), Catch::Contains("clip: at least one of min and max"));
 }
+
+TEST_CASE("tensor: cat, stack, split, chunk, repeat (values printed by tinygrad)") {
+  Tensor a = Tensor::from({1, 2, 3, 4}, {2, 2}), b = Tensor::from({5, 6}, {1, 2});
+  CHECK(a.cat(b, 0).to_vector<std::int32_t>() == V{1, 2, 3, 4, 5, 6});
+  CHECK(a.cat(Tensor::from({7, 8}, {2, 1}), 1).to_vector<std::int32_t>() == V{1, 2, 7, 3, 4, 8});
+  Tensor s = Tensor::stack({a, a}, 1);
+  CHECK(s.shape() == Shape{2, 2, 2});
+  CHECK(s.to_vector<std::int32_t>() == V{1, 2, 1, 2, 3, 4, 3, 4});
+  Tensor v = Tensor::from({1, 2, 3, 4, 5});
+  auto p = v.split(2);
+  REQUIRE(p.size() == 3);
+  CHECK(p[2].to_vector<std::int32_t>() == V{5});
+  auto c = v.chunk(2);
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].to_vector<std::int32_t>() == V{1, 2, 3});
+  CHECK(c[1].to_vector<std::int32_t>() == V{4, 5});
+  CHECK(v.split(std::vector<std::int64_t>{1, 4})[1].to_vector<std::int32_t>() == V{2, 3, 4, 5});
+  CHECK(a.repeat({2, 1}).to_vector<std::int32_t>() == V{1, 2, 3, 4, 1, 2, 3, 4});
+  CHECK(Tensor::from({1, 2}).repeat({2, 2}).to_vector<std::int32_t>() == V{1, 2, 1, 2, 1, 2, 1, 2});
+  CHECK_THROWS_WITH(a.cat(Tensor::from({1, 2, 3}, {1, 3}), 0), Catch::Contains("cat: shapes (2, 2) and (1, 3) differ off dim 0"));
+  CHECK_THROWS_WITH(v.split(std::vector<std::int64_t>{1, 2}), Catch::Contains("split: sizes add up to 3"));
+  // cat is differentiable: each part gets its slice of the gradient
+  Tensor x = Tensor::from({1.0, 2.0}), y = Tensor::from({3.0});
+  (Tensor::cat({x, y}) * Tensor::from({1.0, 2.0, 3.0})).sum().backward();
+  CHECK(x.grad()->to_vector<float>() == F{1, 2});
+  CHECK(y.grad()->to_vector<float>() == F{3});
+}

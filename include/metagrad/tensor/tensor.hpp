@@ -110,7 +110,7 @@ class Tensor {
   template <class T>
   static Tensor from(std::span<const T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
                      const std::string& device = default_device) {
-    if (shape.empty() && data.size() != 1) shape = {std::int64_t(data.size())};
+    if (shape.empty()) shape = {std::int64_t(data.size())};  // a list is 1-d, as Tensor([x]) is (1,)
     check_shape("Tensor::from", shape);
     if (shape_prod(shape) != std::int64_t(data.size()))
       throw Error("Tensor::from: " + std::to_string(data.size()) + " values for shape " + shape_str(shape));
@@ -399,6 +399,83 @@ class Tensor {
     n = d_->shape;
     n.erase(n.begin() + d);
     return reshape(n);
+  }
+
+  // tinygrad's cat: each tensor padded into its place along dim, then summed
+  static Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim = 0) {
+    if (ts.empty()) throw Error("cat: no tensors");
+    const Tensor& first = ts[0];
+    const std::int64_t d = first.resolve_dim("cat", dim);
+    std::vector<std::int64_t> starts{0};
+    for (const Tensor& t : ts) {
+      bool ok = t.ndim() == first.ndim();
+      for (std::int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.d_->shape[std::size_t(i)] == first.d_->shape[std::size_t(i)];
+      if (!ok) throw Error("cat: shapes " + shape_str(first.d_->shape) + " and " + shape_str(t.d_->shape) + " differ off dim " + std::to_string(d));
+      starts.push_back(starts.back() + t.d_->shape[std::size_t(d)]);
+    }
+    std::optional<Tensor> out;
+    for (std::size_t k = 0; k < ts.size(); ++k) {
+      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> p(std::size_t(first.ndim()));
+      p[std::size_t(d)] = std::pair{starts[k], starts.back() - starts[k + 1]};
+      const Tensor padded = ts[k].pad(p);
+      out = out ? *out + padded : padded;
+    }
+    return *out;
+  }
+  Tensor cat(const Tensor& other, std::int64_t dim = 0) const { return cat(std::vector<Tensor>{*this, other}, dim); }
+  static Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim = 0) {
+    if (ts.empty()) throw Error("stack: no tensors");
+    std::vector<Tensor> u;
+    for (const Tensor& t : ts) u.push_back(t.unsqueeze(dim));
+    return cat(u, dim);
+  }
+  // pieces of the given sizes along dim (the last may be smaller when one size is given)
+  std::vector<Tensor> split(const std::vector<std::int64_t>& sizes, std::int64_t dim = 0) const {
+    const std::int64_t d = resolve_dim("split", dim);
+    std::int64_t total = 0;
+    for (std::int64_t z : sizes) {
+      if (z < 0) throw Error("split: negative size " + std::to_string(z));
+      total += z;
+    }
+    if (total != d_->shape[std::size_t(d)])
+      throw Error("split: sizes add up to " + std::to_string(total) + ", dim " + std::to_string(d) + " of " + shape_str(d_->shape) + " has " + std::to_string(d_->shape[std::size_t(d)]));
+    std::vector<Tensor> out;
+    std::int64_t at = 0;
+    for (std::int64_t z : sizes) {
+      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(d_->shape.size());
+      r[std::size_t(d)] = std::pair{at, at + z};
+      out.push_back(shrink(r));
+      at += z;
+    }
+    return out;
+  }
+  std::vector<Tensor> split(std::int64_t size, std::int64_t dim = 0) const {
+    if (size <= 0) throw Error("split: size " + std::to_string(size) + " must be positive");
+    const std::int64_t n = d_->shape[std::size_t(resolve_dim("split", dim))];
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t i = 0; i < std::max<std::int64_t>(1, n); i += size) sizes.push_back(std::min(size, n - i));
+    return split(sizes, dim);
+  }
+  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const {
+    if (chunks <= 0) throw Error("chunk: " + std::to_string(chunks) + " chunks");
+    const std::int64_t n = d_->shape[std::size_t(resolve_dim("chunk", dim))];
+    if (n == 0) return split(std::vector<std::int64_t>(std::size_t(chunks), 0), dim);
+    return split((n + chunks - 1) / chunks, dim);
+  }
+  // tinygrad's repeat: tile the tensor repeats[i] times along each axis (extra leading axes allowed)
+  Tensor repeat(const std::vector<std::int64_t>& repeats) const {
+    if (repeats.size() < d_->shape.size())
+      throw Error("repeat: " + std::to_string(repeats.size()) + " repeats for shape " + shape_str(d_->shape));
+    Shape base(repeats.size() - d_->shape.size(), 1);
+    base.insert(base.end(), d_->shape.begin(), d_->shape.end());
+    Shape unsq, expd, fin;
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      if (repeats[i] < 0) throw Error("repeat: negative repeat " + std::to_string(repeats[i]));
+      if (repeats[i] != 1) unsq.push_back(1), expd.push_back(repeats[i]);
+      unsq.push_back(base[i]), expd.push_back(base[i]);
+      fin.push_back(base[i] * repeats[i]);
+    }
+    return reshape(unsq).expand(expd).reshape(fin);
   }
 
   // ---- elementwise ----
