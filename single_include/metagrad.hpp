@@ -7012,9 +7012,10 @@ namespace detail {
 struct TensorData {
   UOp uop;
   Shape shape;
+  std::string device;                       // found once, when the graph is first wrapped
   std::optional<bool> requires_grad;        // tinygrad's None / True / False
   std::shared_ptr<TensorData> grad;         // filled by backward()
-  static std::shared_ptr<TensorData> make(UOp u, Shape s);
+  static std::shared_ptr<TensorData> make(UOp u, Shape s, std::string device);
 };
 // Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
 struct TensorRegistry {
@@ -7051,7 +7052,10 @@ class Tensor {
   explicit Tensor(UOp u) {
     auto s = shape_of(u);
     if (!s) throw Error("Tensor: " + op_repr(u.op()) + " has no shape");
-    d_ = detail::TensorData::make(std::move(u), std::move(*s));
+    std::string dev = default_device;  // the first DEVICE the graph starts from
+    for (const UOp& n : u.toposort())
+      if (n.op() == Ops::DEVICE) { dev = n.arg().as_str(); break; }
+    d_ = detail::TensorData::make(std::move(u), std::move(*s), std::move(dev));
   }
   // a 0-d tensor holding one value
   Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
@@ -7149,10 +7153,7 @@ class Tensor {
   std::int64_t ndim() const { return std::int64_t(d_->shape.size()); }
   std::int64_t numel() const { return shape_prod(d_->shape); }
   // the device of the buffers or constants the graph starts from (the default when it has none)
-  std::string device() const {
-    for (const UOp& u : d_->uop.toposort()) if (u.op() == Ops::DEVICE) return u.arg().as_str();
-    return default_device;
-  }
+  const std::string& device() const { return d_->device; }
 
   // ---- autograd ----
   // backward() fills grad() for the float tensors in the graph (tinygrad's rule: every live float
@@ -7505,8 +7506,8 @@ class Tensor {
   // tinygrad's floor / ceil: the truncation moved by one where it went the wrong way
   Tensor floor() const { const Tensor t = trunc(); return (*this < t).where(t - ConstType(1), t); }
   Tensor ceil() const { const Tensor t = trunc(); return (*this > t).where(t + ConstType(1), t); }
-  Tensor exp() const { return (ensure_float() * ConstType(1.0 / 0.6931471805599453)).exp2(); }
-  Tensor log() const { return ensure_float().log2() * ConstType(0.6931471805599453); }
+  Tensor exp() const { return (ensure_float() * ConstType(1 / std::numbers::ln2)).exp2(); }
+  Tensor log() const { return ensure_float().log2() * ConstType(std::numbers::ln2); }
   Tensor relu() const { return (*this > ConstType(0)).where(*this, ConstType(0)); }
   Tensor sigmoid() const { return (ConstType(1) + (*this * ConstType(-1 / std::numbers::ln2)).exp2()).reciprocal(); }
   Tensor sign() const {
@@ -7684,9 +7685,9 @@ class Tensor {
 
 
  private:
-  Tensor(UOp u, Shape s) : d_(detail::TensorData::make(std::move(u), std::move(s))) {}
+  Tensor(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
   explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
-  Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s)); }
+  Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s), d_->device); }  // same device
   DType dtype_() const { return dtype(); }
   bool is_realized() const {
     const UOp& u = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
@@ -7725,8 +7726,8 @@ class Tensor {
 };
 
 namespace detail {
-inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s) {
-  auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::nullopt, nullptr});
+inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string device) {
+  auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::move(device), std::nullopt, nullptr});
   if (Tensor::NoGrad::active()) d->requires_grad = false;
   TensorRegistry::get().add(d);
   return d;
