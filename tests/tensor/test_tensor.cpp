@@ -5,6 +5,8 @@
 #include <cmath>
 #include <metagrad/tensor/tensor.hpp>
 
+#include "check.hpp"
+
 using namespace mg;
 using V = std::vector<std::int32_t>;
 using F = std::vector<float>;
@@ -269,4 +271,21 @@ TEST_CASE("tensor: cat, stack, split, chunk, repeat (values printed by tinygrad)
   (Tensor::cat({x, y}) * Tensor::from({1.0, 2.0, 3.0})).sum().backward();
   CHECK(x.grad()->to_vector<float>() == F{1, 2});
   CHECK(y.grad()->to_vector<float>() == F{3});
+}
+  Tensor a = Tensor::from({1.f, 2.f, 3.f, 4.f}, {2, 2});
+  Tensor v = a.reshape({4});           // a view of a's buffer
+  Tensor lazy = a * 2;                  // built before the assign
+  a.assign(a + 1);
+  test::check_close(a.to_vector<float>(), std::vector<float>{2, 3, 4, 5});
+  test::check_close(v.to_vector<float>(), std::vector<float>{2, 3, 4, 5});
+  test::check_close(lazy.to_vector<float>(), std::vector<float>{4, 6, 8, 10});
+  a.assign(Tensor::from({7.f, 8.f}));   // broadcast along the first axis
+  CHECK(a.to_vector<float>() == std::vector<float>{7, 8, 7, 8});
+  a.assign(0);
+  CHECK(a.to_vector<float>() == std::vector<float>{0, 0, 0, 0});
+  Tensor b = Tensor::ones({3}) * 2;     // unrealized: realized into a buffer
+  b.assign(Tensor::from({1.f, 2.f, 3.f}));
+  CHECK(b.to_vector<float>() == std::vector<float>{1, 2, 3});
+  CHECK_THROWS_WITH(a.assign(Tensor::ones({3})), Catch::Contains("assign") && Catch::Contains("(2, 2)"));
+  CHECK_THROWS_WITH(a.assign(Tensor::ones({2, 2}, dtypes::int32)), Catch::Contains("dtype mismatch"));
 }

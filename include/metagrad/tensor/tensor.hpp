@@ -54,6 +54,19 @@ struct ConstType {
   DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
 };
 
+// an int or a list of ints, as tinygrad's `int|tuple[int, ...]` arguments (kernel size, stride, padding)
+struct Sizes {
+  std::vector<std::int64_t> v;
+  Sizes(std::int64_t x) : v{x} {}
+  Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
+  Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
+};
+// pad's modes, as tinygrad's pad(mode=...)
+enum class PadMode { constant, reflect, replicate, circular };
+// how a loss reduces over its elements
+enum class Reduction { none, sum, mean };
+class Index;  // getitem's index (tensor/index.hpp)
+
 class Tensor;
 namespace detail {
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
@@ -271,6 +284,30 @@ class Tensor {
     d_->uop = from_host(reference_eval(d_->uop), device()).d_->uop;
     return *this;
   }
+  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
+  // this tensor's buffer, which every tensor viewing that buffer then sees. An unrealized tensor is
+  // realized into a new buffer first.
+  Tensor& assign(const Tensor& x) {
+    if (x.d_->uop == d_->uop) return *this;
+    std::optional<Tensor> bx;
+    try {
+      bx = x.d_->shape == d_->shape ? x : x.expand(d_->shape);
+    } catch (const Error&) {
+      throw Error("assign: shape mismatch " + shape_str(d_->shape) + " != " + shape_str(x.d_->shape));
+    }
+    const Tensor& v = *bx;
+    if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
+    if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
+    HostArray a = reference_eval(v.d_->uop);
+    if (!is_realized()) {
+      d_->uop = from_host(a, device()).d_->uop;
+      return *this;
+    }
+    const UOp& buf = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
+    host_buffer(buf).bytes = std::move(a.bytes);
+    return *this;
+  }
+  Tensor& assign(ConstType x) { return assign(full(d_->shape, x, dtype(), device())); }
   template <class T> std::vector<T> to_vector() const { return reference_eval(d_->uop).template to_vector<T>(); }
   template <class T> T item() const {
     if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
@@ -733,6 +770,15 @@ class Tensor {
   Tensor matmul(const Tensor& w) const { return dot(w); }
 
 
+  // ==== random: defined in tensor/random.hpp ====
+  // ==== end random ====
+
+  // ==== indexing: defined in tensor/index.hpp ====
+  // ==== end indexing ====
+
+  // ==== nn ops: defined in tensor/nn_ops.hpp ====
+  // ==== end nn ops ====
+
  private:
   Tensor(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
   explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
@@ -784,3 +830,7 @@ inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string 
 }  // namespace detail
 
 }  // namespace mg
+
+#include "index.hpp"
+#include "nn_ops.hpp"
+#include "random.hpp"

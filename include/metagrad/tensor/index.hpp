@@ -1,0 +1,3 @@
+#pragma once
+// Tensor indexing: getitem, setitem, gather, one_hot, and pad's modes.
+#include "tensor.hpp"
