@@ -272,6 +272,8 @@ TEST_CASE("tensor: cat, stack, split, chunk, repeat (values printed by tinygrad)
   CHECK(x.grad()->to_vector<float>() == F{1, 2});
   CHECK(y.grad()->to_vector<float>() == F{3});
 }
+
+TEST_CASE("tensor: assign writes into the buffer, which its views and earlier lazy users see") {
   Tensor a = Tensor::from({1.f, 2.f, 3.f, 4.f}, {2, 2});
   Tensor v = a.reshape({4});           // a view of a's buffer
   Tensor lazy = a * 2;                  // built before the assign

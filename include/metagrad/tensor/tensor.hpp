@@ -54,9 +54,11 @@ struct ConstType {
   DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
 };
 
-// an int or a list of ints, as tinygrad's `int|tuple[int, ...]` arguments (kernel size, stride, padding)
+// an int or a list of ints, as tinygrad's `int|tuple[int, ...]` arguments (kernel size, stride,
+// padding); empty where an argument defaults to another (a pool's stride to its kernel size)
 struct Sizes {
   std::vector<std::int64_t> v;
+  Sizes() = default;
   Sizes(std::int64_t x) : v{x} {}
   Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
   Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
@@ -108,6 +110,14 @@ struct TensorRegistry {
 class Tensor {
  public:
   inline static std::string default_device = "CPU";
+
+  // A Tensor is a handle: copies share the graph. Assigning to a temporary (`t[1] = x`) is a compile
+  // error rather than a silent no-op; setitem and assign write values.
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  ~Tensor() = default;
 
   // ---- creation ----
   // a tensor viewing a UOp graph (its shape is inferred)
