@@ -24,6 +24,15 @@ template <class... R> UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs
   return graph_rewrite(root, rs, none, opt);
 }
 
+// a library's rule set (LazyRules) rewrites as the RuleSet it stands for
+template <class D, class Ctx>
+UOp graph_rewrite(const UOp& root, const LazyRules<D>& rs, Ctx& ctx, RewriteOptions opt = {}) {
+  return graph_rewrite(root, rs.get(), ctx, opt);
+}
+template <class D> UOp graph_rewrite(const UOp& root, const LazyRules<D>& rs, RewriteOptions opt = {}) {
+  return graph_rewrite(root, rs.get(), opt);
+}
+
 template <class PM, class BPM>
 struct Bidirectional {
   const PM& pm;

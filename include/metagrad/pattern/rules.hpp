@@ -208,4 +208,43 @@ template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const 
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
 
+// ---- rule sets a library defines at namespace scope ----
+// A rule set's type spells out every pattern in it, and instantiating a pattern type costs a translation
+// unit a few milliseconds whether or not it ever rewrites with it: a hundred rules defined as
+// namespace-scope variables cost every includer most of a second. LazyRules<Def> is an empty object
+// standing for the rule set Def::make<Def>() returns. make is a function template, so its rules are
+// instantiated, and the set built (once, in constant evaluation), only by a translation unit that uses
+// it. It acts as that RuleSet: graph_rewrite, +, rewrite, rewrite_view, describe, location,
+// for_each_rule and rules_for take it; get() is the RuleSet itself.
+//   namespace detail { struct my_rules_def { template <class> static constexpr auto make() { return rules(...); } }; }
+//   inline constexpr LazyRules<detail::my_rules_def> my_rules{};
+namespace detail {
+template <class Def> inline constexpr auto lazy_rules_v = Def::template make<Def>();
+template <class T, class> struct delayed { using type = T; };  // T, named in a way that depends on the second
+}  // namespace detail
+
+template <class Def>
+struct LazyRules {
+  // the rule set. D only delays instantiation to the first use: a rule set that builds on this one
+  // calls get<T>() with its own make's parameter
+  template <class D = Def> static constexpr const auto& get() { return detail::lazy_rules_v<typename detail::delayed<Def, D>::type>; }
+
+  template <class N, class Ctx = NoCtx, class D = Def>
+  constexpr auto rewrite_view(const N& n, Ctx* ctx = nullptr, int* fired = nullptr) const {
+    return get<D>().rewrite_view(n, ctx, fired);
+  }
+  template <class Ctx = NoCtx, class D = Def>
+  std::optional<UOp> rewrite(const UOp& u, Ctx* ctx = nullptr, int* fired = nullptr) const {
+    return get<D>().rewrite(u, ctx, fired);
+  }
+  template <class D = Def> std::string describe(std::size_t i) const { return get<D>().describe(i); }
+  template <class D = Def> std::source_location location(std::size_t i) const { return get<D>().location(i); }
+  template <class D = Def> static constexpr int rules_for(Ops o) { return std::remove_cvref_t<decltype(get<D>())>::rules_for(o); }
+  template <class F, class D = Def> constexpr void for_each_rule(F&& f) const { get<D>().for_each_rule(f); }
+};
+
+template <class A, class... B> constexpr auto operator+(const LazyRules<A>& a, const RuleSet<B...>& b) { return a.get() + b; }
+template <class... A, class B> constexpr auto operator+(const RuleSet<A...>& a, const LazyRules<B>& b) { return a + b.get(); }
+template <class A, class B> constexpr auto operator+(const LazyRules<A>& a, const LazyRules<B>& b) { return a.get() + b.get(); }
+
 }  // namespace mg

@@ -25,6 +25,8 @@ namespace mg {
 namespace detail {
 template <fixed_string S> struct name_t { static constexpr auto value = S; };
 }  // namespace detail
+// "x"_n names a capture where the name is an argument: p.named("x"_n) is p.named<"x">()
+template <fixed_string S> constexpr detail::name_t<S> operator""_n() { return {}; }
 
 // ---- filters a pattern carries (empty types cost nothing) ----
 struct NoDType {};
@@ -149,6 +151,8 @@ struct Pat {
 
   // ---- refinements ----
   template <fixed_string N2> constexpr Pat<O, N2, Src, DT, AF, TF, AnyLen> named() const { return {src, dt, argf, tagf}; }
+  // the deduced form, p.named("x"_n): needs no `template` keyword where p's type is dependent
+  template <fixed_string N2> constexpr Pat<O, N2, Src, DT, AF, TF, AnyLen> named(detail::name_t<N2>) const { return {src, dt, argf, tagf}; }
   template <class... D> constexpr Pat<O, Name, Src, DTypeIn<sizeof...(D)>, AF, TF, AnyLen> dtype(D... d) const {
     return {src, {{DType(d)...}}, argf, tagf};
   }

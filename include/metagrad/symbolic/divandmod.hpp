@@ -208,21 +208,28 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
 }
 }  // namespace detail
 
-inline const auto div_and_mod_symbolic = rules(
-    // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
-    rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
-      if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
-      return (x + a * c).floordiv(c * d);
-    }),
-    // (x+c)//d -> (x+c%d)//d + c//d for d>0
-    rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
-      if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
-      std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
-      if (dv <= 0 || detail::py_floormod(cv, dv) == cv) return std::nullopt;
-      return (x + detail::py_floormod(cv, dv)).floordiv(d) + detail::py_floordiv(cv, dv);
-    }),
-    // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
-    // instantiated by a translation unit that rewrites with it, not by every one that includes it
-    rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named<"d">(), [](const auto& d) { return detail::fold_divmod_general(d); }));
+namespace detail {
+struct div_and_mod_symbolic_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
+        rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
+          if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
+          return (x + a * c).floordiv(c * d);
+        }),
+        // (x+c)//d -> (x+c%d)//d + c//d for d>0
+        rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
+          if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
+          std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
+          if (dv <= 0 || py_floormod(cv, dv) == cv) return std::nullopt;
+          return (x + py_floormod(cv, dv)).floordiv(d) + py_floordiv(cv, dv);
+        }),
+        // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
+        // instantiated by a translation unit that rewrites with it, not by every one that includes it
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named("d"_n), [](const auto& d) { return fold_divmod_general(d); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::div_and_mod_symbolic_def> div_and_mod_symbolic{};
 
 }  // namespace mg

@@ -42,69 +42,81 @@ inline constexpr OpSet remove_from_sink_like{Ops::UNROLL, Ops::NOOP, Ops::STACK,
 }  // namespace detail
 
 // clean up GROUP/SINK
-inline const auto pm_clean_up_group_sink = rules(
-    rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
-    rule(op<Ops::SINK, Ops::GROUP>.named<"root">(), [](UOp root) -> std::optional<UOp> {
-      bool any = false;
-      std::vector<UOp> src;
-      for (const UOp& x : root.src()) {
-        if (detail::remove_from_sink_like.contains(x.op())) {
-          any = true;
-          src.insert(src.end(), x.src().begin(), x.src().end());
-        } else {
-          src.push_back(x);
-        }
-      }
-      if (!any) return std::nullopt;
-      return UOp(root.op(), root.dtype(), std::move(src), root.arg());
-    }));
+namespace detail {
+struct pm_clean_up_group_sink_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
+        rule(op<Ops::SINK, Ops::GROUP>.named("root"_n), [](UOp root) -> std::optional<UOp> {
+          bool any = false;
+          std::vector<UOp> src;
+          for (const UOp& x : root.src()) {
+            if (remove_from_sink_like.contains(x.op())) {
+              any = true;
+              src.insert(src.end(), x.src().begin(), x.src().end());
+            } else {
+              src.push_back(x);
+            }
+          }
+          if (!any) return std::nullopt;
+          return UOp(root.op(), root.dtype(), std::move(src), root.arg());
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_clean_up_group_sink_def> pm_clean_up_group_sink{};
 
-inline const auto sym = symbolic + pm_simplify_valid + [] {
-  using namespace detail;
-  auto x = var<"x">;
-  auto recip = [](auto p) { return op<Ops::RECIPROCAL>(p); };
-  auto one_plus_x_recip = recip(1 + x).named<"d">();
-  return rules(
-      // reorder ALU/STACK
-      rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named<"alu">(), [](UOp alu, UOp x, UOp y) {
-        UOp s(alu.op(), alu.dtype().scalar(), {x, y});
-        return UOp(Ops::STACK, alu.dtype(), std::vector<UOp>(std::size_t(alu.dtype().count), s));
-      }),
-      // push a cast into the branches of a where
-      rule(cast(where(var<"s">, var<"a">, var<"b">)).named<"cast">(),
-           [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
-      // ** pow **
-      rule(op<Ops::POW>.named<"p">(), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
-      // ** load/store folding **
-      rule(store(op<Ops::INDEX>.named<"index">(), load(op<Ops::INDEX>.named<"index">())), [](UOp) { return UOp(Ops::NOOP); }),
-      rule(store(op<Ops::INDEX>.named<"index">(), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named<"index">()))),
-           [](UOp index, UOp gate, UOp alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
-      // fold gated STORE
-      rule(op<Ops::STORE>(upat, invalid_pat), [](UOp) { return UOp(Ops::NOOP); }),
-      // a store of a where with Invalid is a gated store
-      rule(op<Ops::STORE>(op<Ops::INDEX>.named<"index">(), where(var<"cond">, var<"val">, invalid_pat)),
-           [](UOp index, UOp cond, UOp val, UOp) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
-      // ** reciprocals **
-      rule(recip(x * x), [](UOp x) { return x.reciprocal() * x.reciprocal(); }),
-      rule(recip(x * x * x), [](UOp x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
-      rule(recip(x * cvar<"c">), [](UOp x, UOp c) { return x.reciprocal() * c.reciprocal(); }),
-      rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
-      rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
-      rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
-      // move a const multiply after an ADD REDUCE
-      rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named<"r">(), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
-        if (!is_add_reduce(r)) return std::nullopt;
-        std::vector<UOp> src{x};
-        src.insert(src.end(), r.src().begin() + 1, r.src().end());
-        UOp nr = r.replace({.src = std::move(src)});
-        return nr * nr.const_like(c.arg());
-      }),
-      // reduce mul chain: move muls after the reduce
-      rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named<"r">(), [](UOp r) { return reduce_mul_chain(r); }),
-      // ** combine terms (opinionated) **
-      rule(-1 * (x + var<"y">), [](UOp x, UOp y) { return (-x) + (-y); }),
-      // (x+y)*c -> x*c+y*c, only for int (float has inf*0=nan)
-      rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](UOp x, UOp y, UOp c) { return x * c + y * c; }));
-}() + pm_clean_up_group_sink;
+namespace detail {
+struct sym_def {
+  template <class T> static constexpr auto make() {
+    const auto invalid_pat = invalid_pat_v<T>;
+    auto x = var<"x">;
+    auto recip = [](auto p) { return op<Ops::RECIPROCAL>(p); };
+    auto one_plus_x_recip = recip(1 + x).named("d"_n);
+    return symbolic.get<T>() + pm_simplify_valid.get<T>() + rules(
+        // reorder ALU/STACK
+        rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named("alu"_n), [](UOp alu, UOp x, UOp y) {
+          UOp s(alu.op(), alu.dtype().scalar(), {x, y});
+          return UOp(Ops::STACK, alu.dtype(), std::vector<UOp>(std::size_t(alu.dtype().count), s));
+        }),
+        // push a cast into the branches of a where
+        rule(cast(where(var<"s">, var<"a">, var<"b">)).named("cast"_n),
+             [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
+        // ** pow **
+        rule(op<Ops::POW>.named("p"_n), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
+        // ** load/store folding **
+        rule(store(op<Ops::INDEX>.named("index"_n), load(op<Ops::INDEX>.named("index"_n))), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(store(op<Ops::INDEX>.named("index"_n), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named("index"_n)))),
+             [](UOp index, UOp gate, UOp alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
+        // fold gated STORE
+        rule(op<Ops::STORE>(upat, invalid_pat), [](UOp) { return UOp(Ops::NOOP); }),
+        // a store of a where with Invalid is a gated store
+        rule(op<Ops::STORE>(op<Ops::INDEX>.named("index"_n), where(var<"cond">, var<"val">, invalid_pat)),
+             [](UOp index, UOp cond, UOp val, UOp) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
+        // ** reciprocals **
+        rule(recip(x * x), [](UOp x) { return x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * x * x), [](UOp x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * cvar<"c">), [](UOp x, UOp c) { return x.reciprocal() * c.reciprocal(); }),
+        rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
+        rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
+        rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
+        // move a const multiply after an ADD REDUCE
+        rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named("r"_n), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
+          if (!is_add_reduce(r)) return std::nullopt;
+          std::vector<UOp> src{x};
+          src.insert(src.end(), r.src().begin() + 1, r.src().end());
+          UOp nr = r.replace({.src = std::move(src)});
+          return nr * nr.const_like(c.arg());
+        }),
+        // reduce mul chain: move muls after the reduce
+        rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named("r"_n), [](UOp r) { return reduce_mul_chain(r); }),
+        // ** combine terms (opinionated) **
+        rule(-1 * (x + var<"y">), [](UOp x, UOp y) { return (-x) + (-y); }),
+        // (x+y)*c -> x*c+y*c, only for int (float has inf*0=nan)
+        rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](UOp x, UOp y, UOp c) { return x * c + y * c; })) + pm_clean_up_group_sink.get<T>();
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::sym_def> sym{};
 
 }  // namespace mg

@@ -33,8 +33,11 @@ template <class P> constexpr auto ints_weak(P p) {
 }
 template <class P> constexpr auto sints(P p) { return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64); }
 
-inline const auto invalid_pat = op<Ops::CONST>.arg(Invalid{}).named<"i">();
-inline const auto invalid_gate = where(var<"cond">, var<"x">, invalid_pat);
+// The rule sets are LazyRules (pattern/rules.hpp): each is written in a function template, so a
+// translation unit instantiates its patterns only if it rewrites with it. The Invalid patterns they
+// share are templates for the same reason.
+template <class> inline constexpr auto invalid_pat_v = op<Ops::CONST>.arg(Invalid{}).named("i"_n);
+template <class T> inline constexpr auto invalid_gate_v = where(var<"cond">, var<"x">, invalid_pat_v<T>);
 inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
 
 inline Arg arg_of(const SymVal& v) {
@@ -195,143 +198,153 @@ inline int tuplize_cmp(const UOp& a, const UOp& b) {
 }  // namespace detail
 
 // ---- propagate_invalid: before symbolic, so 0*something_that_might_be_invalid does not become 0 ----
-inline const auto propagate_invalid = [] {
-  using namespace detail;
-  return rules(
-      rule(cast(invalid_gate).named<"cast">(),
-           [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
-      rule(op<GroupOp::Unary>(invalid_gate).named<"alu">(), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
-      rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named<"alu">(),
-           [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
-      rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named<"alu">(),
-           [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
-      rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named<"alu">(), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
-        return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
-      }),
-      rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named<"alu">(), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
-        return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
-      }),
-      // an ALU on Invalid is Invalid
-      rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
-      rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
-      // where(cond, Invalid, val) -> where(!cond, val, Invalid)
-      rule(where(var<"cond">, invalid_pat, var<"val">),
-           [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
-      // lift Invalid out
-      rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
-        if (is_invalid(c)) return std::nullopt;
-        return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
-      }),
-      rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
-        if (is_invalid(b)) return std::nullopt;
-        return (a | cond).where(a.where(b, x), i);
-      }),
-      rule(bitcast(invalid_pat).named<"bc">(), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
-      rule(bitcast(invalid_gate).named<"bc">(),
-           [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
-      // fold gated LOAD/STORE
-      rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
-      rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named<"x">(),
-           [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
-}();
+namespace detail {
+struct propagate_invalid_def {
+  template <class T> static constexpr auto make() {
+    const auto invalid_pat = invalid_pat_v<T>;
+    const auto invalid_gate = invalid_gate_v<T>;
+    return rules(
+        rule(cast(invalid_gate).named("cast"_n),
+             [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
+        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
+        rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named("alu"_n),
+             [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
+        rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named("alu"_n),
+             [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
+        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
+          return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
+        }),
+        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
+          return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
+        }),
+        // an ALU on Invalid is Invalid
+        rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
+        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
+        // where(cond, Invalid, val) -> where(!cond, val, Invalid)
+        rule(where(var<"cond">, invalid_pat, var<"val">),
+             [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
+        // lift Invalid out
+        rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
+          if (is_invalid(c)) return std::nullopt;
+          return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
+        }),
+        rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
+          if (is_invalid(b)) return std::nullopt;
+          return (a | cond).where(a.where(b, x), i);
+        }),
+        rule(bitcast(invalid_pat).named("bc"_n), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
+        rule(bitcast(invalid_gate).named("bc"_n),
+             [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
+        // fold gated LOAD/STORE
+        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named("x"_n),
+             [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::propagate_invalid_def> propagate_invalid{};
 
-inline const auto symbolic_simple = propagate_invalid + [] {
-  using namespace detail;
-  auto bool_x = var<"x">.dtype(dtypes::bool_);
-  auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
-  auto consts = op<Ops::CONST, Ops::STACK>;
-  return rules(
-      // ** self folding **
-      rule(var<"x"> + 0, [](UOp x) { return x; }),
-      rule(var<"x"> * 1, [](UOp x) { return x; }),
-      rule(ints_bool_weak(var<"x">) ^ 0, [](UOp x) { return x; }),
-      rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),
-      rule(var<"x"> / 1, [](UOp x) { return x; }),
-      rule(var<"x"> / -1, [](UOp x) { return -x; }),
-      rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
-      rule((upat % var<"y">).named<"base">() % var<"y">, [](UOp base, UOp) { return base; }),
-      // variations of (x%c)+(x//c)*c = x
-      rule(op<Ops::ADD>.dtype(dtypes::weakint).named<"x">(), [](UOp x) { return fold_add_divmod_recombine(x); }),
-      rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
-      rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
-      rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](UOp x) { return x; }),
-      rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
-      rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
-      rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
-      // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
-      rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
-        return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
-      }),
-      rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
-      // ** zero folding **
-      rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-      rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),
-      rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),
-      rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),
-      // (x&mask)>>k -> x>>k when the mask only clears bits below k
-      rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
-        if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
-        if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
-        return x >> k.arg().as_int();
-      }),
-      rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-      // ** constant folding **
-      rule(op<GroupOp::Unary>(consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
-      rule(op<BinaryNoThreefry>(consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
-      // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
-      rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named<"a">(),
-           [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
-      rule(op<GroupOp::Ternary>(consts, consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
-      // bool MUL is AND, ADD/MAX is OR
-      rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
-      rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
-      rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
-      // *** div rules ***
-      rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-      rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-      rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
-      rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
-      // x*0 -> 0, but a nan or inf constant times 0 is nan
-      rule(var<"x"> * 0, [](UOp x) {
-        bool nan = x.op() == Ops::CONST && x.arg().is_float() && (std::isnan(x.arg().as_float()) || std::isinf(x.arg().as_float()));
-        return nan ? x.const_like(NAN) : x.const_like(0);
-      }),
-      // *** cast/bitcast ***
-      rule(op<Ops::CAST>(cvar<"c">).named<"root">(), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
-      rule(op<Ops::CAST, Ops::BITCAST>.named<"root">(),
-           [](UOp root) -> std::optional<UOp> { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
-      rule(op<Ops::BITCAST>(cvar<"c">).named<"root">(), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
-      // b.cast(a).cast(b) -> b if a keeps every value of b
-      rule(cast(cast(var<"x">).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-        if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
-        return std::nullopt;
-      }),
-      rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
-      // ** pow **
-      rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
-      rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
-        if (c.arg().py_equals(1)) return c;
-        if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
-        return std::nullopt;
-      }),
-      // rules for threefry
-      rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
-      rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-           [](UOp y) { return y; }),
-      rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
-           [](UOp x) { return x; }),
-      rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-           [](UOp y) { return y; }),
-      rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
-      // ** simple where folding **
-      rule(where(upat, var<"val">, var<"val">), [](UOp val) { return val; }),
-      rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
-        if (!gate.arg().is_number()) return std::nullopt;
-        return gate.arg().as_float() != 0 ? c0 : c1;
-      }),
-      // a.where(b.where(c, d), d) -> (a & b).where(c, d)
-      rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
-}();
+namespace detail {
+struct symbolic_simple_def {
+  template <class T> static constexpr auto make() {
+    auto bool_x = var<"x">.dtype(dtypes::bool_);
+    auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
+    auto consts = op<Ops::CONST, Ops::STACK>;
+    return propagate_invalid.get<T>() + rules(
+        // ** self folding **
+        rule(var<"x"> + 0, [](UOp x) { return x; }),
+        rule(var<"x"> * 1, [](UOp x) { return x; }),
+        rule(ints_bool_weak(var<"x">) ^ 0, [](UOp x) { return x; }),
+        rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),
+        rule(var<"x"> / 1, [](UOp x) { return x; }),
+        rule(var<"x"> / -1, [](UOp x) { return -x; }),
+        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
+        rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
+        // variations of (x%c)+(x//c)*c = x
+        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
+        rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
+        rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
+        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](UOp x) { return x; }),
+        rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
+        rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
+        rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
+        // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
+        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
+          return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
+        }),
+        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
+        // ** zero folding **
+        rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),
+        rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),
+        rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),
+        // (x&mask)>>k -> x>>k when the mask only clears bits below k
+        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
+          if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
+          if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
+          return x >> k.arg().as_int();
+        }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        // ** constant folding **
+        rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
+        rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named("a"_n),
+             [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
+        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        // bool MUL is AND, ADD/MAX is OR
+        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
+        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
+        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
+        // *** div rules ***
+        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
+        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
+        // x*0 -> 0, but a nan or inf constant times 0 is nan
+        rule(var<"x"> * 0, [](UOp x) {
+          bool nan = x.op() == Ops::CONST && x.arg().is_float() && (std::isnan(x.arg().as_float()) || std::isinf(x.arg().as_float()));
+          return nan ? x.const_like(NAN) : x.const_like(0);
+        }),
+        // *** cast/bitcast ***
+        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
+        rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
+             [](UOp root) -> std::optional<UOp> { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
+        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
+        // b.cast(a).cast(b) -> b if a keeps every value of b
+        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
+          return std::nullopt;
+        }),
+        rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
+        // ** pow **
+        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
+        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
+          if (c.arg().py_equals(1)) return c;
+          if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
+          return std::nullopt;
+        }),
+        // rules for threefry
+        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
+        rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+             [](UOp y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
+             [](UOp x) { return x; }),
+        rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+             [](UOp y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
+        // ** simple where folding **
+        rule(where(upat, var<"val">, var<"val">), [](UOp val) { return val; }),
+        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
+          if (!gate.arg().is_number()) return std::nullopt;
+          return gate.arg().as_float() != 0 ? c0 : c1;
+        }),
+        // a.where(b.where(c, d), d) -> (a & b).where(c, d)
+        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_simple_def> symbolic_simple{};
 
 namespace detail {
 inline std::vector<int> gep_idx(const UOp& g) {
@@ -342,205 +355,220 @@ inline std::vector<int> gep_idx(const UOp& g) {
 }  // namespace detail
 
 // ---- gep_pushing: GEP through STACK, GEP, CONST and index ALUs ----
-inline const auto gep_pushing = [] {
-  using namespace detail;
-  return rules(
-      rule(op<Ops::GEP>(op<Ops::GEP>.named<"g2">()).named<"g1">(), [](UOp g1, UOp g2) {
-        auto i1 = gep_idx(g1), i2 = gep_idx(g2);
-        std::vector<int> r;
-        for (int i : i1) r.push_back(i2.at(std::size_t(i)));
-        return g2.src(0).gep(r);
-      }),
-      rule(op<Ops::GEP>(op<Ops::STACK>.named<"vec">()).named<"gep">(), [](UOp gep, UOp vec) {
-        auto idx = gep_idx(gep);
-        if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
-        std::vector<UOp> s;
-        for (int i : idx) s.push_back(vec.src(std::size_t(i)));
-        return UOp(Ops::STACK, gep.dtype(), std::move(s));
-      }),
-      rule(op<Ops::GEP>(cvar<"c">).named<"gep">(), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
-      // GEP on void is skipped
-      rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
-      // GEP in order is removed
-      rule(op<Ops::GEP>.named<"g">(), [](UOp g) -> std::optional<UOp> {
-        if (g.dtype().is_ptr) return std::nullopt;
-        auto idx = gep_idx(g);
-        if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
-        for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
-        return g.src(0);
-      }),
-      // push all GEPs through ALUs for index
-      rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named<"alu">()).dtype(dtypes::weakint).named<"gep">(),
-           [](UOp gep, UOp alu) -> std::optional<UOp> {
-             if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
-             std::vector<UOp> s;
-             for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
-             return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
-           }),
-      // VCAT can't be rendered: a STACK of GEPs
-      rule(op<Ops::VCAT>.named<"x">(), [](UOp x) -> std::optional<UOp> {
-        if (x.dtype().is_ptr) return std::nullopt;
-        std::vector<UOp> s;
-        for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
-        return UOp(Ops::STACK, x.dtype(), std::move(s));
-      }),
-      // STACK of GEPs of the same source
-      rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named<"v">(), [](UOp v, UOp x) -> std::optional<UOp> {
-        std::vector<int> idx;
-        for (const UOp& g : v.src()) {
-          auto gi = gep_idx(g);
-          if (gi.size() != 1) return std::nullopt;
-          idx.push_back(gi[0]);
-        }
-        return x.gep(idx);
-      }));
-}();
+namespace detail {
+struct gep_pushing_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
+          auto i1 = gep_idx(g1), i2 = gep_idx(g2);
+          std::vector<int> r;
+          for (int i : i1) r.push_back(i2.at(std::size_t(i)));
+          return g2.src(0).gep(r);
+        }),
+        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](UOp gep, UOp vec) {
+          auto idx = gep_idx(gep);
+          if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
+          std::vector<UOp> s;
+          for (int i : idx) s.push_back(vec.src(std::size_t(i)));
+          return UOp(Ops::STACK, gep.dtype(), std::move(s));
+        }),
+        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
+        // GEP on void is skipped
+        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
+        // GEP in order is removed
+        rule(op<Ops::GEP>.named("g"_n), [](UOp g) -> std::optional<UOp> {
+          if (g.dtype().is_ptr) return std::nullopt;
+          auto idx = gep_idx(g);
+          if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
+          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
+          return g.src(0);
+        }),
+        // push all GEPs through ALUs for index
+        rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n)).dtype(dtypes::weakint).named("gep"_n),
+             [](UOp gep, UOp alu) -> std::optional<UOp> {
+               if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
+               std::vector<UOp> s;
+               for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
+               return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
+             }),
+        // VCAT can't be rendered: a STACK of GEPs
+        rule(op<Ops::VCAT>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+          if (x.dtype().is_ptr) return std::nullopt;
+          std::vector<UOp> s;
+          for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
+          return UOp(Ops::STACK, x.dtype(), std::move(s));
+        }),
+        // STACK of GEPs of the same source
+        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](UOp v, UOp x) -> std::optional<UOp> {
+          std::vector<int> idx;
+          for (const UOp& g : v.src()) {
+            auto gi = gep_idx(g);
+            if (gi.size() != 1) return std::nullopt;
+            idx.push_back(gi[0]);
+          }
+          return x.gep(idx);
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::gep_pushing_def> gep_pushing{};
 
 // ** commutative flipping (only for index) **
-inline const auto commutative = rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named<"x">(), [](UOp x) -> std::optional<UOp> {
-  if (x.nsrc() == 2 && detail::tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
-  return std::nullopt;
-}));
+namespace detail {
+struct commutative_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
+      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
+      return std::nullopt;
+    }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::commutative_def> commutative{};
 
-inline const auto symbolic = symbolic_simple + commutative + [] {
-  using namespace detail;
-  auto x = var<"x">;
-  auto c0 = cvar<"c0">;
-  auto c1 = cvar<"c1">;
-  return rules(
-      // ** boolean algebra **
-      rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
-      // ** combine terms **
-      rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
-      rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
-      rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
-      rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-      rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-      rule(x + x, [](UOp x) { return x * 2; }),
-      rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
-      rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
-        if (x2 == x3) return std::nullopt;
-        return x * (x2 * x3).reciprocal();
-      }),
-      rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
-      rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
-      // ** where folding **
-      rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
-        if (is_invalid(f)) return std::nullopt;
-        return cond.where(f, t);
-      }),
-      // an alu of two wheres with the same condition combines if a branch pair is constant
-      rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named<"alu">(),
-           [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
-             if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
-               return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
-             return std::nullopt;
-           }),
-      rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
-           [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
-             if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
-               return y + c.where(t + tt, f + ff);
-             return std::nullopt;
-           }),
-      // ALU/variable with min == max -> CONST
-      rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named<"x">(),
-           [](UOp x) -> std::optional<UOp> {
-             auto [lo, hi] = x.min_max();
-             if (!(lo == hi) || lo.is_inf()) return std::nullopt;
-             return x.const_like(arg_of(lo));
-           }),
-      rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named<"x">(), [](UOp x) -> std::optional<UOp> {
-        auto [lo, hi] = x.min_max();
-        if (!(lo == hi)) return std::nullopt;
-        return x.const_like(arg_of(lo));
-      }),
-      // max folding
-      rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
-        if (x.vmin() >= y.vmax()) return x;
-        if (x.vmax() <= y.vmin()) return y;
-        return std::nullopt;
-      }),
-      // ** two stage ALU folding **
-      rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named<"f">(),
-           [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-             if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
-             return x.alu(f.op(), {c1.alu(f.op(), {c2})});
-           }),
-      rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
-      // (x//c1)//c2 -> x//(c1*c2) for c2>0
-      rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-        if (!(c2.vmin() > 0)) return std::nullopt;
-        return x.floordiv(c1 * c2);
-      }),
-      // ** lt **
-      // c0*x<c1 for positive int c0,c1
-      rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
-        if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
-        std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
-        if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
-        // c0*x<c1 for negative int c0 and non-positive c1
-        if (a < 0 && a != -1 && b <= 0) return (-x) < (-py_floordiv(-b, -a));
-        return std::nullopt;
-      }),
-      // x//d<c -> x<c*d for d>0
-      rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
-        if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
-        return x < c.arg().as_int() * d.arg().as_int();
-      }),
-      // ** move add/mul consts to the end **
-      rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
-      rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
-      // generic lt folding
-      rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
-        if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
-        return lt_folding(x, c.arg().as_int());
-      }),
-      rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
-      // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
-      rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
-        if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
-        return std::nullopt;
-      }),
-      // a range mod its own upper bound is the range
-      rule(op<Ops::RANGE>(var<"end">, etc).named<"r">() % var<"end">, [](UOp r, UOp) { return r; }),
-      rule(op<Ops::RANGE>(var<"end">, etc).named<"r">() / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
-      // cast folding: an intermediate cast that does not narrow is one cast
-      rule(cast(cast(x).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-        if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
-        return std::nullopt;
-      }),
-      rule(cast(ints_weak(cast(ints_weak(x))).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-        auto d = dtype_bounds(a.dtype());
-        if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
-        return std::nullopt;
-      }),
-      // math in int instead of long
-      rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named<"u">(), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
-        if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
-        return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
-      }),
-      rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named<"cast">(),
-           [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
-      // only RANGE/IF/STORE/KERNEL have side effects
-      rule(op<Ops::AFTER>.named<"x">(), [](UOp x) -> std::optional<UOp> {
-        constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
-        std::vector<UOp> src{x.src(0)};
-        auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
-        for (std::size_t i = 1; i < x.nsrc(); ++i) {
-          if (keep.contains(x.src(i).op())) add(x.src(i));
-          else for (const UOp& s : x.src(i).src()) add(s);
-        }
-        return x.replace({.src = std::move(src)});
-      }),
-      rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
-      // VECTORIZE/CONST
-      rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named<"vec">(), [](UOp vec) -> std::optional<UOp> {
-        if (vec.nsrc() == 0) return std::nullopt;
-        ArgTuple t;
-        for (const UOp& s : vec.src()) t.push_back(s.arg());
-        return UOp::const_(vec.dtype(), Arg(std::move(t)));
-      }));
-}() + div_and_mod_symbolic + gep_pushing;
+namespace detail {
+struct symbolic_def {
+  template <class T> static constexpr auto make() {
+    auto x = var<"x">;
+    auto c0 = cvar<"c0">;
+    auto c1 = cvar<"c1">;
+    return symbolic_simple.get<T>() + commutative.get<T>() + rules(
+        // ** boolean algebra **
+        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
+        // ** combine terms **
+        rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
+        rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
+        rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
+        rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+        rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+        rule(x + x, [](UOp x) { return x * 2; }),
+        rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
+        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
+          if (x2 == x3) return std::nullopt;
+          return x * (x2 * x3).reciprocal();
+        }),
+        rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
+        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
+        // ** where folding **
+        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
+          if (is_invalid(f)) return std::nullopt;
+          return cond.where(f, t);
+        }),
+        // an alu of two wheres with the same condition combines if a branch pair is constant
+        rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named("alu"_n),
+             [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+                 return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
+               return std::nullopt;
+             }),
+        rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
+             [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+                 return y + c.where(t + tt, f + ff);
+               return std::nullopt;
+             }),
+        // ALU/variable with min == max -> CONST
+        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
+             [](UOp x) -> std::optional<UOp> {
+               auto [lo, hi] = x.min_max();
+               if (!(lo == hi) || lo.is_inf()) return std::nullopt;
+               return x.const_like(arg_of(lo));
+             }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](UOp x) -> std::optional<UOp> {
+          auto [lo, hi] = x.min_max();
+          if (!(lo == hi)) return std::nullopt;
+          return x.const_like(arg_of(lo));
+        }),
+        // max folding
+        rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
+          if (x.vmin() >= y.vmax()) return x;
+          if (x.vmax() <= y.vmin()) return y;
+          return std::nullopt;
+        }),
+        // ** two stage ALU folding **
+        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
+             [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
+               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+             }),
+        rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
+        // (x//c1)//c2 -> x//(c1*c2) for c2>0
+        rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+          if (!(c2.vmin() > 0)) return std::nullopt;
+          return x.floordiv(c1 * c2);
+        }),
+        // ** lt **
+        // c0*x<c1 for positive int c0,c1
+        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
+          if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
+          std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
+          if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
+          // c0*x<c1 for negative int c0 and non-positive c1
+          if (a < 0 && a != -1 && b <= 0) return (-x) < (-py_floordiv(-b, -a));
+          return std::nullopt;
+        }),
+        // x//d<c -> x<c*d for d>0
+        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
+          if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
+          return x < c.arg().as_int() * d.arg().as_int();
+        }),
+        // ** move add/mul consts to the end **
+        rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
+        rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
+        // generic lt folding
+        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
+          if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
+          return lt_folding(x, c.arg().as_int());
+        }),
+        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
+        // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
+        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
+          if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
+          return std::nullopt;
+        }),
+        // a range mod its own upper bound is the range
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](UOp r, UOp) { return r; }),
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
+        // cast folding: an intermediate cast that does not narrow is one cast
+        rule(cast(cast(x).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
+          return std::nullopt;
+        }),
+        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          auto d = dtype_bounds(a.dtype());
+          if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
+          return std::nullopt;
+        }),
+        // math in int instead of long
+        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
+          if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
+          return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
+        }),
+        rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named("cast"_n),
+             [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
+        // only RANGE/IF/STORE/KERNEL have side effects
+        rule(op<Ops::AFTER>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+          constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
+          std::vector<UOp> src{x.src(0)};
+          auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
+          for (std::size_t i = 1; i < x.nsrc(); ++i) {
+            if (keep.contains(x.src(i).op())) add(x.src(i));
+            else for (const UOp& s : x.src(i).src()) add(s);
+          }
+          return x.replace({.src = std::move(src)});
+        }),
+        rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
+        // VECTORIZE/CONST
+        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](UOp vec) -> std::optional<UOp> {
+          if (vec.nsrc() == 0) return std::nullopt;
+          ArgTuple t;
+          for (const UOp& s : vec.src()) t.push_back(s.arg());
+          return UOp::const_(vec.dtype(), Arg(std::move(t)));
+        })) + div_and_mod_symbolic.get<T>() + gep_pushing.get<T>();
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_def> symbolic{};
 
 // tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
 // translation unit that never simplifies never instantiates the rule set's matchers.

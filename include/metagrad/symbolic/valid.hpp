@@ -122,8 +122,15 @@ template <std::same_as<UOp> U> std::optional<U> gated_given_valid(const U& cond,
 }
 }  // namespace detail
 
-inline const auto pm_simplify_valid = rules(
-    rule(op<Ops::AND>.named<"valid">(), [](const auto& valid) { return detail::simplify_valid(valid); }),
-    rule(detail::invalid_gate, [](const auto& cond, const auto& x, const auto& i) { return detail::gated_given_valid(cond, x, i); }));
+namespace detail {
+struct pm_simplify_valid_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::AND>.named("valid"_n), [](const auto& valid) { return simplify_valid(valid); }),
+        rule(invalid_gate_v<T>, [](const auto& cond, const auto& x, const auto& i) { return gated_given_valid(cond, x, i); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_simplify_valid_def> pm_simplify_valid{};
 
 }  // namespace mg

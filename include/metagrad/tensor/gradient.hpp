@@ -18,6 +18,7 @@
 // An ALU op whose source broadcasts implicitly (shape_of allows a () CONST next to a (3,) tensor)
 // gives that source the gradient summed back to its shape.
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -127,82 +128,88 @@ inline std::optional<UOp> reduce_gradient(const GradientCtx& ctx, const UOp& ret
 // tinygrad's pm_gradient, plus rules it lacks for NEG, SUB, CMPEQ, and FLOORDIV and CDIV (no gradient:
 // they are piecewise constant; tinygrad raises on them). x.eq(y) is one CMPEQ here, where tinygrad
 // writes x.ne(y).logical_not().
-inline const auto pm_gradient = [] {
-  using detail::grads;
-  using G = const GradientCtx&;
-  constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
-  return rules(
-      // elementwise
-      rule(op<Ops::CAST>(var<"x">), [](G ctx, UOp x) { return grads(ctx.grad.cast(x.dtype())); }),
-      rule(op<Ops::RECIPROCAL>.named<"ret">(), [](G ctx, UOp ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
-      rule(op<Ops::SIN>(var<"x">), [](G ctx, UOp x) {  // cos(x) = sin(pi/2 - x)
-        return grads((ctx.full(std::numbers::pi / 2, x.dtype()) + ctx.neg(x)).sin() * ctx.grad);
-      }),
-      rule(op<Ops::LOG2>(var<"x">), [=](G ctx, UOp x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
-      rule(op<Ops::EXP2>.named<"ret">(), [=](G ctx, UOp ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
-      rule(op<Ops::SQRT>.named<"ret">(), [](G ctx, UOp ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
-      rule(op<Ops::TRUNC>, [](G ctx) { return grads(ctx.full(0)); }),
-      rule(op<Ops::NEG>, [](G ctx) { return grads(ctx.neg(ctx.grad)); }),
-      // piecewise constant: comparisons, integer division, bitcast
-      rule(op<Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ, Ops::FLOORDIV, Ops::CDIV>, [](G) { return grads(std::nullopt, std::nullopt); }),
-      rule(op<Ops::BITCAST>, [](G) { return grads(std::nullopt); }),
-      rule(op<Ops::ADD>, [](G ctx) { return grads(ctx.grad, ctx.grad); }),
-      rule(op<Ops::SUB>, [](G ctx) { return grads(ctx.grad, ctx.neg(ctx.grad)); }),
-      rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) { return grads(y * ctx.grad, x * ctx.grad); }),
-      // b**e: d/db = e*b**(e-1), d/de = b**e*ln(b), with tinygrad's values where b is 0
-      rule(op<Ops::POW>(var<"b">, var<"e">).named<"ret">(), [=](G ctx, UOp ret, UOp b, UOp e) {
-        const UOp b0 = b.cmpeq(ctx.full(0, b.dtype())), e0 = e.cmpeq(ctx.full(0, e.dtype()));
-        const UOp db = (b0 & e0).where(e, e * b.pow(e + ctx.full(-1, e.dtype())));
-        const UOp neg_e = e < ctx.full(0, e.dtype());
-        const UOp de = b0.where(neg_e.where(ctx.full(-inf, ret.dtype()), ctx.full(0, ret.dtype())),
-                                ret * b.log2() * ctx.full(ln2, ret.dtype()));
-        return grads(ctx.grad * db, ctx.grad * de);
-      }),
-      // max: the larger source gets the gradient, equal sources half each
-      rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) {
-        const UOp half = x.cmpeq(y).where(ctx.grad * ctx.full(0.5), ctx.full(0));
-        return grads((y < x).where(ctx.grad, half), (x < y).where(ctx.grad, half));
-      }),
-      rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, UOp c) {
-        return grads(std::nullopt, c.where(ctx.grad, ctx.full(0)), c.where(ctx.full(0), ctx.grad));
-      }),
-      rule(op<Ops::REDUCE>(var<"x">).named<"ret">(), [](G ctx, UOp ret, UOp x) { return detail::reduce_gradient(ctx, ret, x); }),
-      rule(op<Ops::CONTIGUOUS>, [](G ctx) { return grads(ctx.grad); }),
-      rule(op<Ops::CONTIGUOUS_BACKWARD>, [](G ctx) { return grads(UOp(Ops::CONTIGUOUS, ctx.grad.dtype(), {ctx.grad})); }),
-      rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, UOp x) {
-        return grads(UOp(Ops::COPY, ctx.grad.dtype(), {ctx.grad, ctx.fwd.device(x)}), std::nullopt);
-      }),
-      // movement: the inverse movement
-      rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, UOp x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
-      rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, UOp x) {
-        return grads(detail::sum_to(ctx.grad, ctx.shape(ctx.node), ctx.shape(x)), std::nullopt);
-      }),
-      rule(op<Ops::PAD>(var<"x">, upat, upat).named<"ret">(), [](G ctx, UOp ret, UOp x) {  // (offset, new size) -> (offset, old size)
-        std::vector<std::pair<std::int64_t, std::int64_t>> s;
-        for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) s.emplace_back(o, ctx.shape(x)[i++]);
-        return grads(mop_shrink(ctx.grad, s), std::nullopt, std::nullopt);
-      }),
-      rule(op<Ops::SHRINK>(var<"x">, upat, upat).named<"ret">(), [](G ctx, UOp ret, UOp x) {  // (start, size) -> (start, old size)
-        std::vector<std::pair<std::int64_t, std::int64_t>> p;
-        for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) p.emplace_back(o, ctx.shape(x)[i++]);
-        return grads(mop_pad(ctx.grad, p), std::nullopt, std::nullopt);
-      }),
-      rule(op<Ops::PERMUTE>.named<"ret">(), [](G ctx, UOp ret) {
-        const ArgTuple& order = ret.arg().as_tuple();
-        std::vector<std::int64_t> inverse(order.size());
-        for (std::size_t i = 0; i < order.size(); ++i) inverse[std::size_t(order[i].as_int())] = std::int64_t(i);
-        return grads(mop_permute(ctx.grad, inverse));
-      }),
-      rule(op<Ops::FLIP>.named<"ret">(), [](G ctx, UOp ret) {
-        std::vector<bool> axes;
-        for (const Arg& a : ret.arg().as_tuple()) axes.push_back(a.as_bool());
-        return grads(mop_flip(ctx.grad, axes));
-      }));
-}();
+namespace detail {
+struct pm_gradient_def {
+  template <class T> static constexpr auto make() {
+    using G = const GradientCtx&;
+    constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
+    return rules(
+        // elementwise
+        rule(op<Ops::CAST>(var<"x">), [](G ctx, UOp x) { return grads(ctx.grad.cast(x.dtype())); }),
+        rule(op<Ops::RECIPROCAL>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
+        rule(op<Ops::SIN>(var<"x">), [](G ctx, UOp x) {  // cos(x) = sin(pi/2 - x)
+          return grads((ctx.full(std::numbers::pi / 2, x.dtype()) + ctx.neg(x)).sin() * ctx.grad);
+        }),
+        rule(op<Ops::LOG2>(var<"x">), [=](G ctx, UOp x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
+        rule(op<Ops::EXP2>.named("ret"_n), [=](G ctx, UOp ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
+        rule(op<Ops::SQRT>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
+        rule(op<Ops::TRUNC>, [](G ctx) { return grads(ctx.full(0)); }),
+        rule(op<Ops::NEG>, [](G ctx) { return grads(ctx.neg(ctx.grad)); }),
+        // piecewise constant: comparisons, integer division, bitcast
+        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ, Ops::FLOORDIV, Ops::CDIV>, [](G) { return grads(std::nullopt, std::nullopt); }),
+        rule(op<Ops::BITCAST>, [](G) { return grads(std::nullopt); }),
+        rule(op<Ops::ADD>, [](G ctx) { return grads(ctx.grad, ctx.grad); }),
+        rule(op<Ops::SUB>, [](G ctx) { return grads(ctx.grad, ctx.neg(ctx.grad)); }),
+        rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) { return grads(y * ctx.grad, x * ctx.grad); }),
+        // b**e: d/db = e*b**(e-1), d/de = b**e*ln(b), with tinygrad's values where b is 0
+        rule(op<Ops::POW>(var<"b">, var<"e">).named("ret"_n), [=](G ctx, UOp ret, UOp b, UOp e) {
+          const UOp b0 = b.cmpeq(ctx.full(0, b.dtype())), e0 = e.cmpeq(ctx.full(0, e.dtype()));
+          const UOp db = (b0 & e0).where(e, e * b.pow(e + ctx.full(-1, e.dtype())));
+          const UOp neg_e = e < ctx.full(0, e.dtype());
+          const UOp de = b0.where(neg_e.where(ctx.full(-inf, ret.dtype()), ctx.full(0, ret.dtype())),
+                                  ret * b.log2() * ctx.full(ln2, ret.dtype()));
+          return grads(ctx.grad * db, ctx.grad * de);
+        }),
+        // max: the larger source gets the gradient, equal sources half each
+        rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) {
+          const UOp half = x.cmpeq(y).where(ctx.grad * ctx.full(0.5), ctx.full(0));
+          return grads((y < x).where(ctx.grad, half), (x < y).where(ctx.grad, half));
+        }),
+        rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, UOp c) {
+          return grads(std::nullopt, c.where(ctx.grad, ctx.full(0)), c.where(ctx.full(0), ctx.grad));
+        }),
+        rule(op<Ops::REDUCE>(var<"x">).named("ret"_n), [](G ctx, UOp ret, UOp x) { return detail::reduce_gradient(ctx, ret, x); }),
+        rule(op<Ops::CONTIGUOUS>, [](G ctx) { return grads(ctx.grad); }),
+        rule(op<Ops::CONTIGUOUS_BACKWARD>, [](G ctx) { return grads(UOp(Ops::CONTIGUOUS, ctx.grad.dtype(), {ctx.grad})); }),
+        rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, UOp x) {
+          return grads(UOp(Ops::COPY, ctx.grad.dtype(), {ctx.grad, ctx.fwd.device(x)}), std::nullopt);
+        }),
+        // movement: the inverse movement
+        rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, UOp x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
+        rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, UOp x) {
+          return grads(detail::sum_to(ctx.grad, ctx.shape(ctx.node), ctx.shape(x)), std::nullopt);
+        }),
+        rule(op<Ops::PAD>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (offset, new size) -> (offset, old size)
+          std::vector<std::pair<std::int64_t, std::int64_t>> s;
+          for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) s.emplace_back(o, ctx.shape(x)[i++]);
+          return grads(mop_shrink(ctx.grad, s), std::nullopt, std::nullopt);
+        }),
+        rule(op<Ops::SHRINK>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (start, size) -> (start, old size)
+          std::vector<std::pair<std::int64_t, std::int64_t>> p;
+          for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) p.emplace_back(o, ctx.shape(x)[i++]);
+          return grads(mop_pad(ctx.grad, p), std::nullopt, std::nullopt);
+        }),
+        rule(op<Ops::PERMUTE>.named("ret"_n), [](G ctx, UOp ret) {
+          const ArgTuple& order = ret.arg().as_tuple();
+          std::vector<std::int64_t> inverse(order.size());
+          for (std::size_t i = 0; i < order.size(); ++i) inverse[std::size_t(order[i].as_int())] = std::int64_t(i);
+          return grads(mop_permute(ctx.grad, inverse));
+        }),
+        rule(op<Ops::FLIP>.named("ret"_n), [](G ctx, UOp ret) {
+          std::vector<bool> axes;
+          for (const Arg& a : ret.arg().as_tuple()) axes.push_back(a.as_bool());
+          return grads(mop_flip(ctx.grad, axes));
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_gradient_def> pm_gradient{};
 
 // tinygrad's compute_gradient: d(root)/d(target) for each target, given the gradient flowing into
 // root (root_grad, shaped like root). A target root does not depend on gets no entry.
-inline std::unordered_map<UOp, UOp> compute_gradient(const UOp& root, const UOp& root_grad, const std::vector<UOp>& targets) {
+// A template, so that a translation unit that never differentiates never instantiates pm_gradient.
+template <std::same_as<UOp> U>
+std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, const std::vector<U>& targets) {
   if (!root || !root_grad) throw Error("compute_gradient: null UOp");
   const ForwardGraph fwd(root);
   if (auto s = shape_of(root_grad); !s || *s != fwd.shape(root))
@@ -218,7 +225,7 @@ inline std::unordered_map<UOp, UOp> compute_gradient(const UOp& root, const UOp&
   grads.set(root.node(), root_grad);
   const auto& nodes = fwd.nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    const UOp& t0 = *it;
+    const U& t0 = *it;  // a dependent type: pm_gradient is instantiated with this function
     const UOp* g = grads.find(t0.node());
     if (!g || !on_path.contains(t0.node()) || t0.op() == Ops::DETACH) continue;
     const GradientCtx ctx{fwd, t0, *g};
