@@ -1,13 +1,16 @@
 #pragma once
 // Arg: the small closed variant a UOp carries as its arg and tag. Value equality (floats compare by
 // bits, like tinygrad's ConstFloat), hashing, and tinygrad's repr.
+#include <bit>
 #include <charconv>
+#include <concepts>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <variant>
@@ -88,78 +91,110 @@ using ArgTuple = std::vector<Arg>;
 
 class Arg {
  public:
+  // the alternatives, in the order of their index; value() returns an Arg as this variant
   using Value = std::variant<std::monostate, bool, std::int64_t, double, std::string, Ops, AxisType, DType, Invalid,
                              std::shared_ptr<const ParamArg>, ArgTuple>;
 
-  Arg() = default;
-  Arg(std::nullptr_t) {}
-  Arg(bool b) : v_(b) {}
+  Arg() noexcept {}
+  Arg(std::nullptr_t) noexcept {}
+  Arg(bool b) noexcept : k_(Bool) { u_.b = b; }
   template <class I>
     requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
-  Arg(I i) : v_(std::int64_t(i)) {}
-  Arg(double d) : v_(d) {}
-  Arg(float d) : v_(double(d)) {}
-  Arg(const char* s) : v_(std::string(s)) {}
-  Arg(std::string s) : v_(std::move(s)) {}
-  Arg(std::string_view s) : v_(std::string(s)) {}
-  Arg(Ops o) : v_(o) {}
-  Arg(AxisType a) : v_(a) {}
-  Arg(DType d) : v_(d) {}
-  Arg(Invalid i) : v_(i) {}
-  Arg(ParamArg p) : v_(std::make_shared<const ParamArg>(std::move(p))) {}
-  Arg(ArgTuple t) : v_(std::move(t)) {}
-  Arg(std::initializer_list<Arg> t) : v_(ArgTuple(t)) {}
-
-  const Value& value() const { return v_; }
-  bool is_none() const { return v_.index() == 0; }
-  template <class T> bool is() const {
-    if constexpr (std::is_same_v<T, ParamArg>) return std::holds_alternative<std::shared_ptr<const ParamArg>>(v_);
-    else return std::holds_alternative<T>(v_);
+  Arg(I i) noexcept : k_(Int) { u_.i = std::int64_t(i); }
+  Arg(double d) noexcept : k_(Float) { u_.d = d; }
+  Arg(float d) noexcept : k_(Float) { u_.d = double(d); }
+  Arg(const char* s) : Arg(std::string(s)) {}
+  Arg(std::string s) noexcept : k_(Str) { new (&u_.s) std::string(std::move(s)); }
+  Arg(std::string_view s) : Arg(std::string(s)) {}
+  Arg(Ops o) noexcept : k_(Op) { u_.op = o; }
+  Arg(AxisType a) noexcept : k_(Axis) { u_.axis = a; }
+  Arg(DType d) noexcept : k_(Dt) { u_.dt = d; }
+  Arg(Invalid) noexcept : k_(Inv) {}
+  Arg(ParamArg p) : k_(Param) { new (&u_.p) std::shared_ptr<const ParamArg>(std::make_shared<const ParamArg>(std::move(p))); }
+  Arg(ArgTuple t) noexcept : k_(Tuple) { new (&u_.t) ArgTuple(std::move(t)); }
+  Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
+  Arg(const Arg& o) : k_(o.k_) { copy_from(o); }
+  Arg(Arg&& o) noexcept : k_(o.k_) { move_from(std::move(o)); }
+  Arg& operator=(const Arg& o) {
+    if (this != &o) { Arg t(o); *this = std::move(t); }
+    return *this;
   }
-  bool is_int() const { return is<std::int64_t>(); }
-  bool is_float() const { return is<double>(); }
-  bool is_bool() const { return is<bool>(); }
+  Arg& operator=(Arg&& o) noexcept {
+    if (this != &o) { destroy(); k_ = o.k_; move_from(std::move(o)); }
+    return *this;
+  }
+  ~Arg() { destroy(); }
+
+  // this arg as a std::variant (a template: instantiated only where it is used)
+  template <class V = Value> V value() const {
+    switch (k_) {
+      case None: return V(std::in_place_index<None>);
+      case Bool: return V(std::in_place_index<Bool>, u_.b);
+      case Int: return V(std::in_place_index<Int>, u_.i);
+      case Float: return V(std::in_place_index<Float>, u_.d);
+      case Str: return V(std::in_place_index<Str>, u_.s);
+      case Op: return V(std::in_place_index<Op>, u_.op);
+      case Axis: return V(std::in_place_index<Axis>, u_.axis);
+      case Dt: return V(std::in_place_index<Dt>, u_.dt);
+      case Inv: return V(std::in_place_index<Inv>);
+      case Param: return V(std::in_place_index<Param>, u_.p);
+      default: return V(std::in_place_index<Tuple>, u_.t);
+    }
+  }
+  bool is_none() const { return k_ == None; }
+  template <class T> bool is() const { return k_ == kind_of<T>(); }
+  bool is_int() const { return k_ == Int; }
+  bool is_float() const { return k_ == Float; }
+  bool is_bool() const { return k_ == Bool; }
   bool is_number() const { return is_int() || is_float() || is_bool(); }
-  bool is_tuple() const { return is<ArgTuple>(); }
+  bool is_tuple() const { return k_ == Tuple; }
 
   std::int64_t as_int() const {
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return *i;
-    if (auto* b = std::get_if<bool>(&v_)) return *b;
+    if (k_ == Int) return u_.i;
+    if (k_ == Bool) return u_.b;
     throw Error("Arg::as_int: arg " + repr() + " is not an integer");
   }
   double as_float() const {
-    if (auto* d = std::get_if<double>(&v_)) return *d;
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return double(*i);
-    if (auto* b = std::get_if<bool>(&v_)) return *b;
+    if (k_ == Float) return u_.d;
+    if (k_ == Int) return double(u_.i);
+    if (k_ == Bool) return u_.b;
     throw Error("Arg::as_float: arg " + repr() + " is not a number");
   }
   bool as_bool() const {
-    if (auto* b = std::get_if<bool>(&v_)) return *b;
+    if (k_ == Bool) return u_.b;
     throw Error("Arg::as_bool: arg " + repr() + " is not a bool");
   }
-  const std::string& as_str() const { return get<std::string>("a string"); }
-  Ops as_op() const { return get<Ops>("an Ops"); }
-  AxisType as_axis_type() const { return get<AxisType>("an AxisType"); }
-  DType as_dtype() const { return get<DType>("a DType"); }
-  const ParamArg& as_param() const { return *get<std::shared_ptr<const ParamArg>>("a ParamArg"); }
-  const ArgTuple& as_tuple() const { return get<ArgTuple>("a tuple"); }
+  const std::string& as_str() const { return want(Str, "a string"), u_.s; }
+  Ops as_op() const { return want(Op, "an Ops"), u_.op; }
+  AxisType as_axis_type() const { return want(Axis, "an AxisType"), u_.axis; }
+  DType as_dtype() const { return want(Dt, "a DType"), u_.dt; }
+  const ParamArg& as_param() const { return want(Param, "a ParamArg"), *u_.p; }
+  const ArgTuple& as_tuple() const { return want(Tuple, "a tuple"), u_.t; }
   const Arg& operator[](std::size_t i) const {
     const auto& t = as_tuple();
     if (i >= t.size()) throw Error("Arg[" + std::to_string(i) + "]: index out of range for " + repr());
     return t[i];
   }
-  std::size_t size() const { return is_tuple() ? as_tuple().size() : 0; }
+  std::size_t size() const { return is_tuple() ? u_.t.size() : 0; }
 
   // identity equality, as the intern table needs it: same alternative, floats by bits
   friend bool operator==(const Arg& a, const Arg& b) {
-    if (a.v_.index() != b.v_.index()) return false;
-    return std::visit([&](const auto& x) -> bool {
-      using T = std::decay_t<decltype(x)>;
-      const T& y = std::get<T>(b.v_);
-      if constexpr (std::is_same_v<T, double>) return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (std::isnan(x) && std::isnan(y));
-      else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) return x == y || *x == *y;
-      else return x == y;
-    }, a.v_);
+    if (a.k_ != b.k_) return false;
+    switch (a.k_) {
+      case None: case Inv: return true;
+      case Bool: return a.u_.b == b.u_.b;
+      case Int: return a.u_.i == b.u_.i;
+      case Float: {
+        const double x = a.u_.d, y = b.u_.d;
+        return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (std::isnan(x) && std::isnan(y));
+      }
+      case Str: return a.u_.s == b.u_.s;
+      case Op: return a.u_.op == b.u_.op;
+      case Axis: return a.u_.axis == b.u_.axis;
+      case Dt: return a.u_.dt == b.u_.dt;
+      case Param: return a.u_.p == b.u_.p || *a.u_.p == *b.u_.p;
+      default: return a.u_.t == b.u_.t;
+    }
   }
 
   // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False).
@@ -168,7 +203,7 @@ class Arg {
     if constexpr (std::is_same_v<T, bool>) return eq_int(std::int64_t(v));
     else if constexpr (std::is_integral_v<T>) return eq_int(std::int64_t(v));
     else if constexpr (std::is_floating_point_v<T>) return eq_float(double(v));
-    else if constexpr (std::is_same_v<T, Ops>) { auto* o = std::get_if<Ops>(&v_); return o && *o == v; }
+    else if constexpr (std::is_same_v<T, Ops>) return k_ == Op && u_.op == v;
     else return py_equals(Arg(v));
   }
   bool py_equals(const Arg& o) const {
@@ -184,77 +219,139 @@ class Arg {
   }
 
   std::size_t hash() const {
-    return std::visit([&](const auto& x) -> std::size_t {
-      using T = std::decay_t<decltype(x)>;
-      std::size_t h = v_.index() * 0x9e3779b97f4a7c15ull;
-      if constexpr (std::is_same_v<T, std::monostate> || std::is_same_v<T, Invalid>) return h;
-      else if constexpr (std::is_same_v<T, double>) return h ^ std::hash<std::uint64_t>{}(std::isnan(x) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(x));
-      else if constexpr (std::is_same_v<T, DType>)
-        return h ^ x.hash();
-      else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) return h ^ std::hash<std::int64_t>{}(x->slot);
-      else if constexpr (std::is_same_v<T, ArgTuple>) {
-        for (const auto& e : x) h = (h ^ e.hash()) * 0x100000001b3ull;
-        return h;
-      } else if constexpr (std::is_enum_v<T>) return h ^ std::size_t(x);
-      else return h ^ std::hash<T>{}(x);
-    }, v_);
+    const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
+    switch (k_) {
+      case None: case Inv: return h;
+      case Bool: return h ^ std::hash<bool>{}(u_.b);
+      case Int: return h ^ std::hash<std::int64_t>{}(u_.i);
+      case Float: return h ^ std::hash<std::uint64_t>{}(std::isnan(u_.d) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(u_.d));
+      case Str: return h ^ std::hash<std::string>{}(u_.s);
+      case Op: return h ^ std::size_t(u_.op);
+      case Axis: return h ^ std::size_t(u_.axis);
+      case Dt: return h ^ u_.dt.hash();
+      case Param: return h ^ std::hash<std::int64_t>{}(u_.p->slot);
+      default: {
+        std::size_t t = h;
+        for (const Arg& e : u_.t) t = (t ^ e.hash()) * 0x100000001b3ull;
+        return t;
+      }
+    }
   }
 
   // tinygrad's repr of the arg (what UOp printing shows after arg=)
   std::string repr() const {
-    return std::visit([&](const auto& x) -> std::string {
-      using T = std::decay_t<decltype(x)>;
-      if constexpr (std::is_same_v<T, std::monostate>) return "None";
-      else if constexpr (std::is_same_v<T, bool>) return x ? "True" : "False";
-      else if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
-      else if constexpr (std::is_same_v<T, double>) return py_float_repr(x);
-      else if constexpr (std::is_same_v<T, std::string>) return py_str_repr(x);
-      else if constexpr (std::is_same_v<T, Ops>) return op_repr(x);
-      else if constexpr (std::is_same_v<T, AxisType>) return "AxisType." + std::string(axis_type_names[std::size_t(x)]);
-      else if constexpr (std::is_same_v<T, DType>) return x.repr();
-      else if constexpr (std::is_same_v<T, Invalid>) return "Invalid";
-      else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) {
-        std::string s = "ParamArg(" + std::to_string(x->slot);
-        if (x->vmin_vmax) s += ", vmin_vmax=(" + std::to_string(x->vmin_vmax->first) + ", " + std::to_string(x->vmin_vmax->second) + ")";
-        if (x->name) s += ", name=" + py_str_repr(*x->name);
-        if (x->addrspace != AddrSpace::GLOBAL) s += x->addrspace == AddrSpace::LOCAL ? ", addrspace=AddrSpace.LOCAL" : ", addrspace=AddrSpace.REG";
-        if (x->axis) s += ", axis=" + std::to_string(*x->axis);
-        if (x->device) s += ", device=" + py_str_repr(*x->device);
+    switch (k_) {
+      case None: return "None";
+      case Bool: return u_.b ? "True" : "False";
+      case Int: return std::to_string(u_.i);
+      case Float: return py_float_repr(u_.d);
+      case Str: return py_str_repr(u_.s);
+      case Op: return op_repr(u_.op);
+      case Axis: return "AxisType." + std::string(axis_type_names[std::size_t(u_.axis)]);
+      case Dt: return u_.dt.repr();
+      case Inv: return "Invalid";
+      case Param: {
+        const ParamArg& x = *u_.p;
+        std::string s = "ParamArg(" + std::to_string(x.slot);
+        if (x.vmin_vmax) s += ", vmin_vmax=(" + std::to_string(x.vmin_vmax->first) + ", " + std::to_string(x.vmin_vmax->second) + ")";
+        if (x.name) s += ", name=" + py_str_repr(*x.name);
+        if (x.addrspace != AddrSpace::GLOBAL) s += x.addrspace == AddrSpace::LOCAL ? ", addrspace=AddrSpace.LOCAL" : ", addrspace=AddrSpace.REG";
+        if (x.axis) s += ", axis=" + std::to_string(*x.axis);
+        if (x.device) s += ", device=" + py_str_repr(*x.device);
         return s + ")";
-      } else {
-        std::string s = "(";
-        for (std::size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + x[i].repr();
-        return s + (x.size() == 1 ? ",)" : ")");
       }
-    }, v_);
+      default: {
+        std::string s = "(";
+        for (std::size_t i = 0; i < u_.t.size(); ++i) s += (i ? ", " : "") + u_.t[i].repr();
+        return s + (u_.t.size() == 1 ? ",)" : ")");
+      }
+    }
   }
   // str() of a const value as tinygrad's render prints it (floats without the ConstFloat wrapper)
   std::string str() const { return repr(); }
 
  private:
+  // A tagged union rather than a std::variant: the same layout and behaviour, at a fraction of the
+  // compile time every translation unit pays for a variant of eleven alternatives. Kinds are in
+  // the order of Value's alternatives (hash() mixes the kind in, as it mixed the index).
+  enum Kind : std::uint8_t { None, Bool, Int, Float, Str, Op, Axis, Dt, Inv, Param, Tuple };
+  union U {
+    bool b;
+    std::int64_t i;
+    double d;
+    Ops op;
+    AxisType axis;
+    DType dt;
+    std::string s;
+    std::shared_ptr<const ParamArg> p;
+    ArgTuple t;
+    U() noexcept {}
+    ~U() {}
+  };
+  template <class T> static constexpr Kind kind_of() {
+    if constexpr (std::is_same_v<T, std::monostate>) return None;
+    else if constexpr (std::is_same_v<T, bool>) return Bool;
+    else if constexpr (std::is_same_v<T, std::int64_t>) return Int;
+    else if constexpr (std::is_same_v<T, double>) return Float;
+    else if constexpr (std::is_same_v<T, std::string>) return Str;
+    else if constexpr (std::is_same_v<T, Ops>) return Op;
+    else if constexpr (std::is_same_v<T, AxisType>) return Axis;
+    else if constexpr (std::is_same_v<T, DType>) return Dt;
+    else if constexpr (std::is_same_v<T, Invalid>) return Inv;
+    else if constexpr (std::is_same_v<T, ParamArg> || std::is_same_v<T, std::shared_ptr<const ParamArg>>) return Param;
+    else {
+      static_assert(std::is_same_v<T, ArgTuple>, "Arg::is<T>: T is not one of Arg's alternatives");
+      return Tuple;
+    }
+  }
+  void copy_from(const Arg& o) {  // k_ is already o.k_
+    switch (k_) {
+      case Str: new (&u_.s) std::string(o.u_.s); break;
+      case Param: new (&u_.p) std::shared_ptr<const ParamArg>(o.u_.p); break;
+      case Tuple: new (&u_.t) ArgTuple(o.u_.t); break;
+      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));  // the trivial kinds
+    }
+  }
+  void move_from(Arg&& o) noexcept {  // k_ is already o.k_
+    switch (k_) {
+      case Str: new (&u_.s) std::string(std::move(o.u_.s)); break;
+      case Param: new (&u_.p) std::shared_ptr<const ParamArg>(std::move(o.u_.p)); break;
+      case Tuple: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
+      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));
+    }
+  }
+  void destroy() noexcept {
+    switch (k_) {
+      case Str: u_.s.~basic_string(); break;
+      case Param: u_.p.~shared_ptr(); break;
+      case Tuple: u_.t.~vector(); break;
+      default: break;
+    }
+  }
+  void want(Kind k, const char* what) const {
+    if (k_ != k) throw Error(std::string("Arg: arg ") + repr() + " is not " + what);
+  }
   bool eq_int(std::int64_t v) const {
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return *i == v;
-    if (auto* d = std::get_if<double>(&v_)) return *d == double(v);
-    if (auto* b = std::get_if<bool>(&v_)) return std::int64_t(*b) == v;
+    if (k_ == Int) return u_.i == v;
+    if (k_ == Float) return u_.d == double(v);
+    if (k_ == Bool) return std::int64_t(u_.b) == v;
     return false;
   }
   bool eq_float(double v) const {
-    if (auto* d = std::get_if<double>(&v_)) return *d == v;
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return double(*i) == v;
-    if (auto* b = std::get_if<bool>(&v_)) return double(*b) == v;
+    if (k_ == Float) return u_.d == v;
+    if (k_ == Int) return double(u_.i) == v;
+    if (k_ == Bool) return double(u_.b) == v;
     return false;
   }
-  template <class T> const T& get(const char* what) const {
-    if (auto* p = std::get_if<T>(&v_)) return *p;
-    throw Error(std::string("Arg: arg ") + repr() + " is not " + what);
-  }
-  Value v_;
+  Kind k_ = None;
+  U u_;
 };
 
 // the value of a CONST: what UOp::const_ accepts
 using ConstValue = std::variant<bool, std::int64_t, double, Invalid>;
 
-inline Arg to_arg(const ConstValue& c) { return std::visit([](auto x) { return Arg(x); }, c); }
+// a template, so that only a translation unit that calls it instantiates std::visit over ConstValue
+template <std::same_as<ConstValue> C> Arg to_arg(const C& c) { return std::visit([](auto x) { return Arg(x); }, c); }
 
 // normalize a constant for a dtype: bool → bool, ints wrap to the width, float16/bfloat16/fp8 round to the format
 inline Arg normalize_const(DType dt, const Arg& v) {

@@ -11,7 +11,6 @@
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "error.hpp"
@@ -25,19 +24,19 @@ class Json {
 
   Json() = default;
   Json(std::nullptr_t) {}
-  Json(bool b) : v_(b) {}
+  Json(bool b) : k_(Bool), b_(b) {}
   template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
   Json(I i) {
     if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t))
-      if (i > std::uint64_t(INT64_MAX)) { v_ = double(i); return; }
-    v_ = std::int64_t(i);
+      if (i > std::uint64_t(INT64_MAX)) { k_ = Double, d_ = double(i); return; }
+    k_ = Int, i_ = std::int64_t(i);
   }
-  Json(double d) : v_(d) {}
-  Json(const char* s) : v_(std::string(s)) {}
-  Json(std::string s) : v_(std::move(s)) {}
-  Json(std::string_view s) : v_(std::string(s)) {}
-  Json(Array a) : v_(std::move(a)) {}
-  Json(Object o) : v_(std::move(o)) {}
+  Json(double d) : k_(Double), d_(d) {}
+  Json(const char* s) : k_(String), s_(s) {}
+  Json(std::string s) : k_(String), s_(std::move(s)) {}
+  Json(std::string_view s) : k_(String), s_(s) {}
+  Json(Array a) : k_(ArrayKind), a_(std::move(a)) {}
+  Json(Object o) : k_(ObjectKind), o_(std::move(o)) {}
   static Json array(std::initializer_list<Json> xs = {}) { return Json(Array(xs)); }
   static Json object(std::initializer_list<std::pair<std::string, Json>> kv = {}) {
     Json j{Object{}};
@@ -45,28 +44,28 @@ class Json {
     return j;
   }
 
-  bool is_null() const { return v_.index() == 0; }
-  bool is_bool() const { return v_.index() == 1; }
-  bool is_int() const { return v_.index() == 2; }
-  bool is_double() const { return v_.index() == 3; }
+  bool is_null() const { return k_ == Null; }
+  bool is_bool() const { return k_ == Bool; }
+  bool is_int() const { return k_ == Int; }
+  bool is_double() const { return k_ == Double; }
   bool is_number() const { return is_int() || is_double(); }
-  bool is_string() const { return v_.index() == 4; }
-  bool is_array() const { return v_.index() == 5; }
-  bool is_object() const { return v_.index() == 6; }
+  bool is_string() const { return k_ == String; }
+  bool is_array() const { return k_ == ArrayKind; }
+  bool is_object() const { return k_ == ObjectKind; }
   // "null", "bool", "integer", "number", "string", "array", "object"
   const char* type_name() const {
     static constexpr const char* names[] = {"null", "bool", "integer", "number", "string", "array", "object"};
-    return names[v_.index()];
+    return names[k_];
   }
 
-  bool as_bool() const { return get<bool>("a bool"); }
-  std::int64_t as_int() const { return get<std::int64_t>("an integer"); }
-  double as_double() const { return is_int() ? double(std::get<std::int64_t>(v_)) : get<double>("a number"); }
-  const std::string& as_string() const { return get<std::string>("a string"); }
-  const Array& as_array() const { return get<Array>("an array"); }
-  Array& as_array() { return const_cast<Array&>(std::as_const(*this).as_array()); }
-  const Object& as_object() const { return get<Object>("an object"); }
-  Object& as_object() { return const_cast<Object&>(std::as_const(*this).as_object()); }
+  bool as_bool() const { return want(Bool, "a bool"), b_; }
+  std::int64_t as_int() const { return want(Int, "an integer"), i_; }
+  double as_double() const { return is_int() ? double(i_) : (want(Double, "a number"), d_); }
+  const std::string& as_string() const { return want(String, "a string"), s_; }
+  const Array& as_array() const { return want(ArrayKind, "an array"), a_; }
+  Array& as_array() { return want(ArrayKind, "an array"), a_; }
+  const Object& as_object() const { return want(ObjectKind, "an object"), o_; }
+  Object& as_object() { return want(ObjectKind, "an object"), o_; }
 
   // elements of an array or members of an object; 0 for anything else
   std::size_t size() const { return is_array() ? as_array().size() : is_object() ? as_object().size() : 0; }
@@ -106,15 +105,32 @@ class Json {
   // numbers compare by value (1 == 1.0), objects by their members in order
   friend bool operator==(const Json& a, const Json& b) {
     if (a.is_number() && b.is_number() && a.is_int() != b.is_int()) return a.as_double() == b.as_double();
-    return a.v_ == b.v_;
+    if (a.k_ != b.k_) return false;
+    switch (a.k_) {
+      case Null: return true;
+      case Bool: return a.b_ == b.b_;
+      case Int: return a.i_ == b.i_;
+      case Double: return a.d_ == b.d_;
+      case String: return a.s_ == b.s_;
+      case ArrayKind: return a.a_ == b.a_;
+      default: return a.o_ == b.o_;
+    }
   }
 
  private:
-  template <class T> const T& get(const char* what) const {
-    if (const T* p = std::get_if<T>(&v_)) return *p;
-    throw Error(std::string("Json: expected ") + what + ", got " + type_name());
+  // One field per kind, not a std::variant: a variant of these seven costs every translation unit
+  // that includes this header a noticeable share of its compile time, and a Json value is never hot.
+  enum Kind : unsigned char { Null, Bool, Int, Double, String, ArrayKind, ObjectKind };
+  void want(Kind k, const char* what) const {
+    if (k_ != k) throw Error(std::string("Json: expected ") + what + ", got " + type_name());
   }
-  std::variant<std::nullptr_t, bool, std::int64_t, double, std::string, Array, Object> v_;
+  Kind k_ = Null;
+  bool b_ = false;
+  std::int64_t i_ = 0;
+  double d_ = 0;
+  std::string s_;
+  Array a_;
+  Object o_;
 };
 
 inline void Json::dump_string(std::string& out, std::string_view s) {
@@ -143,12 +159,12 @@ inline void Json::dump_string(std::string& out, std::string_view s) {
 }
 
 inline void Json::dump_to(std::string& out) const {
-  switch (v_.index()) {
-    case 0: out += "null"; break;
-    case 1: out += std::get<bool>(v_) ? "true" : "false"; break;
-    case 2: out += std::to_string(std::get<std::int64_t>(v_)); break;
-    case 3: {
-      double d = std::get<double>(v_);
+  switch (k_) {
+    case Null: out += "null"; break;
+    case Bool: out += b_ ? "true" : "false"; break;
+    case Int: out += std::to_string(i_); break;
+    case Double: {
+      double d = d_;
       if (!std::isfinite(d)) { out += "null"; break; }
       char buf[32];
       auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest form that reads back exactly
@@ -157,11 +173,11 @@ inline void Json::dump_to(std::string& out) const {
       if (s.find_first_of(".e") == std::string_view::npos) out += ".0";  // stays a double when read back
       break;
     }
-    case 4: dump_string(out, std::get<std::string>(v_)); break;
-    case 5: {
+    case String: dump_string(out, s_); break;
+    case ArrayKind: {
       out += '[';
       bool first = true;
-      for (const Json& x : std::get<Array>(v_)) {
+      for (const Json& x : a_) {
         if (!first) out += ',';
         first = false;
         x.dump_to(out);
@@ -172,7 +188,7 @@ inline void Json::dump_to(std::string& out) const {
     default: {
       out += '{';
       bool first = true;
-      for (const auto& [k, v] : std::get<Object>(v_)) {
+      for (const auto& [k, v] : o_) {
         if (!first) out += ',';
         first = false;
         dump_string(out, k);
@@ -186,6 +202,8 @@ inline void Json::dump_to(std::string& out) const {
 
 namespace detail {
 
+// a template (its parameter only delays instantiation): only a translation unit that reads JSON compiles it
+template <class = void>
 class JsonReader {
  public:
   static constexpr int max_depth = 1000;
@@ -412,6 +430,6 @@ class JsonReader {
 }  // namespace detail
 
 // JSON text to a Json value; bad input throws mg::Error naming the offset, line and column
-inline Json parse_json(std::string_view text) { return detail::JsonReader(text).read(); }
+template <class T = void> Json parse_json(std::string_view text) { return detail::JsonReader<T>(text).read(); }
 
 }  // namespace mg
