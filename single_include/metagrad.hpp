@@ -34,7 +34,9 @@
 // ---- metagrad/core/arg.hpp ----
 // Arg: the small closed variant a UOp carries as its arg and tag. Value equality (floats compare by
 // bits, like tinygrad's ConstFloat), hashing, and tinygrad's repr.
+#include <bit>
 #include <charconv>
+#include <concepts>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -45,7 +47,6 @@
 // ---- metagrad/core/dtype.hpp ----
 // DType: tinygrad's dtypes as a small literal value type, usable in constant expressions and as a
 // template argument. Scalars, vectors (.vec), pointers (.ptr) with an address space.
-#include <bit>
 #include <limits>
 #include <string_view>
 #include <tuple>
@@ -540,78 +541,110 @@ using ArgTuple = std::vector<Arg>;
 
 class Arg {
  public:
+  // the alternatives, in the order of their index; value() returns an Arg as this variant
   using Value = std::variant<std::monostate, bool, std::int64_t, double, std::string, Ops, AxisType, DType, Invalid,
                              std::shared_ptr<const ParamArg>, ArgTuple>;
 
-  Arg() = default;
-  Arg(std::nullptr_t) {}
-  Arg(bool b) : v_(b) {}
+  Arg() noexcept {}
+  Arg(std::nullptr_t) noexcept {}
+  Arg(bool b) noexcept : k_(Bool) { u_.b = b; }
   template <class I>
     requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
-  Arg(I i) : v_(std::int64_t(i)) {}
-  Arg(double d) : v_(d) {}
-  Arg(float d) : v_(double(d)) {}
-  Arg(const char* s) : v_(std::string(s)) {}
-  Arg(std::string s) : v_(std::move(s)) {}
-  Arg(std::string_view s) : v_(std::string(s)) {}
-  Arg(Ops o) : v_(o) {}
-  Arg(AxisType a) : v_(a) {}
-  Arg(DType d) : v_(d) {}
-  Arg(Invalid i) : v_(i) {}
-  Arg(ParamArg p) : v_(std::make_shared<const ParamArg>(std::move(p))) {}
-  Arg(ArgTuple t) : v_(std::move(t)) {}
-  Arg(std::initializer_list<Arg> t) : v_(ArgTuple(t)) {}
-
-  const Value& value() const { return v_; }
-  bool is_none() const { return v_.index() == 0; }
-  template <class T> bool is() const {
-    if constexpr (std::is_same_v<T, ParamArg>) return std::holds_alternative<std::shared_ptr<const ParamArg>>(v_);
-    else return std::holds_alternative<T>(v_);
+  Arg(I i) noexcept : k_(Int) { u_.i = std::int64_t(i); }
+  Arg(double d) noexcept : k_(Float) { u_.d = d; }
+  Arg(float d) noexcept : k_(Float) { u_.d = double(d); }
+  Arg(const char* s) : Arg(std::string(s)) {}
+  Arg(std::string s) noexcept : k_(Str) { new (&u_.s) std::string(std::move(s)); }
+  Arg(std::string_view s) : Arg(std::string(s)) {}
+  Arg(Ops o) noexcept : k_(Op) { u_.op = o; }
+  Arg(AxisType a) noexcept : k_(Axis) { u_.axis = a; }
+  Arg(DType d) noexcept : k_(Dt) { u_.dt = d; }
+  Arg(Invalid) noexcept : k_(Inv) {}
+  Arg(ParamArg p) : k_(Param) { new (&u_.p) std::shared_ptr<const ParamArg>(std::make_shared<const ParamArg>(std::move(p))); }
+  Arg(ArgTuple t) noexcept : k_(Tuple) { new (&u_.t) ArgTuple(std::move(t)); }
+  Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
+  Arg(const Arg& o) : k_(o.k_) { copy_from(o); }
+  Arg(Arg&& o) noexcept : k_(o.k_) { move_from(std::move(o)); }
+  Arg& operator=(const Arg& o) {
+    if (this != &o) { Arg t(o); *this = std::move(t); }
+    return *this;
   }
-  bool is_int() const { return is<std::int64_t>(); }
-  bool is_float() const { return is<double>(); }
-  bool is_bool() const { return is<bool>(); }
+  Arg& operator=(Arg&& o) noexcept {
+    if (this != &o) { destroy(); k_ = o.k_; move_from(std::move(o)); }
+    return *this;
+  }
+  ~Arg() { destroy(); }
+
+  // this arg as a std::variant (a template: instantiated only where it is used)
+  template <class V = Value> V value() const {
+    switch (k_) {
+      case None: return V(std::in_place_index<None>);
+      case Bool: return V(std::in_place_index<Bool>, u_.b);
+      case Int: return V(std::in_place_index<Int>, u_.i);
+      case Float: return V(std::in_place_index<Float>, u_.d);
+      case Str: return V(std::in_place_index<Str>, u_.s);
+      case Op: return V(std::in_place_index<Op>, u_.op);
+      case Axis: return V(std::in_place_index<Axis>, u_.axis);
+      case Dt: return V(std::in_place_index<Dt>, u_.dt);
+      case Inv: return V(std::in_place_index<Inv>);
+      case Param: return V(std::in_place_index<Param>, u_.p);
+      default: return V(std::in_place_index<Tuple>, u_.t);
+    }
+  }
+  bool is_none() const { return k_ == None; }
+  template <class T> bool is() const { return k_ == kind_of<T>(); }
+  bool is_int() const { return k_ == Int; }
+  bool is_float() const { return k_ == Float; }
+  bool is_bool() const { return k_ == Bool; }
   bool is_number() const { return is_int() || is_float() || is_bool(); }
-  bool is_tuple() const { return is<ArgTuple>(); }
+  bool is_tuple() const { return k_ == Tuple; }
 
   std::int64_t as_int() const {
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return *i;
-    if (auto* b = std::get_if<bool>(&v_)) return *b;
+    if (k_ == Int) return u_.i;
+    if (k_ == Bool) return u_.b;
     throw Error("Arg::as_int: arg " + repr() + " is not an integer");
   }
   double as_float() const {
-    if (auto* d = std::get_if<double>(&v_)) return *d;
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return double(*i);
-    if (auto* b = std::get_if<bool>(&v_)) return *b;
+    if (k_ == Float) return u_.d;
+    if (k_ == Int) return double(u_.i);
+    if (k_ == Bool) return u_.b;
     throw Error("Arg::as_float: arg " + repr() + " is not a number");
   }
   bool as_bool() const {
-    if (auto* b = std::get_if<bool>(&v_)) return *b;
+    if (k_ == Bool) return u_.b;
     throw Error("Arg::as_bool: arg " + repr() + " is not a bool");
   }
-  const std::string& as_str() const { return get<std::string>("a string"); }
-  Ops as_op() const { return get<Ops>("an Ops"); }
-  AxisType as_axis_type() const { return get<AxisType>("an AxisType"); }
-  DType as_dtype() const { return get<DType>("a DType"); }
-  const ParamArg& as_param() const { return *get<std::shared_ptr<const ParamArg>>("a ParamArg"); }
-  const ArgTuple& as_tuple() const { return get<ArgTuple>("a tuple"); }
+  const std::string& as_str() const { return want(Str, "a string"), u_.s; }
+  Ops as_op() const { return want(Op, "an Ops"), u_.op; }
+  AxisType as_axis_type() const { return want(Axis, "an AxisType"), u_.axis; }
+  DType as_dtype() const { return want(Dt, "a DType"), u_.dt; }
+  const ParamArg& as_param() const { return want(Param, "a ParamArg"), *u_.p; }
+  const ArgTuple& as_tuple() const { return want(Tuple, "a tuple"), u_.t; }
   const Arg& operator[](std::size_t i) const {
     const auto& t = as_tuple();
     if (i >= t.size()) throw Error("Arg[" + std::to_string(i) + "]: index out of range for " + repr());
     return t[i];
   }
-  std::size_t size() const { return is_tuple() ? as_tuple().size() : 0; }
+  std::size_t size() const { return is_tuple() ? u_.t.size() : 0; }
 
   // identity equality, as the intern table needs it: same alternative, floats by bits
   friend bool operator==(const Arg& a, const Arg& b) {
-    if (a.v_.index() != b.v_.index()) return false;
-    return std::visit([&](const auto& x) -> bool {
-      using T = std::decay_t<decltype(x)>;
-      const T& y = std::get<T>(b.v_);
-      if constexpr (std::is_same_v<T, double>) return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (std::isnan(x) && std::isnan(y));
-      else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) return x == y || *x == *y;
-      else return x == y;
-    }, a.v_);
+    if (a.k_ != b.k_) return false;
+    switch (a.k_) {
+      case None: case Inv: return true;
+      case Bool: return a.u_.b == b.u_.b;
+      case Int: return a.u_.i == b.u_.i;
+      case Float: {
+        const double x = a.u_.d, y = b.u_.d;
+        return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (std::isnan(x) && std::isnan(y));
+      }
+      case Str: return a.u_.s == b.u_.s;
+      case Op: return a.u_.op == b.u_.op;
+      case Axis: return a.u_.axis == b.u_.axis;
+      case Dt: return a.u_.dt == b.u_.dt;
+      case Param: return a.u_.p == b.u_.p || *a.u_.p == *b.u_.p;
+      default: return a.u_.t == b.u_.t;
+    }
   }
 
   // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False).
@@ -620,7 +653,7 @@ class Arg {
     if constexpr (std::is_same_v<T, bool>) return eq_int(std::int64_t(v));
     else if constexpr (std::is_integral_v<T>) return eq_int(std::int64_t(v));
     else if constexpr (std::is_floating_point_v<T>) return eq_float(double(v));
-    else if constexpr (std::is_same_v<T, Ops>) { auto* o = std::get_if<Ops>(&v_); return o && *o == v; }
+    else if constexpr (std::is_same_v<T, Ops>) return k_ == Op && u_.op == v;
     else return py_equals(Arg(v));
   }
   bool py_equals(const Arg& o) const {
@@ -636,77 +669,139 @@ class Arg {
   }
 
   std::size_t hash() const {
-    return std::visit([&](const auto& x) -> std::size_t {
-      using T = std::decay_t<decltype(x)>;
-      std::size_t h = v_.index() * 0x9e3779b97f4a7c15ull;
-      if constexpr (std::is_same_v<T, std::monostate> || std::is_same_v<T, Invalid>) return h;
-      else if constexpr (std::is_same_v<T, double>) return h ^ std::hash<std::uint64_t>{}(std::isnan(x) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(x));
-      else if constexpr (std::is_same_v<T, DType>)
-        return h ^ x.hash();
-      else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) return h ^ std::hash<std::int64_t>{}(x->slot);
-      else if constexpr (std::is_same_v<T, ArgTuple>) {
-        for (const auto& e : x) h = (h ^ e.hash()) * 0x100000001b3ull;
-        return h;
-      } else if constexpr (std::is_enum_v<T>) return h ^ std::size_t(x);
-      else return h ^ std::hash<T>{}(x);
-    }, v_);
+    const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
+    switch (k_) {
+      case None: case Inv: return h;
+      case Bool: return h ^ std::hash<bool>{}(u_.b);
+      case Int: return h ^ std::hash<std::int64_t>{}(u_.i);
+      case Float: return h ^ std::hash<std::uint64_t>{}(std::isnan(u_.d) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(u_.d));
+      case Str: return h ^ std::hash<std::string>{}(u_.s);
+      case Op: return h ^ std::size_t(u_.op);
+      case Axis: return h ^ std::size_t(u_.axis);
+      case Dt: return h ^ u_.dt.hash();
+      case Param: return h ^ std::hash<std::int64_t>{}(u_.p->slot);
+      default: {
+        std::size_t t = h;
+        for (const Arg& e : u_.t) t = (t ^ e.hash()) * 0x100000001b3ull;
+        return t;
+      }
+    }
   }
 
   // tinygrad's repr of the arg (what UOp printing shows after arg=)
   std::string repr() const {
-    return std::visit([&](const auto& x) -> std::string {
-      using T = std::decay_t<decltype(x)>;
-      if constexpr (std::is_same_v<T, std::monostate>) return "None";
-      else if constexpr (std::is_same_v<T, bool>) return x ? "True" : "False";
-      else if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
-      else if constexpr (std::is_same_v<T, double>) return py_float_repr(x);
-      else if constexpr (std::is_same_v<T, std::string>) return py_str_repr(x);
-      else if constexpr (std::is_same_v<T, Ops>) return op_repr(x);
-      else if constexpr (std::is_same_v<T, AxisType>) return "AxisType." + std::string(axis_type_names[std::size_t(x)]);
-      else if constexpr (std::is_same_v<T, DType>) return x.repr();
-      else if constexpr (std::is_same_v<T, Invalid>) return "Invalid";
-      else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) {
-        std::string s = "ParamArg(" + std::to_string(x->slot);
-        if (x->vmin_vmax) s += ", vmin_vmax=(" + std::to_string(x->vmin_vmax->first) + ", " + std::to_string(x->vmin_vmax->second) + ")";
-        if (x->name) s += ", name=" + py_str_repr(*x->name);
-        if (x->addrspace != AddrSpace::GLOBAL) s += x->addrspace == AddrSpace::LOCAL ? ", addrspace=AddrSpace.LOCAL" : ", addrspace=AddrSpace.REG";
-        if (x->axis) s += ", axis=" + std::to_string(*x->axis);
-        if (x->device) s += ", device=" + py_str_repr(*x->device);
+    switch (k_) {
+      case None: return "None";
+      case Bool: return u_.b ? "True" : "False";
+      case Int: return std::to_string(u_.i);
+      case Float: return py_float_repr(u_.d);
+      case Str: return py_str_repr(u_.s);
+      case Op: return op_repr(u_.op);
+      case Axis: return "AxisType." + std::string(axis_type_names[std::size_t(u_.axis)]);
+      case Dt: return u_.dt.repr();
+      case Inv: return "Invalid";
+      case Param: {
+        const ParamArg& x = *u_.p;
+        std::string s = "ParamArg(" + std::to_string(x.slot);
+        if (x.vmin_vmax) s += ", vmin_vmax=(" + std::to_string(x.vmin_vmax->first) + ", " + std::to_string(x.vmin_vmax->second) + ")";
+        if (x.name) s += ", name=" + py_str_repr(*x.name);
+        if (x.addrspace != AddrSpace::GLOBAL) s += x.addrspace == AddrSpace::LOCAL ? ", addrspace=AddrSpace.LOCAL" : ", addrspace=AddrSpace.REG";
+        if (x.axis) s += ", axis=" + std::to_string(*x.axis);
+        if (x.device) s += ", device=" + py_str_repr(*x.device);
         return s + ")";
-      } else {
-        std::string s = "(";
-        for (std::size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + x[i].repr();
-        return s + (x.size() == 1 ? ",)" : ")");
       }
-    }, v_);
+      default: {
+        std::string s = "(";
+        for (std::size_t i = 0; i < u_.t.size(); ++i) s += (i ? ", " : "") + u_.t[i].repr();
+        return s + (u_.t.size() == 1 ? ",)" : ")");
+      }
+    }
   }
   // str() of a const value as tinygrad's render prints it (floats without the ConstFloat wrapper)
   std::string str() const { return repr(); }
 
  private:
+  // A tagged union rather than a std::variant: the same layout and behaviour, at a fraction of the
+  // compile time every translation unit pays for a variant of eleven alternatives. Kinds are in
+  // the order of Value's alternatives (hash() mixes the kind in, as it mixed the index).
+  enum Kind : std::uint8_t { None, Bool, Int, Float, Str, Op, Axis, Dt, Inv, Param, Tuple };
+  union U {
+    bool b;
+    std::int64_t i;
+    double d;
+    Ops op;
+    AxisType axis;
+    DType dt;
+    std::string s;
+    std::shared_ptr<const ParamArg> p;
+    ArgTuple t;
+    U() noexcept {}
+    ~U() {}
+  };
+  template <class T> static constexpr Kind kind_of() {
+    if constexpr (std::is_same_v<T, std::monostate>) return None;
+    else if constexpr (std::is_same_v<T, bool>) return Bool;
+    else if constexpr (std::is_same_v<T, std::int64_t>) return Int;
+    else if constexpr (std::is_same_v<T, double>) return Float;
+    else if constexpr (std::is_same_v<T, std::string>) return Str;
+    else if constexpr (std::is_same_v<T, Ops>) return Op;
+    else if constexpr (std::is_same_v<T, AxisType>) return Axis;
+    else if constexpr (std::is_same_v<T, DType>) return Dt;
+    else if constexpr (std::is_same_v<T, Invalid>) return Inv;
+    else if constexpr (std::is_same_v<T, ParamArg> || std::is_same_v<T, std::shared_ptr<const ParamArg>>) return Param;
+    else {
+      static_assert(std::is_same_v<T, ArgTuple>, "Arg::is<T>: T is not one of Arg's alternatives");
+      return Tuple;
+    }
+  }
+  void copy_from(const Arg& o) {  // k_ is already o.k_
+    switch (k_) {
+      case Str: new (&u_.s) std::string(o.u_.s); break;
+      case Param: new (&u_.p) std::shared_ptr<const ParamArg>(o.u_.p); break;
+      case Tuple: new (&u_.t) ArgTuple(o.u_.t); break;
+      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));  // the trivial kinds
+    }
+  }
+  void move_from(Arg&& o) noexcept {  // k_ is already o.k_
+    switch (k_) {
+      case Str: new (&u_.s) std::string(std::move(o.u_.s)); break;
+      case Param: new (&u_.p) std::shared_ptr<const ParamArg>(std::move(o.u_.p)); break;
+      case Tuple: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
+      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));
+    }
+  }
+  void destroy() noexcept {
+    switch (k_) {
+      case Str: u_.s.~basic_string(); break;
+      case Param: u_.p.~shared_ptr(); break;
+      case Tuple: u_.t.~vector(); break;
+      default: break;
+    }
+  }
+  void want(Kind k, const char* what) const {
+    if (k_ != k) throw Error(std::string("Arg: arg ") + repr() + " is not " + what);
+  }
   bool eq_int(std::int64_t v) const {
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return *i == v;
-    if (auto* d = std::get_if<double>(&v_)) return *d == double(v);
-    if (auto* b = std::get_if<bool>(&v_)) return std::int64_t(*b) == v;
+    if (k_ == Int) return u_.i == v;
+    if (k_ == Float) return u_.d == double(v);
+    if (k_ == Bool) return std::int64_t(u_.b) == v;
     return false;
   }
   bool eq_float(double v) const {
-    if (auto* d = std::get_if<double>(&v_)) return *d == v;
-    if (auto* i = std::get_if<std::int64_t>(&v_)) return double(*i) == v;
-    if (auto* b = std::get_if<bool>(&v_)) return double(*b) == v;
+    if (k_ == Float) return u_.d == v;
+    if (k_ == Int) return double(u_.i) == v;
+    if (k_ == Bool) return double(u_.b) == v;
     return false;
   }
-  template <class T> const T& get(const char* what) const {
-    if (auto* p = std::get_if<T>(&v_)) return *p;
-    throw Error(std::string("Arg: arg ") + repr() + " is not " + what);
-  }
-  Value v_;
+  Kind k_ = None;
+  U u_;
 };
 
 // the value of a CONST: what UOp::const_ accepts
 using ConstValue = std::variant<bool, std::int64_t, double, Invalid>;
 
-inline Arg to_arg(const ConstValue& c) { return std::visit([](auto x) { return Arg(x); }, c); }
+// a template, so that only a translation unit that calls it instantiates std::visit over ConstValue
+template <std::same_as<ConstValue> C> Arg to_arg(const C& c) { return std::visit([](auto x) { return Arg(x); }, c); }
 
 // normalize a constant for a dtype: bool → bool, ints wrap to the width, float16/bfloat16/fp8 round to the format
 inline Arg normalize_const(DType dt, const Arg& v) {
@@ -734,7 +829,6 @@ inline Arg normalize_const(DType dt, const Arg& v) {
 // here an integer (bools are 0 and 1) is exact inside ±2^125 and counts as infinite beyond it
 // (tinygrad's weakint bounds are ±2^799, effectively infinite too), and a float is a double.
 #include <compare>
-#include <concepts>
 
 
 namespace mg {
@@ -3109,19 +3203,19 @@ class Json {
 
   Json() = default;
   Json(std::nullptr_t) {}
-  Json(bool b) : v_(b) {}
+  Json(bool b) : k_(Bool), b_(b) {}
   template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
   Json(I i) {
     if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t))
-      if (i > std::uint64_t(INT64_MAX)) { v_ = double(i); return; }
-    v_ = std::int64_t(i);
+      if (i > std::uint64_t(INT64_MAX)) { k_ = Double, d_ = double(i); return; }
+    k_ = Int, i_ = std::int64_t(i);
   }
-  Json(double d) : v_(d) {}
-  Json(const char* s) : v_(std::string(s)) {}
-  Json(std::string s) : v_(std::move(s)) {}
-  Json(std::string_view s) : v_(std::string(s)) {}
-  Json(Array a) : v_(std::move(a)) {}
-  Json(Object o) : v_(std::move(o)) {}
+  Json(double d) : k_(Double), d_(d) {}
+  Json(const char* s) : k_(String), s_(s) {}
+  Json(std::string s) : k_(String), s_(std::move(s)) {}
+  Json(std::string_view s) : k_(String), s_(s) {}
+  Json(Array a) : k_(ArrayKind), a_(std::move(a)) {}
+  Json(Object o) : k_(ObjectKind), o_(std::move(o)) {}
   static Json array(std::initializer_list<Json> xs = {}) { return Json(Array(xs)); }
   static Json object(std::initializer_list<std::pair<std::string, Json>> kv = {}) {
     Json j{Object{}};
@@ -3129,28 +3223,28 @@ class Json {
     return j;
   }
 
-  bool is_null() const { return v_.index() == 0; }
-  bool is_bool() const { return v_.index() == 1; }
-  bool is_int() const { return v_.index() == 2; }
-  bool is_double() const { return v_.index() == 3; }
+  bool is_null() const { return k_ == Null; }
+  bool is_bool() const { return k_ == Bool; }
+  bool is_int() const { return k_ == Int; }
+  bool is_double() const { return k_ == Double; }
   bool is_number() const { return is_int() || is_double(); }
-  bool is_string() const { return v_.index() == 4; }
-  bool is_array() const { return v_.index() == 5; }
-  bool is_object() const { return v_.index() == 6; }
+  bool is_string() const { return k_ == String; }
+  bool is_array() const { return k_ == ArrayKind; }
+  bool is_object() const { return k_ == ObjectKind; }
   // "null", "bool", "integer", "number", "string", "array", "object"
   const char* type_name() const {
     static constexpr const char* names[] = {"null", "bool", "integer", "number", "string", "array", "object"};
-    return names[v_.index()];
+    return names[k_];
   }
 
-  bool as_bool() const { return get<bool>("a bool"); }
-  std::int64_t as_int() const { return get<std::int64_t>("an integer"); }
-  double as_double() const { return is_int() ? double(std::get<std::int64_t>(v_)) : get<double>("a number"); }
-  const std::string& as_string() const { return get<std::string>("a string"); }
-  const Array& as_array() const { return get<Array>("an array"); }
-  Array& as_array() { return const_cast<Array&>(std::as_const(*this).as_array()); }
-  const Object& as_object() const { return get<Object>("an object"); }
-  Object& as_object() { return const_cast<Object&>(std::as_const(*this).as_object()); }
+  bool as_bool() const { return want(Bool, "a bool"), b_; }
+  std::int64_t as_int() const { return want(Int, "an integer"), i_; }
+  double as_double() const { return is_int() ? double(i_) : (want(Double, "a number"), d_); }
+  const std::string& as_string() const { return want(String, "a string"), s_; }
+  const Array& as_array() const { return want(ArrayKind, "an array"), a_; }
+  Array& as_array() { return want(ArrayKind, "an array"), a_; }
+  const Object& as_object() const { return want(ObjectKind, "an object"), o_; }
+  Object& as_object() { return want(ObjectKind, "an object"), o_; }
 
   // elements of an array or members of an object; 0 for anything else
   std::size_t size() const { return is_array() ? as_array().size() : is_object() ? as_object().size() : 0; }
@@ -3190,15 +3284,32 @@ class Json {
   // numbers compare by value (1 == 1.0), objects by their members in order
   friend bool operator==(const Json& a, const Json& b) {
     if (a.is_number() && b.is_number() && a.is_int() != b.is_int()) return a.as_double() == b.as_double();
-    return a.v_ == b.v_;
+    if (a.k_ != b.k_) return false;
+    switch (a.k_) {
+      case Null: return true;
+      case Bool: return a.b_ == b.b_;
+      case Int: return a.i_ == b.i_;
+      case Double: return a.d_ == b.d_;
+      case String: return a.s_ == b.s_;
+      case ArrayKind: return a.a_ == b.a_;
+      default: return a.o_ == b.o_;
+    }
   }
 
  private:
-  template <class T> const T& get(const char* what) const {
-    if (const T* p = std::get_if<T>(&v_)) return *p;
-    throw Error(std::string("Json: expected ") + what + ", got " + type_name());
+  // One field per kind, not a std::variant: a variant of these seven costs every translation unit
+  // that includes this header a noticeable share of its compile time, and a Json value is never hot.
+  enum Kind : unsigned char { Null, Bool, Int, Double, String, ArrayKind, ObjectKind };
+  void want(Kind k, const char* what) const {
+    if (k_ != k) throw Error(std::string("Json: expected ") + what + ", got " + type_name());
   }
-  std::variant<std::nullptr_t, bool, std::int64_t, double, std::string, Array, Object> v_;
+  Kind k_ = Null;
+  bool b_ = false;
+  std::int64_t i_ = 0;
+  double d_ = 0;
+  std::string s_;
+  Array a_;
+  Object o_;
 };
 
 inline void Json::dump_string(std::string& out, std::string_view s) {
@@ -3227,12 +3338,12 @@ inline void Json::dump_string(std::string& out, std::string_view s) {
 }
 
 inline void Json::dump_to(std::string& out) const {
-  switch (v_.index()) {
-    case 0: out += "null"; break;
-    case 1: out += std::get<bool>(v_) ? "true" : "false"; break;
-    case 2: out += std::to_string(std::get<std::int64_t>(v_)); break;
-    case 3: {
-      double d = std::get<double>(v_);
+  switch (k_) {
+    case Null: out += "null"; break;
+    case Bool: out += b_ ? "true" : "false"; break;
+    case Int: out += std::to_string(i_); break;
+    case Double: {
+      double d = d_;
       if (!std::isfinite(d)) { out += "null"; break; }
       char buf[32];
       auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest form that reads back exactly
@@ -3241,11 +3352,11 @@ inline void Json::dump_to(std::string& out) const {
       if (s.find_first_of(".e") == std::string_view::npos) out += ".0";  // stays a double when read back
       break;
     }
-    case 4: dump_string(out, std::get<std::string>(v_)); break;
-    case 5: {
+    case String: dump_string(out, s_); break;
+    case ArrayKind: {
       out += '[';
       bool first = true;
-      for (const Json& x : std::get<Array>(v_)) {
+      for (const Json& x : a_) {
         if (!first) out += ',';
         first = false;
         x.dump_to(out);
@@ -3256,7 +3367,7 @@ inline void Json::dump_to(std::string& out) const {
     default: {
       out += '{';
       bool first = true;
-      for (const auto& [k, v] : std::get<Object>(v_)) {
+      for (const auto& [k, v] : o_) {
         if (!first) out += ',';
         first = false;
         dump_string(out, k);
@@ -3270,6 +3381,8 @@ inline void Json::dump_to(std::string& out) const {
 
 namespace detail {
 
+// a template (its parameter only delays instantiation): only a translation unit that reads JSON compiles it
+template <class = void>
 class JsonReader {
  public:
   static constexpr int max_depth = 1000;
@@ -3496,7 +3609,7 @@ class JsonReader {
 }  // namespace detail
 
 // JSON text to a Json value; bad input throws mg::Error naming the offset, line and column
-inline Json parse_json(std::string_view text) { return detail::JsonReader(text).read(); }
+template <class T = void> Json parse_json(std::string_view text) { return detail::JsonReader<T>(text).read(); }
 
 }  // namespace mg
 
@@ -3540,6 +3653,8 @@ namespace mg {
 namespace detail {
 template <fixed_string S> struct name_t { static constexpr auto value = S; };
 }  // namespace detail
+// "x"_n names a capture where the name is an argument: p.named("x"_n) is p.named<"x">()
+template <fixed_string S> constexpr detail::name_t<S> operator""_n() { return {}; }
 
 // ---- filters a pattern carries (empty types cost nothing) ----
 struct NoDType {};
@@ -3664,6 +3779,8 @@ struct Pat {
 
   // ---- refinements ----
   template <fixed_string N2> constexpr Pat<O, N2, Src, DT, AF, TF, AnyLen> named() const { return {src, dt, argf, tagf}; }
+  // the deduced form, p.named("x"_n): needs no `template` keyword where p's type is dependent
+  template <fixed_string N2> constexpr Pat<O, N2, Src, DT, AF, TF, AnyLen> named(detail::name_t<N2>) const { return {src, dt, argf, tagf}; }
   template <class... D> constexpr Pat<O, Name, Src, DTypeIn<sizeof...(D)>, AF, TF, AnyLen> dtype(D... d) const {
     return {src, {{DType(d)...}}, argf, tagf};
   }
@@ -4135,6 +4252,45 @@ template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const 
   }(std::index_sequence_for<A...>{}, std::index_sequence_for<B...>{});
 }
 
+// ---- rule sets a library defines at namespace scope ----
+// A rule set's type spells out every pattern in it, and instantiating a pattern type costs a translation
+// unit a few milliseconds whether or not it ever rewrites with it: a hundred rules defined as
+// namespace-scope variables cost every includer most of a second. LazyRules<Def> is an empty object
+// standing for the rule set Def::make<Def>() returns. make is a function template, so its rules are
+// instantiated, and the set built (once, in constant evaluation), only by a translation unit that uses
+// it. It acts as that RuleSet: graph_rewrite, +, rewrite, rewrite_view, describe, location,
+// for_each_rule and rules_for take it; get() is the RuleSet itself.
+//   namespace detail { struct my_rules_def { template <class> static constexpr auto make() { return rules(...); } }; }
+//   inline constexpr LazyRules<detail::my_rules_def> my_rules{};
+namespace detail {
+template <class Def> inline constexpr auto lazy_rules_v = Def::template make<Def>();
+template <class T, class> struct delayed { using type = T; };  // T, named in a way that depends on the second
+}  // namespace detail
+
+template <class Def>
+struct LazyRules {
+  // the rule set. D only delays instantiation to the first use: a rule set that builds on this one
+  // calls get<T>() with its own make's parameter
+  template <class D = Def> static constexpr const auto& get() { return detail::lazy_rules_v<typename detail::delayed<Def, D>::type>; }
+
+  template <class N, class Ctx = NoCtx, class D = Def>
+  constexpr auto rewrite_view(const N& n, Ctx* ctx = nullptr, int* fired = nullptr) const {
+    return get<D>().rewrite_view(n, ctx, fired);
+  }
+  template <class Ctx = NoCtx, class D = Def>
+  std::optional<UOp> rewrite(const UOp& u, Ctx* ctx = nullptr, int* fired = nullptr) const {
+    return get<D>().rewrite(u, ctx, fired);
+  }
+  template <class D = Def> std::string describe(std::size_t i) const { return get<D>().describe(i); }
+  template <class D = Def> std::source_location location(std::size_t i) const { return get<D>().location(i); }
+  template <class D = Def> static constexpr int rules_for(Ops o) { return std::remove_cvref_t<decltype(get<D>())>::rules_for(o); }
+  template <class F, class D = Def> constexpr void for_each_rule(F&& f) const { get<D>().for_each_rule(f); }
+};
+
+template <class A, class... B> constexpr auto operator+(const LazyRules<A>& a, const RuleSet<B...>& b) { return a.get() + b; }
+template <class... A, class B> constexpr auto operator+(const RuleSet<A...>& a, const LazyRules<B>& b) { return a + b.get(); }
+template <class A, class B> constexpr auto operator+(const LazyRules<A>& a, const LazyRules<B>& b) { return a.get() + b.get(); }
+
 }  // namespace mg
 
 namespace mg {
@@ -4146,6 +4302,15 @@ UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, Ctx& ctx, RewriteOpt
 template <class... R> UOp graph_rewrite(const UOp& root, const RuleSet<R...>& rs, RewriteOptions opt = {}) {
   NoCtx none;
   return graph_rewrite(root, rs, none, opt);
+}
+
+// a library's rule set (LazyRules) rewrites as the RuleSet it stands for
+template <class D, class Ctx>
+UOp graph_rewrite(const UOp& root, const LazyRules<D>& rs, Ctx& ctx, RewriteOptions opt = {}) {
+  return graph_rewrite(root, rs.get(), ctx, opt);
+}
+template <class D> UOp graph_rewrite(const UOp& root, const LazyRules<D>& rs, RewriteOptions opt = {}) {
+  return graph_rewrite(root, rs.get(), opt);
 }
 
 template <class PM, class BPM>
@@ -4406,7 +4571,7 @@ inline DType uint_of(DType f) {
 }
 
 // replace inf -> inf, -inf -> _inf, nan -> nan, otherwise -> ratio
-inline UOp _lazy_map_numbers(const UOp& x, const UOp& inf, const UOp& _inf, const UOp& nan, const UOp& ratio) {
+template <std::same_as<UOp> U> U _lazy_map_numbers(const U& x, const U& inf, const U& _inf, const U& nan, const U& ratio) {
   return x.ne(math::inf).where(x.ne(x).where(nan, x.ne(-math::inf).where(ratio, _inf)), inf);
 }
 
@@ -4421,31 +4586,31 @@ inline std::int64_t pow2_const(int y) {
   if (y < 0 || y > 63) throw Error("shr/shl: shift " + std::to_string(y) + " is not in [0, 63]");
   return std::int64_t(std::uint64_t(1) << y);
 }
-inline int shift_const(const UOp& y) {
+template <std::same_as<UOp> U> int shift_const(const U& y) {
   if (y.op() != Ops::CONST || !y.arg().is_int())
     throw Error("shr/shl: shift amount must be an integer CONST, got " + op_repr(y.op()));
   return int(y.arg().as_int());
 }
-inline UOp shr(const UOp& x, int y) { return x / pow2_const(y); }
-inline UOp shl(const UOp& x, int y) { return x * pow2_const(y); }
-inline UOp shr(const UOp& x, const UOp& y) { return shr(x, shift_const(y)); }
-inline UOp shl(const UOp& x, const UOp& y) { return shl(x, shift_const(y)); }
+template <std::same_as<UOp> U> U shr(const U& x, int y) { return x / pow2_const(y); }
+template <std::same_as<UOp> U> U shl(const U& x, int y) { return x * pow2_const(y); }
+template <std::same_as<UOp> U> U shr(const U& x, const U& y) { return shr(x, shift_const(y)); }
+template <std::same_as<UOp> U> U shl(const U& x, const U& y) { return shl(x, shift_const(y)); }
 
 // tinygrad's helpers.polyN: Horner's rule starting from 0.0, so the graph has tinygrad's shape
-inline UOp polyN(const UOp& x, std::span<const double> p) {
+template <std::same_as<UOp> U> U polyN(const U& x, std::span<const double> p) {
   UOp acc = x.const_like(0.0);
   for (double c : p) acc = acc * x + c;
   return acc;
 }
 
 // round d:float to int away from 0
-inline UOp rintk(const UOp& d) {
+template <std::same_as<UOp> U> U rintk(const U& d) {
   const DType out = int_of(d.dtype()).vec(d.dtype().vcount());
   return (d + (d < 0.0).where(d.const_like(-0.5), d.const_like(0.5))).cast(out);
 }
 
 // cast(2^q, float_dtype) where q is any integer in the range of [-126, 127]
-inline UOp pow2if(const UOp& q, DType float_dtype) {
+template <std::same_as<UOp> U> U pow2if(const U& q, DType float_dtype) {
   DType out;
   switch (q.dtype().scalar().kind()) {
     case Scalar::int64: out = dtypes::float64; break;
@@ -4458,7 +4623,7 @@ inline UOp pow2if(const UOp& q, DType float_dtype) {
 }
 
 // the integer part of log2(d), where d is a normalized fp value in [0, +inf)
-inline UOp ilogb2k(const UOp& d) {
+template <std::same_as<UOp> U> U ilogb2k(const U& d) {
   check_transcendental("ilogb2k", d.dtype());
   const UOp dint = d.bitcast(int_of(d.dtype()).vec(d.dtype().vcount()));
   // -1 <= ilog2bk(d) <= 128
@@ -4466,7 +4631,7 @@ inline UOp ilogb2k(const UOp& d) {
 }
 
 // d*2^e. e is a number obtained by casting an integer in the range [-127, 127] to a float. d is any float number.
-inline UOp ldexp3k(const UOp& d, const UOp& e) {
+template <std::same_as<UOp> U> U ldexp3k(const U& d, const U& e) {
   check_transcendental("ldexp3k", d.dtype());
   check_transcendental("ldexp3k", e.dtype());
   const DType dtype = int_of(d.dtype()).vec(d.dtype().count);
@@ -4475,7 +4640,7 @@ inline UOp ldexp3k(const UOp& d, const UOp& e) {
 }
 
 // d*2^e. much faster than ldexp3k but risky. d > 0 and d is not denormal.
-inline UOp ldexp2k(const UOp& d, const UOp& e) {
+template <std::same_as<UOp> U> U ldexp2k(const U& d, const U& e) {
   check_transcendental("ldexp2k", d.dtype());
   const DType es = e.dtype().scalar();
   if (es != dtypes::int16 && es != dtypes::int32 && es != dtypes::int64)
@@ -4484,7 +4649,7 @@ inline UOp ldexp2k(const UOp& d, const UOp& e) {
 }
 
 // frexp(v) -> (mantissa, exponent) assuming v != 0
-inline std::pair<UOp, UOp> frexp(const UOp& v) {
+template <std::same_as<UOp> U> std::pair<U, U> frexp(const U& v) {
   check_transcendental("frexp", v.dtype());
   const Scalar s = v.dtype().scalar().kind();
   // m1 = masks for mantissa, m2 = masks to normalize the mantissa.
@@ -4502,7 +4667,7 @@ inline std::pair<UOp, UOp> frexp(const UOp& v) {
 
 // Payne-Hanek reduction: the remainder of d modulo pi/2 for 39800.0 <= d <= +Inf. Returns (r, q):
 // r (d's dtype) is round_to_nearest(d % pi/2), q (int32) is an integer whose q % 4 is d's quadrant.
-inline std::pair<UOp, UOp> payne_hanek_reduction(const UOp& d) {
+template <std::same_as<UOp> U> std::pair<U, U> payne_hanek_reduction(const U& d) {
   check_transcendental("payne_hanek_reduction", d.dtype());
   // https://stackoverflow.com/questions/30463616/payne-hanek-algorithm-implementation-in-c/30465751#30465751
   // 190 bits of 2/pi for Payne-Hanek style argument reduction
@@ -4554,7 +4719,7 @@ inline std::pair<UOp, UOp> payne_hanek_reduction(const UOp& d) {
 }
 
 // Cody-Waite reduction: the remainder of d modulo pi/2 for 0 <= abs(d) <= 39800.0, as payne_hanek_reduction.
-inline std::pair<UOp, UOp> cody_waite_reduction(const UOp& d) {
+template <std::same_as<UOp> U> std::pair<U, U> cody_waite_reduction(const U& d) {
   constexpr double m_1_pi = 0.318309886183790671537767526745028724;
   const bool f64 = d.dtype().scalar() == dtypes::float64;
   // the high part of d/pi, only float64 carries it through the reduction
@@ -4587,11 +4752,11 @@ inline std::pair<UOp, UOp> cody_waite_reduction(const UOp& d) {
 }
 
 // *** approximate sine on small angle. ***
-inline UOp trig_poly(const UOp& d, std::span<const double> coeff32, std::span<const double> coeff64) {
+template <std::same_as<UOp> U> U trig_poly(const U& d, std::span<const double> coeff32, std::span<const double> coeff64) {
   return d * polyN(d * d, d.dtype().scalar() == dtypes::float64 ? coeff64 : coeff32);
 }
 // approximate sine on [-pi/2, pi/2]
-inline UOp sin_poly(const UOp& d) {
+template <std::same_as<UOp> U> U sin_poly(const U& d) {
   static constexpr std::array<double, 5> c32{2.6083159809786593541503e-06, -0.0001981069071916863322258,
                                              0.00833307858556509017944336, -0.166666597127914428710938, 1.0};
   static constexpr std::array<double, 10> c64{
@@ -4601,14 +4766,14 @@ inline UOp sin_poly(const UOp& d) {
   return trig_poly(d, c32, c64);
 }
 
-inline UOp _ifand(const UOp& q, int n) { return (q & n).ne(0); }
+template <std::same_as<UOp> U> U _ifand(const U& q, int n) { return (q & n).ne(0); }
 
-inline UOp sin_poly_small(const UOp& d, const UOp& q) {
+template <std::same_as<UOp> U> U sin_poly_small(const U& d, const U& q) {
   const UOp r = sin_poly(d);
   return r * _ifand(q, 1).where(r.const_like(-1), r.const_like(1));
 }
 
-inline UOp sin_poly_large(const UOp& d, const UOp& q) {
+template <std::same_as<UOp> U> U sin_poly_large(const U& d, const U& q) {
   const UOp r = sin_poly(d + _ifand(q, 1).where(d.const_like(math::pi / 2), d.const_like(0)));
   return r * _ifand(q, 2).where(r.const_like(-1), r.const_like(1));
 }
@@ -4619,7 +4784,7 @@ inline UOp sin_poly_large(const UOp& d, const UOp& q) {
 
 // A 1.0 ULP approximation for Ops.SIN. fast = true assumes |x| <= switch_over; switch_over is where
 // Cody-Waite reduction hands over to Payne-Hanek.
-inline UOp xsin(const UOp& d, bool fast = false, double switch_over = 30.0) {
+template <std::same_as<UOp> U> U xsin(const U& d, bool fast = false, double switch_over = 30.0) {
   using namespace detail;
   check_transcendental("xsin", d.dtype());
   // mask +-inf/nan as zero
@@ -4642,7 +4807,7 @@ inline UOp xsin(const UOp& d, bool fast = false, double switch_over = 30.0) {
 }
 
 // A 1.0 ULP approximation for Ops.EXP2. Paper: https://arxiv.org/pdf/2001.09258
-inline UOp xexp2(const UOp& d) {
+template <std::same_as<UOp> U> U xexp2(const U& d) {
   using namespace detail;
   check_transcendental("xexp2", d.dtype());
   // mask +=inf/nan as zero.
@@ -4671,7 +4836,7 @@ inline UOp xexp2(const UOp& d) {
 }
 
 // A 1.0 ULP approximation for Ops.LOG2. Paper: https://arxiv.org/pdf/2001.09258 5.5
-inline UOp xlog2(const UOp& d) {
+template <std::same_as<UOp> U> U xlog2(const U& d) {
   using namespace detail;
   check_transcendental("xlog2", d.dtype());
   const Scalar k = d.dtype().scalar().kind();
@@ -4716,7 +4881,7 @@ inline UOp xlog2(const UOp& d) {
 
 // base ** exponent as exp2(exponent * log2(|base|)), with the sign and the special cases fixed up.
 // The LOG2 and EXP2 it makes are decomposed by get_transcendental_patterns where a backend lacks them.
-inline UOp xpow(const UOp& base, const UOp& exponent) {
+template <std::same_as<UOp> U> U xpow(const U& base, const U& exponent) {
   // start with b ** e = exp2(e * log2(b))
   const UOp ret = ((base < 0).where(-base, base).log2() * exponent).exp2();
   // negative base: nan for non-integer exponent, negate for odd integer exponent
@@ -4730,7 +4895,7 @@ inline UOp xpow(const UOp& base, const UOp& exponent) {
 // ***** threefry *****
 
 // Threefry-2x32 with 20 rounds (Random123's threefry2x32_20): x and key are uint64, each two uint32 words.
-inline UOp threefry2x32(const UOp& x, const UOp& key) {
+template <std::same_as<UOp> U> U threefry2x32(const U& x, const U& key) {
   constexpr std::int64_t two32 = std::int64_t(1) << 32;
   // split x and key from uint64 to two uint32
   auto lo = [](const UOp& v) { return (v & 0xffffffff).cast(dtypes::uint32); };
@@ -4755,7 +4920,7 @@ inline UOp threefry2x32(const UOp& x, const UOp& key) {
 namespace detail {
 // tinygrad's pair of rules for one transcendental op: a dtype with its own decomposition gets it,
 // the other floats (bfloat16, fp8) compute in float32
-template <Ops OP>
+template <Ops OP, class T>
 auto transcendental_rules(bool on, UOp (*f)(const UOp&)) {
   return rules(
       rule(op<OP>(var<"d">).dtype(dtypes::float16, dtypes::float32, dtypes::float64),
@@ -4773,11 +4938,14 @@ auto transcendental_rules(bool on, UOp (*f)(const UOp&)) {
 // are one rule set type with its dispatch table made at compile time, and the two arguments are
 // captured by the callbacks, which decline (std::nullopt) for an op the backend has. Compose it with
 // other rule sets by +, as tinygrad does: symbolic_simple + get_transcendental_patterns(ops, force).
-inline auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
+// A template (T only delays instantiation), like the decompositions it calls: a translation unit that
+// never asks for these rules does not compile them.
+template <class T = void>
+auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
   auto on = [&](Ops o) { return !ops.contains(o) || force_transcendental; };
-  return detail::transcendental_rules<Ops::EXP2>(on(Ops::EXP2), [](const UOp& d) { return xexp2(d); }) +
-         detail::transcendental_rules<Ops::LOG2>(on(Ops::LOG2), [](const UOp& d) { return xlog2(d); }) +
-         detail::transcendental_rules<Ops::SIN>(on(Ops::SIN), [](const UOp& d) { return xsin(d); }) +
+  return detail::transcendental_rules<Ops::EXP2, T>(on(Ops::EXP2), [](const UOp& d) { return xexp2(d); }) +
+         detail::transcendental_rules<Ops::LOG2, T>(on(Ops::LOG2), [](const UOp& d) { return xlog2(d); }) +
+         detail::transcendental_rules<Ops::SIN, T>(on(Ops::SIN), [](const UOp& d) { return xsin(d); }) +
          // rewrite SQRT to xpow 0.5
          rules(rule(op<Ops::SQRT>(var<"d">), [on_sqrt = on(Ops::SQRT)](UOp d) -> std::optional<UOp> {
            return on_sqrt ? std::optional(xpow(d, d.const_like(0.5))) : std::nullopt;
@@ -4989,22 +5157,29 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
 }
 }  // namespace detail
 
-inline const auto div_and_mod_symbolic = rules(
-    // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
-    rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
-      if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
-      return (x + a * c).floordiv(c * d);
-    }),
-    // (x+c)//d -> (x+c%d)//d + c//d for d>0
-    rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
-      if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
-      std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
-      if (dv <= 0 || detail::py_floormod(cv, dv) == cv) return std::nullopt;
-      return (x + detail::py_floormod(cv, dv)).floordiv(d) + detail::py_floordiv(cv, dv);
-    }),
-    // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
-    // instantiated by a translation unit that rewrites with it, not by every one that includes it
-    rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named<"d">(), [](const auto& d) { return detail::fold_divmod_general(d); }));
+namespace detail {
+struct div_and_mod_symbolic_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
+        rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
+          if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
+          return (x + a * c).floordiv(c * d);
+        }),
+        // (x+c)//d -> (x+c%d)//d + c//d for d>0
+        rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
+          if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
+          std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
+          if (dv <= 0 || py_floormod(cv, dv) == cv) return std::nullopt;
+          return (x + py_floormod(cv, dv)).floordiv(d) + py_floordiv(cv, dv);
+        }),
+        // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
+        // instantiated by a translation unit that rewrites with it, not by every one that includes it
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named("d"_n), [](const auto& d) { return fold_divmod_general(d); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::div_and_mod_symbolic_def> div_and_mod_symbolic{};
 
 }  // namespace mg
 
@@ -5025,10 +5200,12 @@ inline const auto div_and_mod_symbolic = rules(
 namespace mg {
 
 inline constexpr int parse_sym_max_depth = 10000;  // open brackets, conditionals and unary operators
-UOp parse_sym(std::string_view text, std::span<const UOp> vars);
+// A template (T only delays instantiation): a translation unit that never parses does not compile the parser.
+template <class T = void> UOp parse_sym(std::string_view text, std::span<const UOp> vars);
 
 namespace detail {
 
+template <class = void>
 class SymParser {
  public:
   SymParser(std::string_view text, std::span<const UOp> vars) : text_(text) {
@@ -5130,7 +5307,7 @@ class SymParser {
       while (e < text_.size() && ident_char(text_[e])) ++e;
       at_ = e;
       std::string_view w = text_.substr(p, e - p);
-      Tok::Kind k = w == "True" ? Tok::True : w == "False" ? Tok::False : w == "if" ? Tok::If : w == "else" ? Tok::Else : Tok::Name;
+      typename Tok::Kind k = w == "True" ? Tok::True : w == "False" ? Tok::False : w == "if" ? Tok::If : w == "else" ? Tok::Else : Tok::Name;
       return {k, p, e - p};
     }
     switch (c) {
@@ -5365,7 +5542,7 @@ class SymParser {
 
 }  // namespace detail
 
-inline UOp parse_sym(std::string_view text, std::span<const UOp> vars) { return detail::SymParser(text, vars).parse(); }
+template <class T> UOp parse_sym(std::string_view text, std::span<const UOp> vars) { return detail::SymParser<T>(text, vars).parse(); }
 
 }  // namespace mg
 
@@ -5401,8 +5578,11 @@ template <class P> constexpr auto ints_weak(P p) {
 }
 template <class P> constexpr auto sints(P p) { return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64); }
 
-inline const auto invalid_pat = op<Ops::CONST>.arg(Invalid{}).named<"i">();
-inline const auto invalid_gate = where(var<"cond">, var<"x">, invalid_pat);
+// The rule sets are LazyRules (pattern/rules.hpp): each is written in a function template, so a
+// translation unit instantiates its patterns only if it rewrites with it. The Invalid patterns they
+// share are templates for the same reason.
+template <class> inline constexpr auto invalid_pat_v = op<Ops::CONST>.arg(Invalid{}).named("i"_n);
+template <class T> inline constexpr auto invalid_gate_v = where(var<"cond">, var<"x">, invalid_pat_v<T>);
 inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
 
 inline Arg arg_of(const SymVal& v) {
@@ -5563,143 +5743,153 @@ inline int tuplize_cmp(const UOp& a, const UOp& b) {
 }  // namespace detail
 
 // ---- propagate_invalid: before symbolic, so 0*something_that_might_be_invalid does not become 0 ----
-inline const auto propagate_invalid = [] {
-  using namespace detail;
-  return rules(
-      rule(cast(invalid_gate).named<"cast">(),
-           [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
-      rule(op<GroupOp::Unary>(invalid_gate).named<"alu">(), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
-      rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named<"alu">(),
-           [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
-      rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named<"alu">(),
-           [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
-      rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named<"alu">(), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
-        return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
-      }),
-      rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named<"alu">(), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
-        return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
-      }),
-      // an ALU on Invalid is Invalid
-      rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
-      rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
-      // where(cond, Invalid, val) -> where(!cond, val, Invalid)
-      rule(where(var<"cond">, invalid_pat, var<"val">),
-           [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
-      // lift Invalid out
-      rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
-        if (is_invalid(c)) return std::nullopt;
-        return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
-      }),
-      rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
-        if (is_invalid(b)) return std::nullopt;
-        return (a | cond).where(a.where(b, x), i);
-      }),
-      rule(bitcast(invalid_pat).named<"bc">(), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
-      rule(bitcast(invalid_gate).named<"bc">(),
-           [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
-      // fold gated LOAD/STORE
-      rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
-      rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named<"x">(),
-           [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
-}();
+namespace detail {
+struct propagate_invalid_def {
+  template <class T> static constexpr auto make() {
+    const auto invalid_pat = invalid_pat_v<T>;
+    const auto invalid_gate = invalid_gate_v<T>;
+    return rules(
+        rule(cast(invalid_gate).named("cast"_n),
+             [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
+        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
+        rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named("alu"_n),
+             [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
+        rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named("alu"_n),
+             [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
+        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
+          return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
+        }),
+        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
+          return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
+        }),
+        // an ALU on Invalid is Invalid
+        rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
+        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
+        // where(cond, Invalid, val) -> where(!cond, val, Invalid)
+        rule(where(var<"cond">, invalid_pat, var<"val">),
+             [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
+        // lift Invalid out
+        rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
+          if (is_invalid(c)) return std::nullopt;
+          return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
+        }),
+        rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
+          if (is_invalid(b)) return std::nullopt;
+          return (a | cond).where(a.where(b, x), i);
+        }),
+        rule(bitcast(invalid_pat).named("bc"_n), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
+        rule(bitcast(invalid_gate).named("bc"_n),
+             [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
+        // fold gated LOAD/STORE
+        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named("x"_n),
+             [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::propagate_invalid_def> propagate_invalid{};
 
-inline const auto symbolic_simple = propagate_invalid + [] {
-  using namespace detail;
-  auto bool_x = var<"x">.dtype(dtypes::bool_);
-  auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
-  auto consts = op<Ops::CONST, Ops::STACK>;
-  return rules(
-      // ** self folding **
-      rule(var<"x"> + 0, [](UOp x) { return x; }),
-      rule(var<"x"> * 1, [](UOp x) { return x; }),
-      rule(ints_bool_weak(var<"x">) ^ 0, [](UOp x) { return x; }),
-      rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),
-      rule(var<"x"> / 1, [](UOp x) { return x; }),
-      rule(var<"x"> / -1, [](UOp x) { return -x; }),
-      rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
-      rule((upat % var<"y">).named<"base">() % var<"y">, [](UOp base, UOp) { return base; }),
-      // variations of (x%c)+(x//c)*c = x
-      rule(op<Ops::ADD>.dtype(dtypes::weakint).named<"x">(), [](UOp x) { return fold_add_divmod_recombine(x); }),
-      rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
-      rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
-      rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](UOp x) { return x; }),
-      rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
-      rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
-      rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
-      // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
-      rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
-        return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
-      }),
-      rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
-      // ** zero folding **
-      rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-      rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),
-      rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),
-      rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),
-      // (x&mask)>>k -> x>>k when the mask only clears bits below k
-      rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
-        if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
-        if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
-        return x >> k.arg().as_int();
-      }),
-      rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-      // ** constant folding **
-      rule(op<GroupOp::Unary>(consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
-      rule(op<BinaryNoThreefry>(consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
-      // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
-      rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named<"a">(),
-           [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
-      rule(op<GroupOp::Ternary>(consts, consts, consts).named<"a">(), [](UOp a) { return fold_const_alu(a); }),
-      // bool MUL is AND, ADD/MAX is OR
-      rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
-      rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
-      rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
-      // *** div rules ***
-      rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-      rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-      rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
-      rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
-      // x*0 -> 0, but a nan or inf constant times 0 is nan
-      rule(var<"x"> * 0, [](UOp x) {
-        bool nan = x.op() == Ops::CONST && x.arg().is_float() && (std::isnan(x.arg().as_float()) || std::isinf(x.arg().as_float()));
-        return nan ? x.const_like(NAN) : x.const_like(0);
-      }),
-      // *** cast/bitcast ***
-      rule(op<Ops::CAST>(cvar<"c">).named<"root">(), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
-      rule(op<Ops::CAST, Ops::BITCAST>.named<"root">(),
-           [](UOp root) -> std::optional<UOp> { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
-      rule(op<Ops::BITCAST>(cvar<"c">).named<"root">(), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
-      // b.cast(a).cast(b) -> b if a keeps every value of b
-      rule(cast(cast(var<"x">).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-        if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
-        return std::nullopt;
-      }),
-      rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
-      // ** pow **
-      rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
-      rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
-        if (c.arg().py_equals(1)) return c;
-        if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
-        return std::nullopt;
-      }),
-      // rules for threefry
-      rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
-      rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-           [](UOp y) { return y; }),
-      rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
-           [](UOp x) { return x; }),
-      rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-           [](UOp y) { return y; }),
-      rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
-      // ** simple where folding **
-      rule(where(upat, var<"val">, var<"val">), [](UOp val) { return val; }),
-      rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
-        if (!gate.arg().is_number()) return std::nullopt;
-        return gate.arg().as_float() != 0 ? c0 : c1;
-      }),
-      // a.where(b.where(c, d), d) -> (a & b).where(c, d)
-      rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
-}();
+namespace detail {
+struct symbolic_simple_def {
+  template <class T> static constexpr auto make() {
+    auto bool_x = var<"x">.dtype(dtypes::bool_);
+    auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
+    auto consts = op<Ops::CONST, Ops::STACK>;
+    return propagate_invalid.get<T>() + rules(
+        // ** self folding **
+        rule(var<"x"> + 0, [](UOp x) { return x; }),
+        rule(var<"x"> * 1, [](UOp x) { return x; }),
+        rule(ints_bool_weak(var<"x">) ^ 0, [](UOp x) { return x; }),
+        rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),
+        rule(var<"x"> / 1, [](UOp x) { return x; }),
+        rule(var<"x"> / -1, [](UOp x) { return -x; }),
+        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
+        rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
+        // variations of (x%c)+(x//c)*c = x
+        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
+        rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
+        rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
+        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](UOp x) { return x; }),
+        rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
+        rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
+        rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
+        // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
+        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
+          return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
+        }),
+        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
+        // ** zero folding **
+        rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),
+        rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),
+        rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),
+        // (x&mask)>>k -> x>>k when the mask only clears bits below k
+        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
+          if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
+          if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
+          return x >> k.arg().as_int();
+        }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        // ** constant folding **
+        rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
+        rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named("a"_n),
+             [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
+        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        // bool MUL is AND, ADD/MAX is OR
+        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
+        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
+        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
+        // *** div rules ***
+        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
+        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
+        // x*0 -> 0, but a nan or inf constant times 0 is nan
+        rule(var<"x"> * 0, [](UOp x) {
+          bool nan = x.op() == Ops::CONST && x.arg().is_float() && (std::isnan(x.arg().as_float()) || std::isinf(x.arg().as_float()));
+          return nan ? x.const_like(NAN) : x.const_like(0);
+        }),
+        // *** cast/bitcast ***
+        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
+        rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
+             [](UOp root) -> std::optional<UOp> { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
+        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
+        // b.cast(a).cast(b) -> b if a keeps every value of b
+        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
+          return std::nullopt;
+        }),
+        rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
+        // ** pow **
+        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
+        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
+          if (c.arg().py_equals(1)) return c;
+          if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
+          return std::nullopt;
+        }),
+        // rules for threefry
+        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
+        rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+             [](UOp y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
+             [](UOp x) { return x; }),
+        rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+             [](UOp y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
+        // ** simple where folding **
+        rule(where(upat, var<"val">, var<"val">), [](UOp val) { return val; }),
+        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
+          if (!gate.arg().is_number()) return std::nullopt;
+          return gate.arg().as_float() != 0 ? c0 : c1;
+        }),
+        // a.where(b.where(c, d), d) -> (a & b).where(c, d)
+        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_simple_def> symbolic_simple{};
 
 namespace detail {
 inline std::vector<int> gep_idx(const UOp& g) {
@@ -5710,205 +5900,220 @@ inline std::vector<int> gep_idx(const UOp& g) {
 }  // namespace detail
 
 // ---- gep_pushing: GEP through STACK, GEP, CONST and index ALUs ----
-inline const auto gep_pushing = [] {
-  using namespace detail;
-  return rules(
-      rule(op<Ops::GEP>(op<Ops::GEP>.named<"g2">()).named<"g1">(), [](UOp g1, UOp g2) {
-        auto i1 = gep_idx(g1), i2 = gep_idx(g2);
-        std::vector<int> r;
-        for (int i : i1) r.push_back(i2.at(std::size_t(i)));
-        return g2.src(0).gep(r);
-      }),
-      rule(op<Ops::GEP>(op<Ops::STACK>.named<"vec">()).named<"gep">(), [](UOp gep, UOp vec) {
-        auto idx = gep_idx(gep);
-        if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
-        std::vector<UOp> s;
-        for (int i : idx) s.push_back(vec.src(std::size_t(i)));
-        return UOp(Ops::STACK, gep.dtype(), std::move(s));
-      }),
-      rule(op<Ops::GEP>(cvar<"c">).named<"gep">(), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
-      // GEP on void is skipped
-      rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
-      // GEP in order is removed
-      rule(op<Ops::GEP>.named<"g">(), [](UOp g) -> std::optional<UOp> {
-        if (g.dtype().is_ptr) return std::nullopt;
-        auto idx = gep_idx(g);
-        if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
-        for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
-        return g.src(0);
-      }),
-      // push all GEPs through ALUs for index
-      rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named<"alu">()).dtype(dtypes::weakint).named<"gep">(),
-           [](UOp gep, UOp alu) -> std::optional<UOp> {
-             if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
-             std::vector<UOp> s;
-             for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
-             return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
-           }),
-      // VCAT can't be rendered: a STACK of GEPs
-      rule(op<Ops::VCAT>.named<"x">(), [](UOp x) -> std::optional<UOp> {
-        if (x.dtype().is_ptr) return std::nullopt;
-        std::vector<UOp> s;
-        for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
-        return UOp(Ops::STACK, x.dtype(), std::move(s));
-      }),
-      // STACK of GEPs of the same source
-      rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named<"v">(), [](UOp v, UOp x) -> std::optional<UOp> {
-        std::vector<int> idx;
-        for (const UOp& g : v.src()) {
-          auto gi = gep_idx(g);
-          if (gi.size() != 1) return std::nullopt;
-          idx.push_back(gi[0]);
-        }
-        return x.gep(idx);
-      }));
-}();
+namespace detail {
+struct gep_pushing_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
+          auto i1 = gep_idx(g1), i2 = gep_idx(g2);
+          std::vector<int> r;
+          for (int i : i1) r.push_back(i2.at(std::size_t(i)));
+          return g2.src(0).gep(r);
+        }),
+        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](UOp gep, UOp vec) {
+          auto idx = gep_idx(gep);
+          if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
+          std::vector<UOp> s;
+          for (int i : idx) s.push_back(vec.src(std::size_t(i)));
+          return UOp(Ops::STACK, gep.dtype(), std::move(s));
+        }),
+        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
+        // GEP on void is skipped
+        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
+        // GEP in order is removed
+        rule(op<Ops::GEP>.named("g"_n), [](UOp g) -> std::optional<UOp> {
+          if (g.dtype().is_ptr) return std::nullopt;
+          auto idx = gep_idx(g);
+          if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
+          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
+          return g.src(0);
+        }),
+        // push all GEPs through ALUs for index
+        rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n)).dtype(dtypes::weakint).named("gep"_n),
+             [](UOp gep, UOp alu) -> std::optional<UOp> {
+               if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
+               std::vector<UOp> s;
+               for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
+               return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
+             }),
+        // VCAT can't be rendered: a STACK of GEPs
+        rule(op<Ops::VCAT>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+          if (x.dtype().is_ptr) return std::nullopt;
+          std::vector<UOp> s;
+          for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
+          return UOp(Ops::STACK, x.dtype(), std::move(s));
+        }),
+        // STACK of GEPs of the same source
+        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](UOp v, UOp x) -> std::optional<UOp> {
+          std::vector<int> idx;
+          for (const UOp& g : v.src()) {
+            auto gi = gep_idx(g);
+            if (gi.size() != 1) return std::nullopt;
+            idx.push_back(gi[0]);
+          }
+          return x.gep(idx);
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::gep_pushing_def> gep_pushing{};
 
 // ** commutative flipping (only for index) **
-inline const auto commutative = rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named<"x">(), [](UOp x) -> std::optional<UOp> {
-  if (x.nsrc() == 2 && detail::tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
-  return std::nullopt;
-}));
+namespace detail {
+struct commutative_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
+      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
+      return std::nullopt;
+    }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::commutative_def> commutative{};
 
-inline const auto symbolic = symbolic_simple + commutative + [] {
-  using namespace detail;
-  auto x = var<"x">;
-  auto c0 = cvar<"c0">;
-  auto c1 = cvar<"c1">;
-  return rules(
-      // ** boolean algebra **
-      rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
-      // ** combine terms **
-      rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
-      rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
-      rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
-      rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-      rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-      rule(x + x, [](UOp x) { return x * 2; }),
-      rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
-      rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
-        if (x2 == x3) return std::nullopt;
-        return x * (x2 * x3).reciprocal();
-      }),
-      rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
-      rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
-      // ** where folding **
-      rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
-        if (is_invalid(f)) return std::nullopt;
-        return cond.where(f, t);
-      }),
-      // an alu of two wheres with the same condition combines if a branch pair is constant
-      rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named<"alu">(),
-           [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
-             if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
-               return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
-             return std::nullopt;
-           }),
-      rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
-           [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
-             if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
-               return y + c.where(t + tt, f + ff);
-             return std::nullopt;
-           }),
-      // ALU/variable with min == max -> CONST
-      rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named<"x">(),
-           [](UOp x) -> std::optional<UOp> {
-             auto [lo, hi] = x.min_max();
-             if (!(lo == hi) || lo.is_inf()) return std::nullopt;
-             return x.const_like(arg_of(lo));
-           }),
-      rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named<"x">(), [](UOp x) -> std::optional<UOp> {
-        auto [lo, hi] = x.min_max();
-        if (!(lo == hi)) return std::nullopt;
-        return x.const_like(arg_of(lo));
-      }),
-      // max folding
-      rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
-        if (x.vmin() >= y.vmax()) return x;
-        if (x.vmax() <= y.vmin()) return y;
-        return std::nullopt;
-      }),
-      // ** two stage ALU folding **
-      rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named<"f">(),
-           [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-             if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
-             return x.alu(f.op(), {c1.alu(f.op(), {c2})});
-           }),
-      rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
-      // (x//c1)//c2 -> x//(c1*c2) for c2>0
-      rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-        if (!(c2.vmin() > 0)) return std::nullopt;
-        return x.floordiv(c1 * c2);
-      }),
-      // ** lt **
-      // c0*x<c1 for positive int c0,c1
-      rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
-        if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
-        std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
-        if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
-        // c0*x<c1 for negative int c0 and non-positive c1
-        if (a < 0 && a != -1 && b <= 0) return (-x) < (-py_floordiv(-b, -a));
-        return std::nullopt;
-      }),
-      // x//d<c -> x<c*d for d>0
-      rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
-        if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
-        return x < c.arg().as_int() * d.arg().as_int();
-      }),
-      // ** move add/mul consts to the end **
-      rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
-      rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
-      // generic lt folding
-      rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
-        if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
-        return lt_folding(x, c.arg().as_int());
-      }),
-      rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
-      // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
-      rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
-        if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
-        return std::nullopt;
-      }),
-      // a range mod its own upper bound is the range
-      rule(op<Ops::RANGE>(var<"end">, etc).named<"r">() % var<"end">, [](UOp r, UOp) { return r; }),
-      rule(op<Ops::RANGE>(var<"end">, etc).named<"r">() / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
-      // cast folding: an intermediate cast that does not narrow is one cast
-      rule(cast(cast(x).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-        if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
-        return std::nullopt;
-      }),
-      rule(cast(ints_weak(cast(ints_weak(x))).named<"a">()).named<"b">(), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-        auto d = dtype_bounds(a.dtype());
-        if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
-        return std::nullopt;
-      }),
-      // math in int instead of long
-      rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named<"u">(), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
-        if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
-        return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
-      }),
-      rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named<"cast">(),
-           [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
-      // only RANGE/IF/STORE/KERNEL have side effects
-      rule(op<Ops::AFTER>.named<"x">(), [](UOp x) -> std::optional<UOp> {
-        constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
-        std::vector<UOp> src{x.src(0)};
-        auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
-        for (std::size_t i = 1; i < x.nsrc(); ++i) {
-          if (keep.contains(x.src(i).op())) add(x.src(i));
-          else for (const UOp& s : x.src(i).src()) add(s);
-        }
-        return x.replace({.src = std::move(src)});
-      }),
-      rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
-      // VECTORIZE/CONST
-      rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named<"vec">(), [](UOp vec) -> std::optional<UOp> {
-        if (vec.nsrc() == 0) return std::nullopt;
-        ArgTuple t;
-        for (const UOp& s : vec.src()) t.push_back(s.arg());
-        return UOp::const_(vec.dtype(), Arg(std::move(t)));
-      }));
-}() + div_and_mod_symbolic + gep_pushing;
+namespace detail {
+struct symbolic_def {
+  template <class T> static constexpr auto make() {
+    auto x = var<"x">;
+    auto c0 = cvar<"c0">;
+    auto c1 = cvar<"c1">;
+    return symbolic_simple.get<T>() + commutative.get<T>() + rules(
+        // ** boolean algebra **
+        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
+        // ** combine terms **
+        rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
+        rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
+        rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
+        rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+        rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+        rule(x + x, [](UOp x) { return x * 2; }),
+        rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
+        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
+          if (x2 == x3) return std::nullopt;
+          return x * (x2 * x3).reciprocal();
+        }),
+        rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
+        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
+        // ** where folding **
+        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
+          if (is_invalid(f)) return std::nullopt;
+          return cond.where(f, t);
+        }),
+        // an alu of two wheres with the same condition combines if a branch pair is constant
+        rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named("alu"_n),
+             [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+                 return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
+               return std::nullopt;
+             }),
+        rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
+             [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+                 return y + c.where(t + tt, f + ff);
+               return std::nullopt;
+             }),
+        // ALU/variable with min == max -> CONST
+        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
+             [](UOp x) -> std::optional<UOp> {
+               auto [lo, hi] = x.min_max();
+               if (!(lo == hi) || lo.is_inf()) return std::nullopt;
+               return x.const_like(arg_of(lo));
+             }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](UOp x) -> std::optional<UOp> {
+          auto [lo, hi] = x.min_max();
+          if (!(lo == hi)) return std::nullopt;
+          return x.const_like(arg_of(lo));
+        }),
+        // max folding
+        rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
+          if (x.vmin() >= y.vmax()) return x;
+          if (x.vmax() <= y.vmin()) return y;
+          return std::nullopt;
+        }),
+        // ** two stage ALU folding **
+        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
+             [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
+               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+             }),
+        rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
+        // (x//c1)//c2 -> x//(c1*c2) for c2>0
+        rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+          if (!(c2.vmin() > 0)) return std::nullopt;
+          return x.floordiv(c1 * c2);
+        }),
+        // ** lt **
+        // c0*x<c1 for positive int c0,c1
+        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
+          if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
+          std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
+          if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
+          // c0*x<c1 for negative int c0 and non-positive c1
+          if (a < 0 && a != -1 && b <= 0) return (-x) < (-py_floordiv(-b, -a));
+          return std::nullopt;
+        }),
+        // x//d<c -> x<c*d for d>0
+        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
+          if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
+          return x < c.arg().as_int() * d.arg().as_int();
+        }),
+        // ** move add/mul consts to the end **
+        rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
+        rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
+        // generic lt folding
+        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
+          if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
+          return lt_folding(x, c.arg().as_int());
+        }),
+        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
+        // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
+        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
+          if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
+          return std::nullopt;
+        }),
+        // a range mod its own upper bound is the range
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](UOp r, UOp) { return r; }),
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
+        // cast folding: an intermediate cast that does not narrow is one cast
+        rule(cast(cast(x).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
+          return std::nullopt;
+        }),
+        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          auto d = dtype_bounds(a.dtype());
+          if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
+          return std::nullopt;
+        }),
+        // math in int instead of long
+        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
+          if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
+          return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
+        }),
+        rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named("cast"_n),
+             [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
+        // only RANGE/IF/STORE/KERNEL have side effects
+        rule(op<Ops::AFTER>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+          constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
+          std::vector<UOp> src{x.src(0)};
+          auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
+          for (std::size_t i = 1; i < x.nsrc(); ++i) {
+            if (keep.contains(x.src(i).op())) add(x.src(i));
+            else for (const UOp& s : x.src(i).src()) add(s);
+          }
+          return x.replace({.src = std::move(src)});
+        }),
+        rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
+        // VECTORIZE/CONST
+        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](UOp vec) -> std::optional<UOp> {
+          if (vec.nsrc() == 0) return std::nullopt;
+          ArgTuple t;
+          for (const UOp& s : vec.src()) t.push_back(s.arg());
+          return UOp::const_(vec.dtype(), Arg(std::move(t)));
+        })) + div_and_mod_symbolic.get<T>() + gep_pushing.get<T>();
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_def> symbolic{};
 
 // tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
 // translation unit that never simplifies never instantiates the rule set's matchers.
@@ -6035,9 +6240,16 @@ template <std::same_as<UOp> U> std::optional<U> gated_given_valid(const U& cond,
 }
 }  // namespace detail
 
-inline const auto pm_simplify_valid = rules(
-    rule(op<Ops::AND>.named<"valid">(), [](const auto& valid) { return detail::simplify_valid(valid); }),
-    rule(detail::invalid_gate, [](const auto& cond, const auto& x, const auto& i) { return detail::gated_given_valid(cond, x, i); }));
+namespace detail {
+struct pm_simplify_valid_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::AND>.named("valid"_n), [](const auto& valid) { return simplify_valid(valid); }),
+        rule(invalid_gate_v<T>, [](const auto& cond, const auto& x, const auto& i) { return gated_given_valid(cond, x, i); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_simplify_valid_def> pm_simplify_valid{};
 
 }  // namespace mg
 
@@ -6074,70 +6286,82 @@ inline constexpr OpSet remove_from_sink_like{Ops::UNROLL, Ops::NOOP, Ops::STACK,
 }  // namespace detail
 
 // clean up GROUP/SINK
-inline const auto pm_clean_up_group_sink = rules(
-    rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
-    rule(op<Ops::SINK, Ops::GROUP>.named<"root">(), [](UOp root) -> std::optional<UOp> {
-      bool any = false;
-      std::vector<UOp> src;
-      for (const UOp& x : root.src()) {
-        if (detail::remove_from_sink_like.contains(x.op())) {
-          any = true;
-          src.insert(src.end(), x.src().begin(), x.src().end());
-        } else {
-          src.push_back(x);
-        }
-      }
-      if (!any) return std::nullopt;
-      return UOp(root.op(), root.dtype(), std::move(src), root.arg());
-    }));
+namespace detail {
+struct pm_clean_up_group_sink_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
+        rule(op<Ops::SINK, Ops::GROUP>.named("root"_n), [](UOp root) -> std::optional<UOp> {
+          bool any = false;
+          std::vector<UOp> src;
+          for (const UOp& x : root.src()) {
+            if (remove_from_sink_like.contains(x.op())) {
+              any = true;
+              src.insert(src.end(), x.src().begin(), x.src().end());
+            } else {
+              src.push_back(x);
+            }
+          }
+          if (!any) return std::nullopt;
+          return UOp(root.op(), root.dtype(), std::move(src), root.arg());
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_clean_up_group_sink_def> pm_clean_up_group_sink{};
 
-inline const auto sym = symbolic + pm_simplify_valid + [] {
-  using namespace detail;
-  auto x = var<"x">;
-  auto recip = [](auto p) { return op<Ops::RECIPROCAL>(p); };
-  auto one_plus_x_recip = recip(1 + x).named<"d">();
-  return rules(
-      // reorder ALU/STACK
-      rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named<"alu">(), [](UOp alu, UOp x, UOp y) {
-        UOp s(alu.op(), alu.dtype().scalar(), {x, y});
-        return UOp(Ops::STACK, alu.dtype(), std::vector<UOp>(std::size_t(alu.dtype().count), s));
-      }),
-      // push a cast into the branches of a where
-      rule(cast(where(var<"s">, var<"a">, var<"b">)).named<"cast">(),
-           [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
-      // ** pow **
-      rule(op<Ops::POW>.named<"p">(), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
-      // ** load/store folding **
-      rule(store(op<Ops::INDEX>.named<"index">(), load(op<Ops::INDEX>.named<"index">())), [](UOp) { return UOp(Ops::NOOP); }),
-      rule(store(op<Ops::INDEX>.named<"index">(), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named<"index">()))),
-           [](UOp index, UOp gate, UOp alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
-      // fold gated STORE
-      rule(op<Ops::STORE>(upat, invalid_pat), [](UOp) { return UOp(Ops::NOOP); }),
-      // a store of a where with Invalid is a gated store
-      rule(op<Ops::STORE>(op<Ops::INDEX>.named<"index">(), where(var<"cond">, var<"val">, invalid_pat)),
-           [](UOp index, UOp cond, UOp val, UOp) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
-      // ** reciprocals **
-      rule(recip(x * x), [](UOp x) { return x.reciprocal() * x.reciprocal(); }),
-      rule(recip(x * x * x), [](UOp x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
-      rule(recip(x * cvar<"c">), [](UOp x, UOp c) { return x.reciprocal() * c.reciprocal(); }),
-      rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
-      rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
-      rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
-      // move a const multiply after an ADD REDUCE
-      rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named<"r">(), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
-        if (!is_add_reduce(r)) return std::nullopt;
-        std::vector<UOp> src{x};
-        src.insert(src.end(), r.src().begin() + 1, r.src().end());
-        UOp nr = r.replace({.src = std::move(src)});
-        return nr * nr.const_like(c.arg());
-      }),
-      // reduce mul chain: move muls after the reduce
-      rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named<"r">(), [](UOp r) { return reduce_mul_chain(r); }),
-      // ** combine terms (opinionated) **
-      rule(-1 * (x + var<"y">), [](UOp x, UOp y) { return (-x) + (-y); }),
-      // (x+y)*c -> x*c+y*c, only for int (float has inf*0=nan)
-      rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](UOp x, UOp y, UOp c) { return x * c + y * c; }));
-}() + pm_clean_up_group_sink;
+namespace detail {
+struct sym_def {
+  template <class T> static constexpr auto make() {
+    const auto invalid_pat = invalid_pat_v<T>;
+    auto x = var<"x">;
+    auto recip = [](auto p) { return op<Ops::RECIPROCAL>(p); };
+    auto one_plus_x_recip = recip(1 + x).named("d"_n);
+    return symbolic.get<T>() + pm_simplify_valid.get<T>() + rules(
+        // reorder ALU/STACK
+        rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named("alu"_n), [](UOp alu, UOp x, UOp y) {
+          UOp s(alu.op(), alu.dtype().scalar(), {x, y});
+          return UOp(Ops::STACK, alu.dtype(), std::vector<UOp>(std::size_t(alu.dtype().count), s));
+        }),
+        // push a cast into the branches of a where
+        rule(cast(where(var<"s">, var<"a">, var<"b">)).named("cast"_n),
+             [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
+        // ** pow **
+        rule(op<Ops::POW>.named("p"_n), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
+        // ** load/store folding **
+        rule(store(op<Ops::INDEX>.named("index"_n), load(op<Ops::INDEX>.named("index"_n))), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(store(op<Ops::INDEX>.named("index"_n), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named("index"_n)))),
+             [](UOp index, UOp gate, UOp alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
+        // fold gated STORE
+        rule(op<Ops::STORE>(upat, invalid_pat), [](UOp) { return UOp(Ops::NOOP); }),
+        // a store of a where with Invalid is a gated store
+        rule(op<Ops::STORE>(op<Ops::INDEX>.named("index"_n), where(var<"cond">, var<"val">, invalid_pat)),
+             [](UOp index, UOp cond, UOp val, UOp) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
+        // ** reciprocals **
+        rule(recip(x * x), [](UOp x) { return x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * x * x), [](UOp x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * cvar<"c">), [](UOp x, UOp c) { return x.reciprocal() * c.reciprocal(); }),
+        rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
+        rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
+        rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
+        // move a const multiply after an ADD REDUCE
+        rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named("r"_n), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
+          if (!is_add_reduce(r)) return std::nullopt;
+          std::vector<UOp> src{x};
+          src.insert(src.end(), r.src().begin() + 1, r.src().end());
+          UOp nr = r.replace({.src = std::move(src)});
+          return nr * nr.const_like(c.arg());
+        }),
+        // reduce mul chain: move muls after the reduce
+        rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named("r"_n), [](UOp r) { return reduce_mul_chain(r); }),
+        // ** combine terms (opinionated) **
+        rule(-1 * (x + var<"y">), [](UOp x, UOp y) { return (-x) + (-y); }),
+        // (x+y)*c -> x*c+y*c, only for int (float has inf*0=nan)
+        rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](UOp x, UOp y, UOp c) { return x * c + y * c; })) + pm_clean_up_group_sink.get<T>();
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::sym_def> sym{};
 
 }  // namespace mg
 
@@ -6545,82 +6769,88 @@ inline std::optional<UOp> reduce_gradient(const GradientCtx& ctx, const UOp& ret
 // tinygrad's pm_gradient, plus rules it lacks for NEG, SUB, CMPEQ, and FLOORDIV and CDIV (no gradient:
 // they are piecewise constant; tinygrad raises on them). x.eq(y) is one CMPEQ here, where tinygrad
 // writes x.ne(y).logical_not().
-inline const auto pm_gradient = [] {
-  using detail::grads;
-  using G = const GradientCtx&;
-  constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
-  return rules(
-      // elementwise
-      rule(op<Ops::CAST>(var<"x">), [](G ctx, UOp x) { return grads(ctx.grad.cast(x.dtype())); }),
-      rule(op<Ops::RECIPROCAL>.named<"ret">(), [](G ctx, UOp ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
-      rule(op<Ops::SIN>(var<"x">), [](G ctx, UOp x) {  // cos(x) = sin(pi/2 - x)
-        return grads((ctx.full(std::numbers::pi / 2, x.dtype()) + ctx.neg(x)).sin() * ctx.grad);
-      }),
-      rule(op<Ops::LOG2>(var<"x">), [=](G ctx, UOp x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
-      rule(op<Ops::EXP2>.named<"ret">(), [=](G ctx, UOp ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
-      rule(op<Ops::SQRT>.named<"ret">(), [](G ctx, UOp ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
-      rule(op<Ops::TRUNC>, [](G ctx) { return grads(ctx.full(0)); }),
-      rule(op<Ops::NEG>, [](G ctx) { return grads(ctx.neg(ctx.grad)); }),
-      // piecewise constant: comparisons, integer division, bitcast
-      rule(op<Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ, Ops::FLOORDIV, Ops::CDIV>, [](G) { return grads(std::nullopt, std::nullopt); }),
-      rule(op<Ops::BITCAST>, [](G) { return grads(std::nullopt); }),
-      rule(op<Ops::ADD>, [](G ctx) { return grads(ctx.grad, ctx.grad); }),
-      rule(op<Ops::SUB>, [](G ctx) { return grads(ctx.grad, ctx.neg(ctx.grad)); }),
-      rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) { return grads(y * ctx.grad, x * ctx.grad); }),
-      // b**e: d/db = e*b**(e-1), d/de = b**e*ln(b), with tinygrad's values where b is 0
-      rule(op<Ops::POW>(var<"b">, var<"e">).named<"ret">(), [=](G ctx, UOp ret, UOp b, UOp e) {
-        const UOp b0 = b.cmpeq(ctx.full(0, b.dtype())), e0 = e.cmpeq(ctx.full(0, e.dtype()));
-        const UOp db = (b0 & e0).where(e, e * b.pow(e + ctx.full(-1, e.dtype())));
-        const UOp neg_e = e < ctx.full(0, e.dtype());
-        const UOp de = b0.where(neg_e.where(ctx.full(-inf, ret.dtype()), ctx.full(0, ret.dtype())),
-                                ret * b.log2() * ctx.full(ln2, ret.dtype()));
-        return grads(ctx.grad * db, ctx.grad * de);
-      }),
-      // max: the larger source gets the gradient, equal sources half each
-      rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) {
-        const UOp half = x.cmpeq(y).where(ctx.grad * ctx.full(0.5), ctx.full(0));
-        return grads((y < x).where(ctx.grad, half), (x < y).where(ctx.grad, half));
-      }),
-      rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, UOp c) {
-        return grads(std::nullopt, c.where(ctx.grad, ctx.full(0)), c.where(ctx.full(0), ctx.grad));
-      }),
-      rule(op<Ops::REDUCE>(var<"x">).named<"ret">(), [](G ctx, UOp ret, UOp x) { return detail::reduce_gradient(ctx, ret, x); }),
-      rule(op<Ops::CONTIGUOUS>, [](G ctx) { return grads(ctx.grad); }),
-      rule(op<Ops::CONTIGUOUS_BACKWARD>, [](G ctx) { return grads(UOp(Ops::CONTIGUOUS, ctx.grad.dtype(), {ctx.grad})); }),
-      rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, UOp x) {
-        return grads(UOp(Ops::COPY, ctx.grad.dtype(), {ctx.grad, ctx.fwd.device(x)}), std::nullopt);
-      }),
-      // movement: the inverse movement
-      rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, UOp x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
-      rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, UOp x) {
-        return grads(detail::sum_to(ctx.grad, ctx.shape(ctx.node), ctx.shape(x)), std::nullopt);
-      }),
-      rule(op<Ops::PAD>(var<"x">, upat, upat).named<"ret">(), [](G ctx, UOp ret, UOp x) {  // (offset, new size) -> (offset, old size)
-        std::vector<std::pair<std::int64_t, std::int64_t>> s;
-        for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) s.emplace_back(o, ctx.shape(x)[i++]);
-        return grads(mop_shrink(ctx.grad, s), std::nullopt, std::nullopt);
-      }),
-      rule(op<Ops::SHRINK>(var<"x">, upat, upat).named<"ret">(), [](G ctx, UOp ret, UOp x) {  // (start, size) -> (start, old size)
-        std::vector<std::pair<std::int64_t, std::int64_t>> p;
-        for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) p.emplace_back(o, ctx.shape(x)[i++]);
-        return grads(mop_pad(ctx.grad, p), std::nullopt, std::nullopt);
-      }),
-      rule(op<Ops::PERMUTE>.named<"ret">(), [](G ctx, UOp ret) {
-        const ArgTuple& order = ret.arg().as_tuple();
-        std::vector<std::int64_t> inverse(order.size());
-        for (std::size_t i = 0; i < order.size(); ++i) inverse[std::size_t(order[i].as_int())] = std::int64_t(i);
-        return grads(mop_permute(ctx.grad, inverse));
-      }),
-      rule(op<Ops::FLIP>.named<"ret">(), [](G ctx, UOp ret) {
-        std::vector<bool> axes;
-        for (const Arg& a : ret.arg().as_tuple()) axes.push_back(a.as_bool());
-        return grads(mop_flip(ctx.grad, axes));
-      }));
-}();
+namespace detail {
+struct pm_gradient_def {
+  template <class T> static constexpr auto make() {
+    using G = const GradientCtx&;
+    constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
+    return rules(
+        // elementwise
+        rule(op<Ops::CAST>(var<"x">), [](G ctx, UOp x) { return grads(ctx.grad.cast(x.dtype())); }),
+        rule(op<Ops::RECIPROCAL>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
+        rule(op<Ops::SIN>(var<"x">), [](G ctx, UOp x) {  // cos(x) = sin(pi/2 - x)
+          return grads((ctx.full(std::numbers::pi / 2, x.dtype()) + ctx.neg(x)).sin() * ctx.grad);
+        }),
+        rule(op<Ops::LOG2>(var<"x">), [=](G ctx, UOp x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
+        rule(op<Ops::EXP2>.named("ret"_n), [=](G ctx, UOp ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
+        rule(op<Ops::SQRT>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
+        rule(op<Ops::TRUNC>, [](G ctx) { return grads(ctx.full(0)); }),
+        rule(op<Ops::NEG>, [](G ctx) { return grads(ctx.neg(ctx.grad)); }),
+        // piecewise constant: comparisons, integer division, bitcast
+        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ, Ops::FLOORDIV, Ops::CDIV>, [](G) { return grads(std::nullopt, std::nullopt); }),
+        rule(op<Ops::BITCAST>, [](G) { return grads(std::nullopt); }),
+        rule(op<Ops::ADD>, [](G ctx) { return grads(ctx.grad, ctx.grad); }),
+        rule(op<Ops::SUB>, [](G ctx) { return grads(ctx.grad, ctx.neg(ctx.grad)); }),
+        rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) { return grads(y * ctx.grad, x * ctx.grad); }),
+        // b**e: d/db = e*b**(e-1), d/de = b**e*ln(b), with tinygrad's values where b is 0
+        rule(op<Ops::POW>(var<"b">, var<"e">).named("ret"_n), [=](G ctx, UOp ret, UOp b, UOp e) {
+          const UOp b0 = b.cmpeq(ctx.full(0, b.dtype())), e0 = e.cmpeq(ctx.full(0, e.dtype()));
+          const UOp db = (b0 & e0).where(e, e * b.pow(e + ctx.full(-1, e.dtype())));
+          const UOp neg_e = e < ctx.full(0, e.dtype());
+          const UOp de = b0.where(neg_e.where(ctx.full(-inf, ret.dtype()), ctx.full(0, ret.dtype())),
+                                  ret * b.log2() * ctx.full(ln2, ret.dtype()));
+          return grads(ctx.grad * db, ctx.grad * de);
+        }),
+        // max: the larger source gets the gradient, equal sources half each
+        rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) {
+          const UOp half = x.cmpeq(y).where(ctx.grad * ctx.full(0.5), ctx.full(0));
+          return grads((y < x).where(ctx.grad, half), (x < y).where(ctx.grad, half));
+        }),
+        rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, UOp c) {
+          return grads(std::nullopt, c.where(ctx.grad, ctx.full(0)), c.where(ctx.full(0), ctx.grad));
+        }),
+        rule(op<Ops::REDUCE>(var<"x">).named("ret"_n), [](G ctx, UOp ret, UOp x) { return detail::reduce_gradient(ctx, ret, x); }),
+        rule(op<Ops::CONTIGUOUS>, [](G ctx) { return grads(ctx.grad); }),
+        rule(op<Ops::CONTIGUOUS_BACKWARD>, [](G ctx) { return grads(UOp(Ops::CONTIGUOUS, ctx.grad.dtype(), {ctx.grad})); }),
+        rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, UOp x) {
+          return grads(UOp(Ops::COPY, ctx.grad.dtype(), {ctx.grad, ctx.fwd.device(x)}), std::nullopt);
+        }),
+        // movement: the inverse movement
+        rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, UOp x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
+        rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, UOp x) {
+          return grads(detail::sum_to(ctx.grad, ctx.shape(ctx.node), ctx.shape(x)), std::nullopt);
+        }),
+        rule(op<Ops::PAD>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (offset, new size) -> (offset, old size)
+          std::vector<std::pair<std::int64_t, std::int64_t>> s;
+          for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) s.emplace_back(o, ctx.shape(x)[i++]);
+          return grads(mop_shrink(ctx.grad, s), std::nullopt, std::nullopt);
+        }),
+        rule(op<Ops::SHRINK>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (start, size) -> (start, old size)
+          std::vector<std::pair<std::int64_t, std::int64_t>> p;
+          for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) p.emplace_back(o, ctx.shape(x)[i++]);
+          return grads(mop_pad(ctx.grad, p), std::nullopt, std::nullopt);
+        }),
+        rule(op<Ops::PERMUTE>.named("ret"_n), [](G ctx, UOp ret) {
+          const ArgTuple& order = ret.arg().as_tuple();
+          std::vector<std::int64_t> inverse(order.size());
+          for (std::size_t i = 0; i < order.size(); ++i) inverse[std::size_t(order[i].as_int())] = std::int64_t(i);
+          return grads(mop_permute(ctx.grad, inverse));
+        }),
+        rule(op<Ops::FLIP>.named("ret"_n), [](G ctx, UOp ret) {
+          std::vector<bool> axes;
+          for (const Arg& a : ret.arg().as_tuple()) axes.push_back(a.as_bool());
+          return grads(mop_flip(ctx.grad, axes));
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_gradient_def> pm_gradient{};
 
 // tinygrad's compute_gradient: d(root)/d(target) for each target, given the gradient flowing into
 // root (root_grad, shaped like root). A target root does not depend on gets no entry.
-inline std::unordered_map<UOp, UOp> compute_gradient(const UOp& root, const UOp& root_grad, const std::vector<UOp>& targets) {
+// A template, so that a translation unit that never differentiates never instantiates pm_gradient.
+template <std::same_as<UOp> U>
+std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, const std::vector<U>& targets) {
   if (!root || !root_grad) throw Error("compute_gradient: null UOp");
   const ForwardGraph fwd(root);
   if (auto s = shape_of(root_grad); !s || *s != fwd.shape(root))
@@ -6636,7 +6866,7 @@ inline std::unordered_map<UOp, UOp> compute_gradient(const UOp& root, const UOp&
   grads.set(root.node(), root_grad);
   const auto& nodes = fwd.nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    const UOp& t0 = *it;
+    const U& t0 = *it;  // a dependent type: pm_gradient is instantiated with this function
     const UOp* g = grads.find(t0.node());
     if (!g || !on_path.contains(t0.node()) || t0.op() == Ops::DETACH) continue;
     const GradientCtx ctx{fwd, t0, *g};
@@ -7005,6 +7235,21 @@ struct ConstType {
   DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
 };
 
+// an int or a list of ints, as tinygrad's `int|tuple[int, ...]` arguments (kernel size, stride,
+// padding); empty where an argument defaults to another (a pool's stride to its kernel size)
+struct Sizes {
+  std::vector<std::int64_t> v;
+  Sizes() = default;
+  Sizes(std::int64_t x) : v{x} {}
+  Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
+  Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
+};
+// pad's modes, as tinygrad's pad(mode=...)
+enum class PadMode { constant, reflect, replicate, circular };
+// how a loss reduces over its elements
+enum class Reduction { none, sum, mean };
+class Index;  // getitem's index (tensor/index.hpp)
+
 class Tensor;
 namespace detail {
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
@@ -7046,6 +7291,14 @@ struct TensorRegistry {
 class Tensor {
  public:
   inline static std::string default_device = "CPU";
+
+  // A Tensor is a handle: copies share the graph. Assigning to a temporary (`t[1] = x`) is a compile
+  // error rather than a silent no-op; setitem and assign write values.
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  ~Tensor() = default;
 
   // ---- creation ----
   // a tensor viewing a UOp graph (its shape is inferred)
@@ -7222,6 +7475,30 @@ class Tensor {
     d_->uop = from_host(reference_eval(d_->uop), device()).d_->uop;
     return *this;
   }
+  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
+  // this tensor's buffer, which every tensor viewing that buffer then sees. An unrealized tensor is
+  // realized into a new buffer first.
+  Tensor& assign(const Tensor& x) {
+    if (x.d_->uop == d_->uop) return *this;
+    std::optional<Tensor> bx;
+    try {
+      bx = x.d_->shape == d_->shape ? x : x.expand(d_->shape);
+    } catch (const Error&) {
+      throw Error("assign: shape mismatch " + shape_str(d_->shape) + " != " + shape_str(x.d_->shape));
+    }
+    const Tensor& v = *bx;
+    if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
+    if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
+    HostArray a = reference_eval(v.d_->uop);
+    if (!is_realized()) {
+      d_->uop = from_host(a, device()).d_->uop;
+      return *this;
+    }
+    const UOp& buf = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
+    host_buffer(buf).bytes = std::move(a.bytes);
+    return *this;
+  }
+  Tensor& assign(ConstType x) { return assign(full(d_->shape, x, dtype(), device())); }
   template <class T> std::vector<T> to_vector() const { return reference_eval(d_->uop).template to_vector<T>(); }
   template <class T> T item() const {
     if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
@@ -7684,6 +7961,15 @@ class Tensor {
   Tensor matmul(const Tensor& w) const { return dot(w); }
 
 
+  // ==== random: defined in tensor/random.hpp ====
+  // ==== end random ====
+
+  // ==== indexing: defined in tensor/index.hpp ====
+  // ==== end indexing ====
+
+  // ==== nn ops: defined in tensor/nn_ops.hpp ====
+  // ==== end nn ops ====
+
  private:
   Tensor(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
   explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
@@ -7735,3 +8021,13 @@ inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string 
 }  // namespace detail
 
 }  // namespace mg
+
+
+// ---- metagrad/tensor/index.hpp ----
+// Tensor indexing: getitem, setitem, gather, one_hot, and pad's modes.
+
+// ---- metagrad/tensor/nn_ops.hpp ----
+// Tensor's NN ops: linear, convolutions, pooling, normalization, attention and losses.
+
+// ---- metagrad/tensor/random.hpp ----
+// Tensor's random numbers: tinygrad's counter-based threefry generator with manual_seed.

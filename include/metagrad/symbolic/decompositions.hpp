@@ -5,6 +5,7 @@
 // set that swaps them in where a backend lacks the op.
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <numbers>
@@ -68,7 +69,7 @@ inline DType uint_of(DType f) {
 }
 
 // replace inf -> inf, -inf -> _inf, nan -> nan, otherwise -> ratio
-inline UOp _lazy_map_numbers(const UOp& x, const UOp& inf, const UOp& _inf, const UOp& nan, const UOp& ratio) {
+template <std::same_as<UOp> U> U _lazy_map_numbers(const U& x, const U& inf, const U& _inf, const U& nan, const U& ratio) {
   return x.ne(math::inf).where(x.ne(x).where(nan, x.ne(-math::inf).where(ratio, _inf)), inf);
 }
 
@@ -83,31 +84,31 @@ inline std::int64_t pow2_const(int y) {
   if (y < 0 || y > 63) throw Error("shr/shl: shift " + std::to_string(y) + " is not in [0, 63]");
   return std::int64_t(std::uint64_t(1) << y);
 }
-inline int shift_const(const UOp& y) {
+template <std::same_as<UOp> U> int shift_const(const U& y) {
   if (y.op() != Ops::CONST || !y.arg().is_int())
     throw Error("shr/shl: shift amount must be an integer CONST, got " + op_repr(y.op()));
   return int(y.arg().as_int());
 }
-inline UOp shr(const UOp& x, int y) { return x / pow2_const(y); }
-inline UOp shl(const UOp& x, int y) { return x * pow2_const(y); }
-inline UOp shr(const UOp& x, const UOp& y) { return shr(x, shift_const(y)); }
-inline UOp shl(const UOp& x, const UOp& y) { return shl(x, shift_const(y)); }
+template <std::same_as<UOp> U> U shr(const U& x, int y) { return x / pow2_const(y); }
+template <std::same_as<UOp> U> U shl(const U& x, int y) { return x * pow2_const(y); }
+template <std::same_as<UOp> U> U shr(const U& x, const U& y) { return shr(x, shift_const(y)); }
+template <std::same_as<UOp> U> U shl(const U& x, const U& y) { return shl(x, shift_const(y)); }
 
 // tinygrad's helpers.polyN: Horner's rule starting from 0.0, so the graph has tinygrad's shape
-inline UOp polyN(const UOp& x, std::span<const double> p) {
+template <std::same_as<UOp> U> U polyN(const U& x, std::span<const double> p) {
   UOp acc = x.const_like(0.0);
   for (double c : p) acc = acc * x + c;
   return acc;
 }
 
 // round d:float to int away from 0
-inline UOp rintk(const UOp& d) {
+template <std::same_as<UOp> U> U rintk(const U& d) {
   const DType out = int_of(d.dtype()).vec(d.dtype().vcount());
   return (d + (d < 0.0).where(d.const_like(-0.5), d.const_like(0.5))).cast(out);
 }
 
 // cast(2^q, float_dtype) where q is any integer in the range of [-126, 127]
-inline UOp pow2if(const UOp& q, DType float_dtype) {
+template <std::same_as<UOp> U> U pow2if(const U& q, DType float_dtype) {
   DType out;
   switch (q.dtype().scalar().kind()) {
     case Scalar::int64: out = dtypes::float64; break;
@@ -120,7 +121,7 @@ inline UOp pow2if(const UOp& q, DType float_dtype) {
 }
 
 // the integer part of log2(d), where d is a normalized fp value in [0, +inf)
-inline UOp ilogb2k(const UOp& d) {
+template <std::same_as<UOp> U> U ilogb2k(const U& d) {
   check_transcendental("ilogb2k", d.dtype());
   const UOp dint = d.bitcast(int_of(d.dtype()).vec(d.dtype().vcount()));
   // -1 <= ilog2bk(d) <= 128
@@ -128,7 +129,7 @@ inline UOp ilogb2k(const UOp& d) {
 }
 
 // d*2^e. e is a number obtained by casting an integer in the range [-127, 127] to a float. d is any float number.
-inline UOp ldexp3k(const UOp& d, const UOp& e) {
+template <std::same_as<UOp> U> U ldexp3k(const U& d, const U& e) {
   check_transcendental("ldexp3k", d.dtype());
   check_transcendental("ldexp3k", e.dtype());
   const DType dtype = int_of(d.dtype()).vec(d.dtype().count);
@@ -137,7 +138,7 @@ inline UOp ldexp3k(const UOp& d, const UOp& e) {
 }
 
 // d*2^e. much faster than ldexp3k but risky. d > 0 and d is not denormal.
-inline UOp ldexp2k(const UOp& d, const UOp& e) {
+template <std::same_as<UOp> U> U ldexp2k(const U& d, const U& e) {
   check_transcendental("ldexp2k", d.dtype());
   const DType es = e.dtype().scalar();
   if (es != dtypes::int16 && es != dtypes::int32 && es != dtypes::int64)
@@ -146,7 +147,7 @@ inline UOp ldexp2k(const UOp& d, const UOp& e) {
 }
 
 // frexp(v) -> (mantissa, exponent) assuming v != 0
-inline std::pair<UOp, UOp> frexp(const UOp& v) {
+template <std::same_as<UOp> U> std::pair<U, U> frexp(const U& v) {
   check_transcendental("frexp", v.dtype());
   const Scalar s = v.dtype().scalar().kind();
   // m1 = masks for mantissa, m2 = masks to normalize the mantissa.
@@ -164,7 +165,7 @@ inline std::pair<UOp, UOp> frexp(const UOp& v) {
 
 // Payne-Hanek reduction: the remainder of d modulo pi/2 for 39800.0 <= d <= +Inf. Returns (r, q):
 // r (d's dtype) is round_to_nearest(d % pi/2), q (int32) is an integer whose q % 4 is d's quadrant.
-inline std::pair<UOp, UOp> payne_hanek_reduction(const UOp& d) {
+template <std::same_as<UOp> U> std::pair<U, U> payne_hanek_reduction(const U& d) {
   check_transcendental("payne_hanek_reduction", d.dtype());
   // https://stackoverflow.com/questions/30463616/payne-hanek-algorithm-implementation-in-c/30465751#30465751
   // 190 bits of 2/pi for Payne-Hanek style argument reduction
@@ -216,7 +217,7 @@ inline std::pair<UOp, UOp> payne_hanek_reduction(const UOp& d) {
 }
 
 // Cody-Waite reduction: the remainder of d modulo pi/2 for 0 <= abs(d) <= 39800.0, as payne_hanek_reduction.
-inline std::pair<UOp, UOp> cody_waite_reduction(const UOp& d) {
+template <std::same_as<UOp> U> std::pair<U, U> cody_waite_reduction(const U& d) {
   constexpr double m_1_pi = 0.318309886183790671537767526745028724;
   const bool f64 = d.dtype().scalar() == dtypes::float64;
   // the high part of d/pi, only float64 carries it through the reduction
@@ -249,11 +250,11 @@ inline std::pair<UOp, UOp> cody_waite_reduction(const UOp& d) {
 }
 
 // *** approximate sine on small angle. ***
-inline UOp trig_poly(const UOp& d, std::span<const double> coeff32, std::span<const double> coeff64) {
+template <std::same_as<UOp> U> U trig_poly(const U& d, std::span<const double> coeff32, std::span<const double> coeff64) {
   return d * polyN(d * d, d.dtype().scalar() == dtypes::float64 ? coeff64 : coeff32);
 }
 // approximate sine on [-pi/2, pi/2]
-inline UOp sin_poly(const UOp& d) {
+template <std::same_as<UOp> U> U sin_poly(const U& d) {
   static constexpr std::array<double, 5> c32{2.6083159809786593541503e-06, -0.0001981069071916863322258,
                                              0.00833307858556509017944336, -0.166666597127914428710938, 1.0};
   static constexpr std::array<double, 10> c64{
@@ -263,14 +264,14 @@ inline UOp sin_poly(const UOp& d) {
   return trig_poly(d, c32, c64);
 }
 
-inline UOp _ifand(const UOp& q, int n) { return (q & n).ne(0); }
+template <std::same_as<UOp> U> U _ifand(const U& q, int n) { return (q & n).ne(0); }
 
-inline UOp sin_poly_small(const UOp& d, const UOp& q) {
+template <std::same_as<UOp> U> U sin_poly_small(const U& d, const U& q) {
   const UOp r = sin_poly(d);
   return r * _ifand(q, 1).where(r.const_like(-1), r.const_like(1));
 }
 
-inline UOp sin_poly_large(const UOp& d, const UOp& q) {
+template <std::same_as<UOp> U> U sin_poly_large(const U& d, const U& q) {
   const UOp r = sin_poly(d + _ifand(q, 1).where(d.const_like(math::pi / 2), d.const_like(0)));
   return r * _ifand(q, 2).where(r.const_like(-1), r.const_like(1));
 }
@@ -281,7 +282,7 @@ inline UOp sin_poly_large(const UOp& d, const UOp& q) {
 
 // A 1.0 ULP approximation for Ops.SIN. fast = true assumes |x| <= switch_over; switch_over is where
 // Cody-Waite reduction hands over to Payne-Hanek.
-inline UOp xsin(const UOp& d, bool fast = false, double switch_over = 30.0) {
+template <std::same_as<UOp> U> U xsin(const U& d, bool fast = false, double switch_over = 30.0) {
   using namespace detail;
   check_transcendental("xsin", d.dtype());
   // mask +-inf/nan as zero
@@ -304,7 +305,7 @@ inline UOp xsin(const UOp& d, bool fast = false, double switch_over = 30.0) {
 }
 
 // A 1.0 ULP approximation for Ops.EXP2. Paper: https://arxiv.org/pdf/2001.09258
-inline UOp xexp2(const UOp& d) {
+template <std::same_as<UOp> U> U xexp2(const U& d) {
   using namespace detail;
   check_transcendental("xexp2", d.dtype());
   // mask +=inf/nan as zero.
@@ -333,7 +334,7 @@ inline UOp xexp2(const UOp& d) {
 }
 
 // A 1.0 ULP approximation for Ops.LOG2. Paper: https://arxiv.org/pdf/2001.09258 5.5
-inline UOp xlog2(const UOp& d) {
+template <std::same_as<UOp> U> U xlog2(const U& d) {
   using namespace detail;
   check_transcendental("xlog2", d.dtype());
   const Scalar k = d.dtype().scalar().kind();
@@ -378,7 +379,7 @@ inline UOp xlog2(const UOp& d) {
 
 // base ** exponent as exp2(exponent * log2(|base|)), with the sign and the special cases fixed up.
 // The LOG2 and EXP2 it makes are decomposed by get_transcendental_patterns where a backend lacks them.
-inline UOp xpow(const UOp& base, const UOp& exponent) {
+template <std::same_as<UOp> U> U xpow(const U& base, const U& exponent) {
   // start with b ** e = exp2(e * log2(b))
   const UOp ret = ((base < 0).where(-base, base).log2() * exponent).exp2();
   // negative base: nan for non-integer exponent, negate for odd integer exponent
@@ -392,7 +393,7 @@ inline UOp xpow(const UOp& base, const UOp& exponent) {
 // ***** threefry *****
 
 // Threefry-2x32 with 20 rounds (Random123's threefry2x32_20): x and key are uint64, each two uint32 words.
-inline UOp threefry2x32(const UOp& x, const UOp& key) {
+template <std::same_as<UOp> U> U threefry2x32(const U& x, const U& key) {
   constexpr std::int64_t two32 = std::int64_t(1) << 32;
   // split x and key from uint64 to two uint32
   auto lo = [](const UOp& v) { return (v & 0xffffffff).cast(dtypes::uint32); };
@@ -417,7 +418,7 @@ inline UOp threefry2x32(const UOp& x, const UOp& key) {
 namespace detail {
 // tinygrad's pair of rules for one transcendental op: a dtype with its own decomposition gets it,
 // the other floats (bfloat16, fp8) compute in float32
-template <Ops OP>
+template <Ops OP, class T>
 auto transcendental_rules(bool on, UOp (*f)(const UOp&)) {
   return rules(
       rule(op<OP>(var<"d">).dtype(dtypes::float16, dtypes::float32, dtypes::float64),
@@ -435,11 +436,14 @@ auto transcendental_rules(bool on, UOp (*f)(const UOp&)) {
 // are one rule set type with its dispatch table made at compile time, and the two arguments are
 // captured by the callbacks, which decline (std::nullopt) for an op the backend has. Compose it with
 // other rule sets by +, as tinygrad does: symbolic_simple + get_transcendental_patterns(ops, force).
-inline auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
+// A template (T only delays instantiation), like the decompositions it calls: a translation unit that
+// never asks for these rules does not compile them.
+template <class T = void>
+auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
   auto on = [&](Ops o) { return !ops.contains(o) || force_transcendental; };
-  return detail::transcendental_rules<Ops::EXP2>(on(Ops::EXP2), [](const UOp& d) { return xexp2(d); }) +
-         detail::transcendental_rules<Ops::LOG2>(on(Ops::LOG2), [](const UOp& d) { return xlog2(d); }) +
-         detail::transcendental_rules<Ops::SIN>(on(Ops::SIN), [](const UOp& d) { return xsin(d); }) +
+  return detail::transcendental_rules<Ops::EXP2, T>(on(Ops::EXP2), [](const UOp& d) { return xexp2(d); }) +
+         detail::transcendental_rules<Ops::LOG2, T>(on(Ops::LOG2), [](const UOp& d) { return xlog2(d); }) +
+         detail::transcendental_rules<Ops::SIN, T>(on(Ops::SIN), [](const UOp& d) { return xsin(d); }) +
          // rewrite SQRT to xpow 0.5
          rules(rule(op<Ops::SQRT>(var<"d">), [on_sqrt = on(Ops::SQRT)](UOp d) -> std::optional<UOp> {
            return on_sqrt ? std::optional(xpow(d, d.const_like(0.5))) : std::nullopt;

@@ -25,10 +25,12 @@
 namespace mg {
 
 inline constexpr int parse_sym_max_depth = 10000;  // open brackets, conditionals and unary operators
-UOp parse_sym(std::string_view text, std::span<const UOp> vars);
+// A template (T only delays instantiation): a translation unit that never parses does not compile the parser.
+template <class T = void> UOp parse_sym(std::string_view text, std::span<const UOp> vars);
 
 namespace detail {
 
+template <class = void>
 class SymParser {
  public:
   SymParser(std::string_view text, std::span<const UOp> vars) : text_(text) {
@@ -130,7 +132,7 @@ class SymParser {
       while (e < text_.size() && ident_char(text_[e])) ++e;
       at_ = e;
       std::string_view w = text_.substr(p, e - p);
-      Tok::Kind k = w == "True" ? Tok::True : w == "False" ? Tok::False : w == "if" ? Tok::If : w == "else" ? Tok::Else : Tok::Name;
+      typename Tok::Kind k = w == "True" ? Tok::True : w == "False" ? Tok::False : w == "if" ? Tok::If : w == "else" ? Tok::Else : Tok::Name;
       return {k, p, e - p};
     }
     switch (c) {
@@ -365,6 +367,6 @@ class SymParser {
 
 }  // namespace detail
 
-inline UOp parse_sym(std::string_view text, std::span<const UOp> vars) { return detail::SymParser(text, vars).parse(); }
+template <class T> UOp parse_sym(std::string_view text, std::span<const UOp> vars) { return detail::SymParser<T>(text, vars).parse(); }
 
 }  // namespace mg
