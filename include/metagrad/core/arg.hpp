@@ -309,7 +309,7 @@ class Arg {
       case Str: new (&u_.s) std::string(o.u_.s); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(o.u_.p); break;
       case Tuple: new (&u_.t) ArgTuple(o.u_.t); break;
-      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));  // the trivial kinds
+      default: copy_trivial(o);
     }
   }
   void move_from(Arg&& o) noexcept {  // k_ is already o.k_
@@ -317,7 +317,18 @@ class Arg {
       case Str: new (&u_.s) std::string(std::move(o.u_.s)); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(std::move(o.u_.p)); break;
       case Tuple: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
-      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));
+      default: copy_trivial(o);
+    }
+  }
+  void copy_trivial(const Arg& o) noexcept {  // k_ is already o.k_; None and Invalid hold nothing
+    switch (k_) {
+      case Bool: u_.b = o.u_.b; break;
+      case Int: u_.i = o.u_.i; break;
+      case Float: u_.d = o.u_.d; break;
+      case Op: u_.op = o.u_.op; break;
+      case Axis: u_.axis = o.u_.axis; break;
+      case Dt: u_.dt = o.u_.dt; break;
+      default: break;
     }
   }
   void destroy() noexcept {
