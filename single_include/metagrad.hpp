@@ -759,7 +759,7 @@ class Arg {
       case Str: new (&u_.s) std::string(o.u_.s); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(o.u_.p); break;
       case Tuple: new (&u_.t) ArgTuple(o.u_.t); break;
-      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));  // the trivial kinds
+      default: copy_trivial(o);
     }
   }
   void move_from(Arg&& o) noexcept {  // k_ is already o.k_
@@ -767,7 +767,18 @@ class Arg {
       case Str: new (&u_.s) std::string(std::move(o.u_.s)); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(std::move(o.u_.p)); break;
       case Tuple: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
-      default: std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(DType));
+      default: copy_trivial(o);
+    }
+  }
+  void copy_trivial(const Arg& o) noexcept {  // k_ is already o.k_; None and Invalid hold nothing
+    switch (k_) {
+      case Bool: u_.b = o.u_.b; break;
+      case Int: u_.i = o.u_.i; break;
+      case Float: u_.d = o.u_.d; break;
+      case Op: u_.op = o.u_.op; break;
+      case Axis: u_.axis = o.u_.axis; break;
+      case Dt: u_.dt = o.u_.dt; break;
+      default: break;
     }
   }
   void destroy() noexcept {
@@ -5592,7 +5603,7 @@ inline Arg arg_of(const SymVal& v) {
 }
 
 // the value of a CONST, or the tuple of a STACK of CONSTs
-inline std::optional<Arg> const_arg(const UOp& u) {
+template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   if (u.op() == Ops::CONST) return u.arg();
   if (u.op() == Ops::STACK) {
     ArgTuple t;
@@ -5604,7 +5615,7 @@ inline std::optional<Arg> const_arg(const UOp& u) {
   }
   return std::nullopt;
 }
-inline std::optional<UOp> fold_const_alu(const UOp& a) {
+template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
   std::vector<Arg> vals;
   for (const UOp& s : a.src()) {
     auto v = const_arg(s);
@@ -5616,7 +5627,7 @@ inline std::optional<UOp> fold_const_alu(const UOp& a) {
   return a.const_like(*r);
 }
 
-inline std::optional<UOp> simplify_pow(const UOp& x, const UOp& c) {
+template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U& c) {
   double v = c.arg().as_float();
   if (v < 0) return x.reciprocal().pow(-c);
   if (v == 0) return x.const_like(1);
@@ -5629,7 +5640,7 @@ inline std::optional<UOp> simplify_pow(const UOp& x, const UOp& c) {
   return std::nullopt;
 }
 
-inline std::optional<UOp> fold_bitcast(const UOp& root, const UOp& c) {
+template <std::same_as<UOp> U> std::optional<U> fold_bitcast(const U& root, const U& c) {
   DType from = c.dtype().scalar(), to = root.dtype().scalar();
   if (c.dtype().itemsize() != root.dtype().itemsize() || root.dtype().count != 1 || from.is_bool() || to.is_bool()) return std::nullopt;
   if (from.itemsize() != to.itemsize() || from.is_fp8() || to.is_fp8() || from == dtypes::bfloat16 || to == dtypes::bfloat16 ||
@@ -5651,7 +5662,7 @@ inline std::optional<UOp> fold_bitcast(const UOp& root, const UOp& c) {
 }
 
 // x is (base%div)*mul + (base//div)*(div*mul) and its variations: fold to base*mul
-inline std::optional<UOp> fold_add_divmod_recombine(const UOp& x) {
+template <std::same_as<UOp> U> std::optional<U> fold_add_divmod_recombine(const U& x) {
   std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
   auto rest = [&](std::size_t i, std::size_t j, UOp head) {
@@ -5686,7 +5697,7 @@ inline std::optional<UOp> fold_add_divmod_recombine(const UOp& x) {
   return std::nullopt;
 }
 
-inline std::optional<UOp> lt_folding(const UOp& x, std::int64_t c) {
+template <std::same_as<UOp> U> std::optional<U> lt_folding(const U& x, std::int64_t c) {
   std::vector<UOp> p, np;
   for (const UOp& u : x.split_uop(Ops::ADD)) (u.const_factor() == 1 ? p : np).push_back(u);
   if (np.empty()) return std::nullopt;
@@ -5701,7 +5712,7 @@ inline std::optional<UOp> lt_folding(const UOp& x, std::int64_t c) {
   return *div < py_floordiv(c, d);
 }
 
-inline std::optional<UOp> canonicalize_simplex(const UOp& X) {
+template <std::same_as<UOp> U> std::optional<U> canonicalize_simplex(const U& X) {
   bool changed = false;
   std::vector<UOp> ret;
   for (UOp u : X.split_uop(Ops::ADD)) {
@@ -5732,7 +5743,7 @@ inline int dtype_cmp(DType a, DType b) {
   auto k = [](DType d) { return std::tuple(d.priority(), d.bitsize(), d.scalar().info().cname, d.count); };
   return k(a) < k(b) ? -1 : k(b) < k(a) ? 1 : 0;
 }
-inline int tuplize_cmp(const UOp& a, const UOp& b) {
+template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
   if (a == b) return 0;
   if (a.op() != b.op()) return int(a.op()) < int(b.op()) ? -1 : 1;
   if (int c = arg_cmp(a.arg(), b.arg())) return c;
@@ -5892,7 +5903,7 @@ struct symbolic_simple_def {
 inline constexpr LazyRules<detail::symbolic_simple_def> symbolic_simple{};
 
 namespace detail {
-inline std::vector<int> gep_idx(const UOp& g) {
+template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
   std::vector<int> v;
   for (const Arg& a : g.arg().as_tuple()) v.push_back(int(a.as_int()));
   return v;
@@ -6132,17 +6143,17 @@ template <std::same_as<UOp> U> U simplify(const U& u) {
 namespace mg {
 namespace detail {
 
-inline bool in_toposort(const UOp& needle, const UOp& root) {
+template <std::same_as<UOp> U> bool in_toposort(const U& needle, const U& root) {
   for (const UOp& u : root.toposort()) if (u == needle) return true;
   return false;
 }
-inline bool op_in_backward_slice_with_self(const UOp& u, OpSet ops) {
+template <std::same_as<UOp> U> bool op_in_backward_slice_with_self(const U& u, OpSet ops) {
   for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
   return false;
 }
 
 // X <= c gives (X, true, c); X >= c gives (X, false, c)
-inline std::optional<std::tuple<UOp, bool, std::int64_t>> parse_valid(const UOp& v) {
+template <std::same_as<UOp> U> std::optional<std::tuple<U, bool, std::int64_t>> parse_valid(const U& v) {
   if (v.op() == Ops::CMPNE && v.src(1).op() == Ops::CONST && v.src(1).arg().py_equals(1) && v.src(0).op() == Ops::CMPLT &&
       v.src(0).src(0).dtype().is_int())
     return std::tuple{v.src(0).src(0), false, v.src(0).src(1).vmin().clamped_int64()};  // (X < c).ne(True) -> X >= c
@@ -6255,10 +6266,10 @@ inline constexpr LazyRules<detail::pm_simplify_valid_def> pm_simplify_valid{};
 
 namespace mg {
 namespace detail {
-inline bool is_add_reduce(const UOp& r) { return r.arg().is_tuple() && r.arg().size() > 0 && r.arg()[0].py_equals(Ops::ADD); }
+template <std::same_as<UOp> U> bool is_add_reduce(const U& r) { return r.arg().is_tuple() && r.arg().size() > 0 && r.arg()[0].py_equals(Ops::ADD); }
 
 // move the factors of a reduce's body that do not depend on its ranges out of the reduce
-inline std::optional<UOp> reduce_mul_chain(const UOp& r) {
+template <std::same_as<UOp> U> std::optional<U> reduce_mul_chain(const U& r) {
   if (!r.arg().is_tuple() || r.arg().size() == 0) return std::nullopt;
   const bool is_max = r.arg()[0].py_equals(Ops::MAX);
   if (!is_add_reduce(r) && !is_max) return std::nullopt;

@@ -2,6 +2,7 @@
 // sym: tinygrad's complete symbolic rule set ("symbolic 2.0") — symbolic, valid simplification,
 // load/store folding, reciprocal and reduce rules, term combining, and GROUP/SINK clean-up.
 #include <algorithm>
+#include <concepts>
 #include <optional>
 #include <vector>
 
@@ -11,10 +12,10 @@
 
 namespace mg {
 namespace detail {
-inline bool is_add_reduce(const UOp& r) { return r.arg().is_tuple() && r.arg().size() > 0 && r.arg()[0].py_equals(Ops::ADD); }
+template <std::same_as<UOp> U> bool is_add_reduce(const U& r) { return r.arg().is_tuple() && r.arg().size() > 0 && r.arg()[0].py_equals(Ops::ADD); }
 
 // move the factors of a reduce's body that do not depend on its ranges out of the reduce
-inline std::optional<UOp> reduce_mul_chain(const UOp& r) {
+template <std::same_as<UOp> U> std::optional<U> reduce_mul_chain(const U& r) {
   if (!r.arg().is_tuple() || r.arg().size() == 0) return std::nullopt;
   const bool is_max = r.arg()[0].py_equals(Ops::MAX);
   if (!is_add_reduce(r) && !is_max) return std::nullopt;

@@ -4,6 +4,7 @@
 // their callbacks are written in.
 #include <bit>
 #include <cmath>
+#include <concepts>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -47,7 +48,7 @@ inline Arg arg_of(const SymVal& v) {
 }
 
 // the value of a CONST, or the tuple of a STACK of CONSTs
-inline std::optional<Arg> const_arg(const UOp& u) {
+template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   if (u.op() == Ops::CONST) return u.arg();
   if (u.op() == Ops::STACK) {
     ArgTuple t;
@@ -59,7 +60,7 @@ inline std::optional<Arg> const_arg(const UOp& u) {
   }
   return std::nullopt;
 }
-inline std::optional<UOp> fold_const_alu(const UOp& a) {
+template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
   std::vector<Arg> vals;
   for (const UOp& s : a.src()) {
     auto v = const_arg(s);
@@ -71,7 +72,7 @@ inline std::optional<UOp> fold_const_alu(const UOp& a) {
   return a.const_like(*r);
 }
 
-inline std::optional<UOp> simplify_pow(const UOp& x, const UOp& c) {
+template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U& c) {
   double v = c.arg().as_float();
   if (v < 0) return x.reciprocal().pow(-c);
   if (v == 0) return x.const_like(1);
@@ -84,7 +85,7 @@ inline std::optional<UOp> simplify_pow(const UOp& x, const UOp& c) {
   return std::nullopt;
 }
 
-inline std::optional<UOp> fold_bitcast(const UOp& root, const UOp& c) {
+template <std::same_as<UOp> U> std::optional<U> fold_bitcast(const U& root, const U& c) {
   DType from = c.dtype().scalar(), to = root.dtype().scalar();
   if (c.dtype().itemsize() != root.dtype().itemsize() || root.dtype().count != 1 || from.is_bool() || to.is_bool()) return std::nullopt;
   if (from.itemsize() != to.itemsize() || from.is_fp8() || to.is_fp8() || from == dtypes::bfloat16 || to == dtypes::bfloat16 ||
@@ -106,7 +107,7 @@ inline std::optional<UOp> fold_bitcast(const UOp& root, const UOp& c) {
 }
 
 // x is (base%div)*mul + (base//div)*(div*mul) and its variations: fold to base*mul
-inline std::optional<UOp> fold_add_divmod_recombine(const UOp& x) {
+template <std::same_as<UOp> U> std::optional<U> fold_add_divmod_recombine(const U& x) {
   std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
   auto rest = [&](std::size_t i, std::size_t j, UOp head) {
@@ -141,7 +142,7 @@ inline std::optional<UOp> fold_add_divmod_recombine(const UOp& x) {
   return std::nullopt;
 }
 
-inline std::optional<UOp> lt_folding(const UOp& x, std::int64_t c) {
+template <std::same_as<UOp> U> std::optional<U> lt_folding(const U& x, std::int64_t c) {
   std::vector<UOp> p, np;
   for (const UOp& u : x.split_uop(Ops::ADD)) (u.const_factor() == 1 ? p : np).push_back(u);
   if (np.empty()) return std::nullopt;
@@ -156,7 +157,7 @@ inline std::optional<UOp> lt_folding(const UOp& x, std::int64_t c) {
   return *div < py_floordiv(c, d);
 }
 
-inline std::optional<UOp> canonicalize_simplex(const UOp& X) {
+template <std::same_as<UOp> U> std::optional<U> canonicalize_simplex(const U& X) {
   bool changed = false;
   std::vector<UOp> ret;
   for (UOp u : X.split_uop(Ops::ADD)) {
@@ -187,7 +188,7 @@ inline int dtype_cmp(DType a, DType b) {
   auto k = [](DType d) { return std::tuple(d.priority(), d.bitsize(), d.scalar().info().cname, d.count); };
   return k(a) < k(b) ? -1 : k(b) < k(a) ? 1 : 0;
 }
-inline int tuplize_cmp(const UOp& a, const UOp& b) {
+template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
   if (a == b) return 0;
   if (a.op() != b.op()) return int(a.op()) < int(b.op()) ? -1 : 1;
   if (int c = arg_cmp(a.arg(), b.arg())) return c;
@@ -347,7 +348,7 @@ struct symbolic_simple_def {
 inline constexpr LazyRules<detail::symbolic_simple_def> symbolic_simple{};
 
 namespace detail {
-inline std::vector<int> gep_idx(const UOp& g) {
+template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
   std::vector<int> v;
   for (const Arg& a : g.arg().as_tuple()) v.push_back(int(a.as_int()));
   return v;

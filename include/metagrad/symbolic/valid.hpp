@@ -14,17 +14,17 @@
 namespace mg {
 namespace detail {
 
-inline bool in_toposort(const UOp& needle, const UOp& root) {
+template <std::same_as<UOp> U> bool in_toposort(const U& needle, const U& root) {
   for (const UOp& u : root.toposort()) if (u == needle) return true;
   return false;
 }
-inline bool op_in_backward_slice_with_self(const UOp& u, OpSet ops) {
+template <std::same_as<UOp> U> bool op_in_backward_slice_with_self(const U& u, OpSet ops) {
   for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
   return false;
 }
 
 // X <= c gives (X, true, c); X >= c gives (X, false, c)
-inline std::optional<std::tuple<UOp, bool, std::int64_t>> parse_valid(const UOp& v) {
+template <std::same_as<UOp> U> std::optional<std::tuple<U, bool, std::int64_t>> parse_valid(const U& v) {
   if (v.op() == Ops::CMPNE && v.src(1).op() == Ops::CONST && v.src(1).arg().py_equals(1) && v.src(0).op() == Ops::CMPLT &&
       v.src(0).src(0).dtype().is_int())
     return std::tuple{v.src(0).src(0), false, v.src(0).src(1).vmin().clamped_int64()};  // (X < c).ne(True) -> X >= c
