@@ -30,6 +30,15 @@ constexpr bool folds() {
   return ct::graph_rewrite((a + 0) * 1, ct_fold) == a;
 }
 static_assert(folds());
+
+// docs/patterns.md, "Rule sets a library defines"
+struct shifts_def {
+  template <class T> static constexpr auto make() {
+    return sym.get<T>() + rules(  // x*1024 -> x<<10 for a backend that wants shifts
+        rule((var<"x"> * 1024).named("m"_n), [](UOp m, UOp x) { return x.dtype() == m.dtype() ? x << 10 : UOp{}; }));
+  }
+};
+inline constexpr LazyRules<shifts_def> shifts{};
 }  // namespace
 
 TEST_CASE("docs: the README example prints what its comment says", "[docs]") {
@@ -50,6 +59,10 @@ TEST_CASE("docs: patterns.md rules and graph_rewrite modes", "[docs]") {
   REQUIRE(seen.size() == 1);  // memoized: the shared a*1 is rewritten once
   REQUIRE(graph_rewrite(a + 0, patterns_fold, seen, {.bottom_up = true}) == a);
   REQUIRE(graph_rewrite(a + 0, patterns_fold, {.walk = true}) == a);
+  const UOp idx = UOp::variable("idx", 0, 100);
+  REQUIRE(graph_rewrite((idx + 0) * 1024, shifts).render() == "(idx<<10)");
+  REQUIRE(shifts.get().size == sym.get().size + 1);
+  REQUIRE(shifts.describe(shifts.get().size - 1).find("test_docs.cpp") != std::string::npos);
 }
 
 TEST_CASE("docs: uop.md examples", "[docs]") {
