@@ -108,4 +108,8 @@ TEST_CASE("docs: tensor.md examples", "[docs]") {
   Tensor w = Tensor::eye(3), y = Tensor::from({2.0, 0.0, -2.0}, {1, 3});
   auto g = y.matmul(w).sum().gradient({w, y});
   REQUIRE(g[1].to_vector<float>() == std::vector<float>{1, 1, 1});
+  Tensor wt = Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 2});
+  Tensor row = wt.reshape({4});
+  wt.assign(wt * 10);
+  REQUIRE(row.to_vector<float>() == std::vector<float>{10, 20, 30, 40});
 }

@@ -427,6 +427,17 @@ class Tensor {
     n.insert(n.end(), d_->shape.begin() + e + 1, d_->shape.end());
     return reshape(n);
   }
+  // tinygrad's unflatten: dim split into sizes (one of them may be -1)
+  Tensor unflatten(std::int64_t dim, const Shape& sizes) const {
+    const std::size_t d = std::size_t(resolve_dim("unflatten", dim));
+    Shape n(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(d));
+    n.insert(n.end(), sizes.begin(), sizes.end());
+    n.insert(n.end(), d_->shape.begin() + std::ptrdiff_t(d) + 1, d_->shape.end());
+    return reshape(n);
+  }
+  // the lower (tril) or upper (triu) triangle of the last two axes; diagonal > 0 moves it up
+  Tensor triu(std::int64_t diagonal = 0) const { return tri("triu", diagonal, false); }
+  Tensor tril(std::int64_t diagonal = 0) const { return tri("tril", diagonal, true); }
   Tensor unsqueeze(std::int64_t dim) const {
     const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
     if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(d_->shape));
@@ -592,6 +603,23 @@ class Tensor {
     if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
     return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
   }
+  Tensor bitwise_and(const Tensor& y) const { return bitwise(Ops::AND, y); }
+  Tensor bitwise_or(const Tensor& y) const { return bitwise(Ops::OR, y); }
+  Tensor bitwise_xor(const Tensor& y) const { return bitwise(Ops::XOR, y); }
+  Tensor bitwise_not() const {
+    if (dtype().is_float()) throw Error("bitwise_not: bitwise ops need int or bool tensors, got " + dtype().repr());
+    if (dtype().is_bool()) return logical_not();
+    return bitwise_xor(full_like(-1));  // -1 wraps to all ones in an unsigned dtype
+  }
+  // arithmetic shifts of an int tensor (SHL, SHR)
+  Tensor lshift(const Tensor& y) const { return shift(Ops::SHL, y); }
+  Tensor rshift(const Tensor& y) const { return shift(Ops::SHR, y); }
+  Tensor isnan() const { return *this != *this; }
+  Tensor isinf(bool detect_positive = true, bool detect_negative = true) const {
+    const Tensor f = Tensor::full(d_->shape, false, dtypes::bool_, device());
+    return (detect_positive ? *this == ConstType(INFINITY) : f) | (detect_negative ? *this == ConstType(-INFINITY) : f);
+  }
+  Tensor isfinite() const { return (isinf() | isnan()).logical_not(); }
   Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
   Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
   Tensor sqrt() const { return ensure_float().alu(Ops::SQRT); }
@@ -689,6 +717,14 @@ class Tensor {
   friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::AND, b); }
   friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::OR, b); }
   friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::XOR, b); }
+  friend Tensor operator&(const Tensor& a, ConstType b) { return a.bitwise(Ops::AND, a.ufix(b)); }
+  friend Tensor operator|(const Tensor& a, ConstType b) { return a.bitwise(Ops::OR, a.ufix(b)); }
+  friend Tensor operator^(const Tensor& a, ConstType b) { return a.bitwise(Ops::XOR, a.ufix(b)); }
+  friend Tensor operator<<(const Tensor& a, const Tensor& b) { return a.lshift(b); }
+  friend Tensor operator<<(const Tensor& a, ConstType b) { return a.lshift(a.ufix(b)); }
+  friend Tensor operator>>(const Tensor& a, const Tensor& b) { return a.rshift(b); }
+  friend Tensor operator>>(const Tensor& a, ConstType b) { return a.rshift(a.ufix(b)); }
+  friend Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
   friend Tensor operator-(const Tensor& a) { return a.neg(); }
 
   // ---- reductions ----
@@ -714,6 +750,8 @@ class Tensor {
   Tensor mean(std::int64_t axis, bool keepdim = false) const { return mean(std::vector<std::int64_t>{axis}, keepdim); }
   Tensor any(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).max(std::move(axes), keepdim); }
   Tensor all(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).prod(std::move(axes), keepdim); }
+  Tensor any(std::int64_t axis, bool keepdim = false) const { return any(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor all(std::int64_t axis, bool keepdim = false) const { return all(std::vector<std::int64_t>{axis}, keepdim); }
 
   // tinygrad's softmax family: shifted by the max along the axis for stability
   Tensor softmax(std::int64_t axis = -1) const {
@@ -805,6 +843,19 @@ class Tensor {
     const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
     if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
+  }
+  Tensor shift(Ops op, const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (!a.dtype().is_int()) throw Error(op_repr(op) + ": shifts need int tensors, got " + a.dtype().repr());
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
+  }
+  Tensor tri(const char* who, std::int64_t diagonal, bool lower) const {
+    if (ndim() < 2) throw Error(std::string(who) + ": needs at least 2 dims, got shape " + shape_str(d_->shape));
+    const std::int64_t r = d_->shape[d_->shape.size() - 2], c = d_->shape.back();
+    const Tensor rows = arange(r, std::nullopt, 1, dtypes::default_int, device()).unsqueeze(-1);
+    const Tensor cols = arange(c, std::nullopt, 1, dtypes::default_int, device());
+    const Tensor keep = lower ? cols <= rows + ConstType(diagonal) : rows + ConstType(diagonal) <= cols;
+    return keep.where(*this, full_like(0));
   }
   Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
     std::vector<std::int64_t> ax;
