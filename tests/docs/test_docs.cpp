@@ -91,6 +91,21 @@ TEST_CASE("docs: symbolic.md examples", "[docs]") {
   REQUIRE(graph_rewrite((idx + 0) * 1024, my_rules).render() == "(idx<<10)");
 }
 
+// README.md, the Tensor example
+TEST_CASE("docs: README tensor example", "[docs]") {
+  Tensor t = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  REQUIRE((t * 2 + 1).sum(1).to_vector<int>() == std::vector<int>{15, 33});
+  Tensor::manual_seed(0);
+  nn::Linear layer(3, 1);
+  auto opt = nn::SGD(nn::get_parameters(layer), {.lr = 0.01});
+  Tensor::Train train;
+  Tensor x = t.cast(dtypes::float32);
+  float before = (layer(x) - 1).square().mean().item<float>();
+  (layer(x) - 1).square().mean().backward();
+  opt.step();
+  REQUIRE((layer(x) - 1).square().mean().item<float>() < before);
+}
+
 // docs/tensor.md
 TEST_CASE("docs: tensor.md examples", "[docs]") {
   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});

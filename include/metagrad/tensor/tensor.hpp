@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -58,8 +59,9 @@ struct ConstType {
 // padding); empty where an argument defaults to another (a pool's stride to its kernel size)
 struct Sizes {
   std::vector<std::int64_t> v;
+  bool scalar = false;  // one int, which stands for every dim (tinygrad's int); {k} is a list of one
   Sizes() = default;
-  Sizes(std::int64_t x) : v{x} {}
+  Sizes(std::int64_t x) : v{x}, scalar(true) {}
   Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
   Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
 };
@@ -71,6 +73,13 @@ class Index;  // getitem's index (tensor/index.hpp)
 
 class Tensor;
 namespace detail {
+// tinygrad's UOp.base: below the movement ops
+inline const UOp& view_base(const UOp& u) {
+  const UOp* b = &u;
+  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
+  return *b;
+}
+
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
 // Tensor do: realize() and the gradient are seen through every copy.
 struct TensorData {
@@ -295,8 +304,9 @@ class Tensor {
     return *this;
   }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. An unrealized tensor is
-  // realized into a new buffer first.
+  // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
+  // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
+  // buffer.
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
     std::optional<Tensor> bx;
@@ -309,12 +319,14 @@ class Tensor {
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
     HostArray a = reference_eval(v.d_->uop);
-    if (!is_realized()) {
+    const UOp& buf = detail::view_base(d_->uop);
+    if (buf.op() != Ops::BUFFER) {
       d_->uop = from_host(a, device()).d_->uop;
-      return *this;
+    } else if (is_realized()) {
+      host_buffer(buf).bytes = std::move(a.bytes);
+    } else {
+      write_through_view(buf, a);
     }
-    const UOp& buf = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
-    host_buffer(buf).bytes = std::move(a.bytes);
     return *this;
   }
   Tensor& assign(ConstType x) { return assign(full(d_->shape, x, dtype(), device())); }
@@ -369,22 +381,11 @@ class Tensor {
     for (std::int64_t d : o) s.push_back(d_->shape[std::size_t(d)]);
     return view(mop_permute(d_->uop, o), s);
   }
-  // (before, after) per axis; nullopt leaves the axis
-  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
-    if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(d_->shape));
-    std::vector<std::pair<std::int64_t, std::int64_t>> m;
-    Shape s;
-    bool any = false;
-    for (std::size_t i = 0; i < arg.size(); ++i) {
-      auto [b, a] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, 0});
-      if (b < 0 || a < 0) throw Error("pad: negative pads need pad() of the full form; got (" + std::to_string(b) + ", " + std::to_string(a) + ")");
-      any = any || b || a;
-      m.emplace_back(b, d_->shape[i] + b + a);
-      s.push_back(d_->shape[i] + b + a);
-    }
-    if (!any) return *this;
-    return view(mop_pad(d_->uop, m), s);
-  }
+  // tinygrad's pad (tensor/index.hpp): (before, after) per axis, nullopt leaves the axis; or torch's flat
+  // list, last axis first. Negative pads cut. Modes: constant (value), reflect, replicate, circular.
+  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg, PadMode mode = PadMode::constant,
+             ConstType value = 0) const;
+  Tensor pad(const std::vector<std::int64_t>& flat, PadMode mode = PadMode::constant, ConstType value = 0) const;
   // (start, end) per axis; nullopt keeps the axis
   Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
     if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
@@ -819,12 +820,90 @@ class Tensor {
 
 
   // ==== random: defined in tensor/random.hpp ====
+  // tinygrad's generators, number for number: the same seed and the same draws (per device, in
+  // order, of the same sizes) give the same values
+  static void manual_seed(std::uint64_t seed = 0);  // the seed's low 32 bits count, as in tinygrad
+  // uniform on [0, 1), a float dtype
+  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // standard normal (Box-Muller on one rand draw of twice the size, in float32, then cast)
+  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // ints uniform on [low, high)
+  static Tensor randint(const Shape& shape, std::int64_t low = 0, std::int64_t high = 10, DType dtype = dtypes::int32,
+                        const std::string& device = default_device);
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float,
+                        const std::string& device = default_device);
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std_dev = 1.0, DType dtype = dtypes::default_float,
+                       const std::string& device = default_device);
+  // initializers: uniform on [-prod(shape)^-0.5, prod(shape)^-0.5); Glorot's and Kaiming's (fan-in:
+  // the sizes after the first)
+  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                                const std::string& device = default_device);
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                               const std::string& device = default_device);
+  // this tensor's shape and device; the dtype defaults to this tensor's
+  Tensor rand_like(std::optional<DType> dtype = std::nullopt) const;
+  Tensor randn_like(std::optional<DType> dtype = std::nullopt) const;
+  // tinygrad's Tensor.training: dropout and friends act only while it is set
+  inline static bool training = false;
+  // zeroes each element with probability p and scales the rest by 1/(1-p), while training; else the identity
+  Tensor dropout(double p = 0.5) const;
+  // While one is alive, Tensor::training is `mode` (tinygrad's `with Tensor.train():`).
+  class Train {
+   public:
+    explicit Train(bool mode = true) : prev_(std::exchange(training, mode)) {}
+    ~Train() { training = prev_; }
+    Train(const Train&) = delete;
+    Train& operator=(const Train&) = delete;
+   private:
+    bool prev_;
+  };
   // ==== end random ====
 
   // ==== indexing: defined in tensor/index.hpp ====
+  // numpy's / tinygrad's indexing: ints, slices, newaxis, ellipsis and int tensors (advanced indexing).
+  // t[i] and t[{i, j}] read; setitem writes (t[i] = x does not compile: a Tensor is a handle).
+  Tensor operator[](const Index& i) const;
+  Tensor operator[](std::initializer_list<Index> i) const;
+  Tensor getitem(const std::vector<Index>& indices) const;
+  Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
+  Tensor& setitem(const std::vector<Index>& indices, ConstType v);
+  // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
+  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
+  Tensor one_hot(std::int64_t num_classes = -1) const;
+
+ private:
+  Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
+  Tensor one_hot_along_dim(std::int64_t n, std::int64_t dim) const;
+  Tensor pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const;
+  Tensor pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const;
+
+ public:
   // ==== end indexing ====
 
   // ==== nn ops: defined in tensor/nn_ops.hpp ====
+  // tinygrad's functional nn ops. Convolutions and pools work over any number of spatial dims (the
+  // trailing ones); padding is an int, one per spatial dim, or (left, right, top, bottom, ...).
+  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
+  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0) const;
+  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0, Sizes output_padding = 0) const;
+  Tensor max_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false) const;
+  Tensor avg_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false, bool count_include_pad = true) const;
+  Tensor layernorm(std::vector<std::int64_t> axes = {-1}, double eps = 1e-5) const;
+  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, std::vector<std::int64_t> axes = {1}) const;
+  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask = std::nullopt, double dropout_p = 0.0, bool is_causal = false) const;
+  Tensor cross_entropy(const Tensor& Y, Reduction reduction = Reduction::mean, double label_smoothing = 0.0) const;
+  Tensor sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index = -1, double label_smoothing = 0.0, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy(const Tensor& Y, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy_logits(const Tensor& Y, Reduction reduction = Reduction::mean, const std::optional<Tensor>& pos_weight = std::nullopt) const;
+
+ private:
+  Tensor pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) const;
+  Tensor do_reduction_(Reduction reduction) const;
+
+ public:
   // ==== end nn ops ====
 
  private:
@@ -843,6 +922,28 @@ class Tensor {
     const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
     if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
+  }
+  // assign into a view of buf: the view's movement ops, replayed on the buffer's element indices, say
+  // which buffer element each of a's elements goes to (the last of repeats wins, as an expand's)
+  void write_through_view(const UOp& buf, const HostArray& a) const {
+    std::vector<UOp> chain;  // the movement ops, top to bottom
+    for (const UOp* u = &d_->uop; u->op() != Ops::BUFFER; u = &u->src(0)) {
+      if (u->op() == Ops::PAD) throw Error("assign: can't write through a padded view of a buffer, shape " + shape_str(d_->shape));
+      chain.push_back(*u);
+    }
+    std::vector<std::int64_t> ids(std::size_t(buf.arg().as_int()));
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int64_t(i);
+    UOp idx = from(ids, {std::int64_t(ids.size())}, dtypes::int64, device()).d_->uop;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      std::vector<UOp> src(it->src().begin(), it->src().end());
+      src[0] = idx;
+      idx = UOp(it->op(), dtypes::int64, src, it->arg());
+    }
+    const std::vector<std::int64_t> to = reference_eval(idx).to_vector<std::int64_t>();
+    std::vector<std::byte>& bytes = host_buffer(buf).bytes;
+    const std::size_t isz = std::size_t(dtype().itemsize());
+    for (std::size_t i = 0; i < to.size(); ++i)
+      std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);
   }
   Tensor shift(Ops op, const Tensor& y) const {
     auto [a, b] = broadcasted(y);
