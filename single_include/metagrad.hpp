@@ -7028,6 +7028,12 @@ struct Sizes {
   Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
   Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
 };
+// one axis of pad or shrink: (before, after) or (start, end); none leaves the axis. Written {1, 2},
+// std::pair{1, 2} or std::nullopt.
+struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
+  using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
+  AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
+};
 // pad's modes, as tinygrad's pad(mode=...)
 enum class PadMode { constant, reflect, replicate, circular };
 // how a loss reduces over its elements
@@ -7346,11 +7352,19 @@ class Tensor {
   }
   // tinygrad's pad (tensor/index.hpp): (before, after) per axis, nullopt leaves the axis; or torch's flat
   // list, last axis first. Negative pads cut. Modes: constant (value), reflect, replicate, circular.
-  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg, PadMode mode = PadMode::constant,
+  Tensor pad(const std::vector<AxisPair>& arg, PadMode mode = PadMode::constant,
              ConstType value = 0) const;
-  Tensor pad(const std::vector<std::int64_t>& flat, PadMode mode = PadMode::constant, ConstType value = 0) const;
+  Tensor pad(std::initializer_list<std::int64_t> flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(std::span<const std::int64_t>(flat.begin(), flat.size()), mode, value);
+  }
+  // the flat form from a std::vector<std::int64_t> (a template, so that {{1, 2}} stays one pair)
+  template <class V>
+    requires std::same_as<V, std::vector<std::int64_t>>
+  Tensor pad(const V& flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(flat, mode, value);
+  }
   // (start, end) per axis; nullopt keeps the axis
-  Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+  Tensor shrink(const std::vector<AxisPair>& arg) const {
     if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
@@ -7438,7 +7452,7 @@ class Tensor {
     }
     std::optional<Tensor> out;
     for (std::size_t k = 0; k < ts.size(); ++k) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> p(std::size_t(first.ndim()));
+      std::vector<AxisPair> p(std::size_t(first.ndim()));
       p[std::size_t(d)] = std::pair{starts[k], starts.back() - starts[k + 1]};
       const Tensor padded = ts[k].pad(p);
       out = out ? *out + padded : padded;
@@ -7465,7 +7479,7 @@ class Tensor {
     std::vector<Tensor> out;
     std::int64_t at = 0;
     for (std::int64_t z : sizes) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(d_->shape.size());
+      std::vector<AxisPair> r(d_->shape.size());
       r[std::size_t(d)] = std::pair{at, at + z};
       out.push_back(shrink(r));
       at += z;
@@ -7908,6 +7922,7 @@ class Tensor {
     for (std::size_t i = 0; i < to.size(); ++i)
       std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);
   }
+  Tensor pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const;
   Tensor shift(Ops op, const Tensor& y) const {
     auto [a, b] = broadcasted(y);
     if (!a.dtype().is_int()) throw Error(op_repr(op) + ": shifts need int tensors, got " + a.dtype().repr());
@@ -8022,8 +8037,8 @@ inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std:
 // the trailing `dims` sizes of a shape
 inline Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
 // pad's argument for pads on the trailing axes only
-inline std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> trailing(std::size_t ndim, const PadPairs& p) {
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(ndim - p.size());
+inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
+  std::vector<AxisPair> r(ndim - p.size());
   r.insert(r.end(), p.begin(), p.end());
   return r;
 }
@@ -8039,7 +8054,7 @@ inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vecto
     if (d[j] * (k[j] - 1) + 1 > i[j])
       throw Error("pool: kernel " + shape_str(k) + " with dilation " + shape_str(d) + " is larger than the input " + shape_str(d_->shape));
   auto shrink_to = [](const Tensor& x, const Shape& to) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r;
+    std::vector<AxisPair> r;
     for (std::int64_t z : to) r.emplace_back(std::pair<std::int64_t, std::int64_t>{0, z});
     return x.shrink(r);
   };
@@ -8145,7 +8160,7 @@ inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional
   if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v > 1; })) {
     // (k) -> (k, 1) -> pad -> (k, s) -> (k*s) -> shrink to k*s-(s-1)
     Shape pairs{xs[0], xs[1]}, flat{xs[0], xs[1]};
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> gaps(2), keep(2);
+    std::vector<AxisPair> gaps(2), keep(2);
     for (std::size_t j = 0; j < dims; ++j) {
       const std::int64_t k = xs[2 + j];
       pairs.insert(pairs.end(), {k, 1});
@@ -8503,7 +8518,7 @@ inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
   s2.insert(s2.begin(), 2);
   const Tensor src = rand(s2, dtypes::float32, device());
   auto half = [&](std::int64_t i) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(s2.size());
+    std::vector<AxisPair> r(s2.size());
     r[0] = std::pair{i, i + 1};
     return src.shrink(r).reshape(shape());
   };
@@ -8643,7 +8658,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   if (ellipses == 0) full_dims();
 
   auto along = [](std::int64_t nd, std::int64_t d, std::pair<std::int64_t, std::int64_t> p) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(static_cast<std::size_t>(nd));
+    std::vector<AxisPair> r(static_cast<std::size_t>(nd));
     r[std::size_t(d)] = p;
     return r;
   };
@@ -8652,7 +8667,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   for (const auto& p : parsed) if (!p.newaxis) mops.push_back(p);
   Tensor x = *this;
   if (!mops.empty()) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> range;
+    std::vector<AxisPair> range;
     std::vector<std::int64_t> flips;
     for (std::size_t d = 0; d < mops.size(); ++d) {
       range.emplace_back(std::pair{mops[d].begin, mops[d].end});
@@ -8660,7 +8675,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
     }
     x = x.shrink(range).flip(flips);
     if (std::any_of(mops.begin(), mops.end(), [](const auto& m) { return m.step != 1 && m.step != -1; })) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> pads, take;
+      std::vector<AxisPair> pads, take;
       Shape split, kept;
       for (std::size_t d = 0; d < mops.size(); ++d) {
         const std::int64_t st = std::abs(mops[d].step), n = (x.d_->shape[d] + st - 1) / st;
@@ -8755,7 +8770,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   Tensor val = vb->reshape(mshape);
   std::optional<Tensor> keep;
   std::vector<std::int64_t> flips;
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> pads;
+  std::vector<AxisPair> pads;
   for (std::size_t i = 0; i < mops.size(); ++i) {
     const std::int64_t d = std::int64_t(i), b = mops[i].begin, e = mops[i].end, st = std::abs(mops[i].step), n = d_->shape[i];
     if (st != 1) {  // interleave with zeros: (k,) -> (k, st) -> (k*st,) -> (e-b,)
@@ -8827,7 +8842,7 @@ inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
     throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");
   if (!index.dtype().is_int()) throw Error("gather: the index needs an int dtype, got " + index.dtype().repr());
   const std::int64_t d = resolve_dim("gather", dim);
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> to(d_->shape.size());
+  std::vector<AxisPair> to(d_->shape.size());
   for (std::int64_t k = 0; k < ndim(); ++k) {
     if (k == d) continue;
     if (index.shape()[std::size_t(k)] > d_->shape[std::size_t(k)])
@@ -8840,7 +8855,7 @@ inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
 
 // ---- pad ----
 
-inline Tensor Tensor::pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg, PadMode mode, ConstType value) const {
+inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
   if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for shape " + shape_str(d_->shape));
   std::vector<std::pair<std::int64_t, std::int64_t>> p;
   for (const auto& a : arg) p.push_back(a.value_or(std::pair<std::int64_t, std::int64_t>{0, 0}));
@@ -8848,7 +8863,7 @@ inline Tensor Tensor::pad(const std::vector<std::optional<std::pair<std::int64_t
 }
 
 // torch's flat form: (before, after) of the last dim first, then of the one before it, ...
-inline Tensor Tensor::pad(const std::vector<std::int64_t>& flat, PadMode mode, ConstType value) const {
+inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
   if (flat.size() % 2 != 0) throw Error("pad: flat padding needs an even number of pads, got " + std::to_string(flat.size()));
   if (std::int64_t(flat.size() / 2) > ndim())
     throw Error("pad: " + std::to_string(flat.size()) + " flat pads for shape " + shape_str(d_->shape));
@@ -8873,7 +8888,7 @@ inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::i
 inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
   auto pair_str = [](std::pair<std::int64_t, std::int64_t> x) { return "(" + std::to_string(x.first) + ", " + std::to_string(x.second) + ")"; };
   // a negative pad cuts from that side; cut first (constant, circular) or last (reflect, replicate)
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> cut;
+  std::vector<AxisPair> cut;
   std::vector<std::pair<std::int64_t, std::int64_t>> grow;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const auto [b, a] = p[i];
@@ -8899,7 +8914,7 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
       reps.push_back(1 + (grow[i].first > 0) + (grow[i].second > 0));
     }
     const Tensor r = x.repeat(reps);
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> take;
+    std::vector<AxisPair> take;
     for (std::size_t i = 0; i < grow.size(); ++i) {
       const std::int64_t o = x.d_->shape[i], n = r.d_->shape[i];
       take.emplace_back(std::pair{grow[i].first ? o - grow[i].first : 0, grow[i].second ? n - o + grow[i].second : n});
@@ -8913,7 +8928,7 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
     if (!b && !a) continue;
     const std::int64_t d = std::int64_t(i), n = x.d_->shape[i];
     auto part = [&](std::int64_t from, std::int64_t to) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(d_->shape.size());
+      std::vector<AxisPair> r(d_->shape.size());
       r[i] = std::pair{from, to};
       return x.shrink(r);
     };

@@ -112,7 +112,7 @@ TEST_CASE("docs: tensor.md examples", "[docs]") {
   Tensor b = (a * 2 + 1).sum(1);
   REQUIRE(b.to_vector<int>() == std::vector<int>{15, 33});
   REQUIRE((a / 2).dtype() == dtypes::float32);
-  REQUIRE(a.permute({1, 0}).pad({std::pair{1, 0}, std::nullopt}).shape() == Shape{4, 2});
+  REQUIRE(a.permute({1, 0}).pad({{1, 0}, std::nullopt}).shape() == Shape{4, 2});
   REQUIRE(Tensor::from({1.5, -2.25}).relu().to_vector<float>() == std::vector<float>{1.5f, 0.0f});
   REQUIRE_THROWS_WITH(a.reshape({4, 2}), "reshape: size mismatch, can't reshape (2, 3) -> (4, 2)");
   REQUIRE_THROWS_WITH(a + Tensor::from({1, 2}), "broadcast: shapes (2, 3), (2,) cannot broadcast together");

@@ -55,7 +55,7 @@ TEST_CASE("docs: indexing.md gather, one_hot, pad and errors", "[docs]") {
 
   Tensor p = Tensor::from({1, 2, 3});
   CHECK(p.pad({2, 1}).to_vector<int>() == V{0, 0, 1, 2, 3, 0});
-  CHECK(p.pad({std::pair{1, -1}}, PadMode::constant, 9).to_vector<int>() == V{9, 1, 2});
+  CHECK(p.pad({{1, -1}}, PadMode::constant, 9).to_vector<int>() == V{9, 1, 2});
   CHECK(p.pad({2, 2}, PadMode::reflect).to_vector<int>() == V{3, 2, 1, 2, 3, 2, 1});
   CHECK(p.pad({2, 2}, PadMode::replicate).to_vector<int>() == V{1, 1, 1, 2, 3, 3, 3});
   CHECK(p.pad({2, 2}, PadMode::circular).to_vector<int>() == V{2, 3, 1, 2, 3, 1, 2});

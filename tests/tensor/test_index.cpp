@@ -522,6 +522,21 @@ TEST_CASE("index: pad, reflect, replicate and circular modes", "[index][pad]") {
   check_grad([](const std::vector<Tensor>& t) { return t[0].pad({1, 0, 0, 2}, PadMode::constant, 3.5); }, {{g, {3, 4}}});
 }
 
+TEST_CASE("index: pad and shrink take {before, after} pairs, std::pair or std::nullopt per axis, or a flat list", "[index][pad]") {
+  const Tensor a = Tensor::ones({2, 3});
+  CHECK(a.pad({{1, 0}, {0, 2}}).shape() == Shape{3, 5});
+  CHECK(a.pad({{1, 0}, std::nullopt}).shape() == Shape{3, 3});
+  CHECK(a.pad({std::pair{1, 0}, std::nullopt}).shape() == Shape{3, 3});
+  CHECK(a.pad({1, 2}).shape() == Shape{2, 6});        // flat: the last axis
+  CHECK(a.pad({1, 2, 3, 4}).shape() == Shape{9, 6});
+  const std::vector<std::int64_t> flat{1, 2};
+  CHECK(a.pad(flat).shape() == Shape{2, 6});
+  CHECK(a.shrink({{0, 1}, {1, 3}}).shape() == Shape{1, 2});
+  const Tensor b = Tensor::arange(3);
+  CHECK(b.pad({{1, 2}}).to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 0, 1, 2, 0, 0});  // one pair, not flat
+  CHECK(b.shrink({{1, 2}}).to_vector<std::int32_t>() == std::vector<std::int32_t>{1});
+}
+
 TEST_CASE("index: pad errors", "[index][pad]") {
   const Tensor x = Tensor::ones({3, 3});
   CHECK_THROWS_WITH(x.pad({2, 0, 2}), "pad: flat padding needs an even number of pads, got 3");

@@ -139,7 +139,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   if (ellipses == 0) full_dims();
 
   auto along = [](std::int64_t nd, std::int64_t d, std::pair<std::int64_t, std::int64_t> p) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(static_cast<std::size_t>(nd));
+    std::vector<AxisPair> r(static_cast<std::size_t>(nd));
     r[std::size_t(d)] = p;
     return r;
   };
@@ -148,7 +148,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   for (const auto& p : parsed) if (!p.newaxis) mops.push_back(p);
   Tensor x = *this;
   if (!mops.empty()) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> range;
+    std::vector<AxisPair> range;
     std::vector<std::int64_t> flips;
     for (std::size_t d = 0; d < mops.size(); ++d) {
       range.emplace_back(std::pair{mops[d].begin, mops[d].end});
@@ -156,7 +156,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
     }
     x = x.shrink(range).flip(flips);
     if (std::any_of(mops.begin(), mops.end(), [](const auto& m) { return m.step != 1 && m.step != -1; })) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> pads, take;
+      std::vector<AxisPair> pads, take;
       Shape split, kept;
       for (std::size_t d = 0; d < mops.size(); ++d) {
         const std::int64_t st = std::abs(mops[d].step), n = (x.d_->shape[d] + st - 1) / st;
@@ -251,7 +251,7 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   Tensor val = vb->reshape(mshape);
   std::optional<Tensor> keep;
   std::vector<std::int64_t> flips;
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> pads;
+  std::vector<AxisPair> pads;
   for (std::size_t i = 0; i < mops.size(); ++i) {
     const std::int64_t d = std::int64_t(i), b = mops[i].begin, e = mops[i].end, st = std::abs(mops[i].step), n = d_->shape[i];
     if (st != 1) {  // interleave with zeros: (k,) -> (k, st) -> (k*st,) -> (e-b,)
@@ -323,7 +323,7 @@ inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
     throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");
   if (!index.dtype().is_int()) throw Error("gather: the index needs an int dtype, got " + index.dtype().repr());
   const std::int64_t d = resolve_dim("gather", dim);
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> to(d_->shape.size());
+  std::vector<AxisPair> to(d_->shape.size());
   for (std::int64_t k = 0; k < ndim(); ++k) {
     if (k == d) continue;
     if (index.shape()[std::size_t(k)] > d_->shape[std::size_t(k)])
@@ -336,7 +336,7 @@ inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
 
 // ---- pad ----
 
-inline Tensor Tensor::pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg, PadMode mode, ConstType value) const {
+inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
   if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for shape " + shape_str(d_->shape));
   std::vector<std::pair<std::int64_t, std::int64_t>> p;
   for (const auto& a : arg) p.push_back(a.value_or(std::pair<std::int64_t, std::int64_t>{0, 0}));
@@ -344,7 +344,7 @@ inline Tensor Tensor::pad(const std::vector<std::optional<std::pair<std::int64_t
 }
 
 // torch's flat form: (before, after) of the last dim first, then of the one before it, ...
-inline Tensor Tensor::pad(const std::vector<std::int64_t>& flat, PadMode mode, ConstType value) const {
+inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
   if (flat.size() % 2 != 0) throw Error("pad: flat padding needs an even number of pads, got " + std::to_string(flat.size()));
   if (std::int64_t(flat.size() / 2) > ndim())
     throw Error("pad: " + std::to_string(flat.size()) + " flat pads for shape " + shape_str(d_->shape));
@@ -369,7 +369,7 @@ inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::i
 inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
   auto pair_str = [](std::pair<std::int64_t, std::int64_t> x) { return "(" + std::to_string(x.first) + ", " + std::to_string(x.second) + ")"; };
   // a negative pad cuts from that side; cut first (constant, circular) or last (reflect, replicate)
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> cut;
+  std::vector<AxisPair> cut;
   std::vector<std::pair<std::int64_t, std::int64_t>> grow;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const auto [b, a] = p[i];
@@ -395,7 +395,7 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
       reps.push_back(1 + (grow[i].first > 0) + (grow[i].second > 0));
     }
     const Tensor r = x.repeat(reps);
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> take;
+    std::vector<AxisPair> take;
     for (std::size_t i = 0; i < grow.size(); ++i) {
       const std::int64_t o = x.d_->shape[i], n = r.d_->shape[i];
       take.emplace_back(std::pair{grow[i].first ? o - grow[i].first : 0, grow[i].second ? n - o + grow[i].second : n});
@@ -409,7 +409,7 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
     if (!b && !a) continue;
     const std::int64_t d = std::int64_t(i), n = x.d_->shape[i];
     auto part = [&](std::int64_t from, std::int64_t to) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(d_->shape.size());
+      std::vector<AxisPair> r(d_->shape.size());
       r[i] = std::pair{from, to};
       return x.shrink(r);
     };

@@ -72,8 +72,8 @@ inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std:
 // the trailing `dims` sizes of a shape
 inline Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
 // pad's argument for pads on the trailing axes only
-inline std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> trailing(std::size_t ndim, const PadPairs& p) {
-  std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(ndim - p.size());
+inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
+  std::vector<AxisPair> r(ndim - p.size());
   r.insert(r.end(), p.begin(), p.end());
   return r;
 }
@@ -89,7 +89,7 @@ inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vecto
     if (d[j] * (k[j] - 1) + 1 > i[j])
       throw Error("pool: kernel " + shape_str(k) + " with dilation " + shape_str(d) + " is larger than the input " + shape_str(d_->shape));
   auto shrink_to = [](const Tensor& x, const Shape& to) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r;
+    std::vector<AxisPair> r;
     for (std::int64_t z : to) r.emplace_back(std::pair<std::int64_t, std::int64_t>{0, z});
     return x.shrink(r);
   };
@@ -195,7 +195,7 @@ inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional
   if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v > 1; })) {
     // (k) -> (k, 1) -> pad -> (k, s) -> (k*s) -> shrink to k*s-(s-1)
     Shape pairs{xs[0], xs[1]}, flat{xs[0], xs[1]};
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> gaps(2), keep(2);
+    std::vector<AxisPair> gaps(2), keep(2);
     for (std::size_t j = 0; j < dims; ++j) {
       const std::int64_t k = xs[2 + j];
       pairs.insert(pairs.end(), {k, 1});

@@ -217,7 +217,7 @@ inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
   s2.insert(s2.begin(), 2);
   const Tensor src = rand(s2, dtypes::float32, device());
   auto half = [&](std::int64_t i) {
-    std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(s2.size());
+    std::vector<AxisPair> r(s2.size());
     r[0] = std::pair{i, i + 1};
     return src.shrink(r).reshape(shape());
   };

@@ -8,6 +8,7 @@
 //   std::vector<int> v = b.to_vector<int>();                    // {9, 27}
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -64,6 +65,12 @@ struct Sizes {
   Sizes(std::int64_t x) : v{x}, scalar(true) {}
   Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
   Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
+};
+// one axis of pad or shrink: (before, after) or (start, end); none leaves the axis. Written {1, 2},
+// std::pair{1, 2} or std::nullopt.
+struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
+  using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
+  AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
 };
 // pad's modes, as tinygrad's pad(mode=...)
 enum class PadMode { constant, reflect, replicate, circular };
@@ -383,11 +390,19 @@ class Tensor {
   }
   // tinygrad's pad (tensor/index.hpp): (before, after) per axis, nullopt leaves the axis; or torch's flat
   // list, last axis first. Negative pads cut. Modes: constant (value), reflect, replicate, circular.
-  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg, PadMode mode = PadMode::constant,
+  Tensor pad(const std::vector<AxisPair>& arg, PadMode mode = PadMode::constant,
              ConstType value = 0) const;
-  Tensor pad(const std::vector<std::int64_t>& flat, PadMode mode = PadMode::constant, ConstType value = 0) const;
+  Tensor pad(std::initializer_list<std::int64_t> flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(std::span<const std::int64_t>(flat.begin(), flat.size()), mode, value);
+  }
+  // the flat form from a std::vector<std::int64_t> (a template, so that {{1, 2}} stays one pair)
+  template <class V>
+    requires std::same_as<V, std::vector<std::int64_t>>
+  Tensor pad(const V& flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(flat, mode, value);
+  }
   // (start, end) per axis; nullopt keeps the axis
-  Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+  Tensor shrink(const std::vector<AxisPair>& arg) const {
     if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
@@ -475,7 +490,7 @@ class Tensor {
     }
     std::optional<Tensor> out;
     for (std::size_t k = 0; k < ts.size(); ++k) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> p(std::size_t(first.ndim()));
+      std::vector<AxisPair> p(std::size_t(first.ndim()));
       p[std::size_t(d)] = std::pair{starts[k], starts.back() - starts[k + 1]};
       const Tensor padded = ts[k].pad(p);
       out = out ? *out + padded : padded;
@@ -502,7 +517,7 @@ class Tensor {
     std::vector<Tensor> out;
     std::int64_t at = 0;
     for (std::int64_t z : sizes) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(d_->shape.size());
+      std::vector<AxisPair> r(d_->shape.size());
       r[std::size_t(d)] = std::pair{at, at + z};
       out.push_back(shrink(r));
       at += z;
@@ -945,6 +960,7 @@ class Tensor {
     for (std::size_t i = 0; i < to.size(); ++i)
       std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);
   }
+  Tensor pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const;
   Tensor shift(Ops op, const Tensor& y) const {
     auto [a, b] = broadcasted(y);
     if (!a.dtype().is_int()) throw Error(op_repr(op) + ": shifts need int tensors, got " + a.dtype().repr());
