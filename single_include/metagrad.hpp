@@ -6903,6 +6903,29 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
 
 }  // namespace mg
 
+// ---- metagrad/tensor/index.hpp ----
+// Tensor indexing: getitem, setitem, gather, one_hot, and pad's modes, as tinygrad's tensor.py and
+// mixin/movement.py build them. Everything is movement ops, where and sums, so gradients flow
+// through the existing rules.
+//
+//   Tensor t = Tensor::arange(12).reshape({3, 4});
+//   t[1];                                           // (4,): row 1
+//   t.getitem({slice(0, 2), Slice{.step = 2}});     // t[0:2, ::2]
+//   t.getitem({Tensor::from({2, 0}), -1});          // t[[2, 0], -1]: advanced indexing
+//   t.setitem({1, slice(1, 3)}, 0);                 // t[1, 1:3] = 0
+#include <cstdlib>
+
+
+// ---- metagrad/tensor/tensor.hpp ----
+// Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
+// computes until realize(), to_vector<T>() or item<T>(). Until the CPU backend lands, every device
+// realizes through the reference evaluator (tensor/reference.hpp), which stays the oracle after.
+//
+//   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
+//   Tensor b = (a * 2 + 1).sum(1);                              // lazy
+//   std::vector<int> v = b.to_vector<int>();                    // {9, 27}
+
+
 // ---- metagrad/tensor/reference.hpp ----
 // reference_eval: the value of a tensor graph, computed op by op on host arrays, with no scheduler
 // and no codegen. It is the oracle every compiled backend is tested against, so it is written to be
@@ -7209,16 +7232,6 @@ inline HostArray reference_eval(const UOp& root) {
 
 }  // namespace mg
 
-// ---- metagrad/tensor/tensor.hpp ----
-// Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
-// computes until realize(), to_vector<T>() or item<T>(). Until the CPU backend lands, every device
-// realizes through the reference evaluator (tensor/reference.hpp), which stays the oracle after.
-//
-//   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
-//   Tensor b = (a * 2 + 1).sum(1);                              // lazy
-//   std::vector<int> v = b.to_vector<int>();                    // {9, 27}
-
-
 namespace mg {
 
 // the dtype tinygrad gives a C++ value of type T (dtypes.from_py for bool, int and float)
@@ -7250,10 +7263,17 @@ struct ConstType {
 // padding); empty where an argument defaults to another (a pool's stride to its kernel size)
 struct Sizes {
   std::vector<std::int64_t> v;
+  bool scalar = false;  // one int, which stands for every dim (tinygrad's int); {k} is a list of one
   Sizes() = default;
-  Sizes(std::int64_t x) : v{x} {}
+  Sizes(std::int64_t x) : v{x}, scalar(true) {}
   Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
   Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
+};
+// one axis of pad or shrink: (before, after) or (start, end); none leaves the axis. Written {1, 2},
+// std::pair{1, 2} or std::nullopt.
+struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
+  using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
+  AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
 };
 // pad's modes, as tinygrad's pad(mode=...)
 enum class PadMode { constant, reflect, replicate, circular };
@@ -7263,6 +7283,13 @@ class Index;  // getitem's index (tensor/index.hpp)
 
 class Tensor;
 namespace detail {
+// tinygrad's UOp.base: below the movement ops
+inline const UOp& view_base(const UOp& u) {
+  const UOp* b = &u;
+  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
+  return *b;
+}
+
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
 // Tensor do: realize() and the gradient are seen through every copy.
 struct TensorData {
@@ -7445,6 +7472,7 @@ class Tensor {
     bool prev_;
   };
   // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
+  template <class = void>  // a template: only files that differentiate compile pm_gradient
   std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const std::optional<Tensor>& gradient = std::nullopt) const {
     if (!gradient && !d_->shape.empty())
       throw Error("gradient: without a gradient argument, backward needs a scalar; this tensor has shape " + shape_str(d_->shape));
@@ -7463,6 +7491,7 @@ class Tensor {
     }
     return out;
   }
+  template <class = void>
   Tensor& backward(const std::optional<Tensor>& gradient = std::nullopt) {
     std::vector<UOp> topo = d_->uop.toposort();
     detail::PtrMap<char> in_graph;
@@ -7487,8 +7516,9 @@ class Tensor {
     return *this;
   }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. An unrealized tensor is
-  // realized into a new buffer first.
+  // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
+  // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
+  // buffer.
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
     std::optional<Tensor> bx;
@@ -7501,12 +7531,14 @@ class Tensor {
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
     HostArray a = reference_eval(v.d_->uop);
-    if (!is_realized()) {
+    const UOp& buf = detail::view_base(d_->uop);
+    if (buf.op() != Ops::BUFFER) {
       d_->uop = from_host(a, device()).d_->uop;
-      return *this;
+    } else if (is_realized()) {
+      host_buffer(buf).bytes = std::move(a.bytes);
+    } else {
+      write_through_view(buf, a);
     }
-    const UOp& buf = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
-    host_buffer(buf).bytes = std::move(a.bytes);
     return *this;
   }
   Tensor& assign(ConstType x) { return assign(full(d_->shape, x, dtype(), device())); }
@@ -7561,24 +7593,21 @@ class Tensor {
     for (std::int64_t d : o) s.push_back(d_->shape[std::size_t(d)]);
     return view(mop_permute(d_->uop, o), s);
   }
-  // (before, after) per axis; nullopt leaves the axis
-  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
-    if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(d_->shape));
-    std::vector<std::pair<std::int64_t, std::int64_t>> m;
-    Shape s;
-    bool any = false;
-    for (std::size_t i = 0; i < arg.size(); ++i) {
-      auto [b, a] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, 0});
-      if (b < 0 || a < 0) throw Error("pad: negative pads need pad() of the full form; got (" + std::to_string(b) + ", " + std::to_string(a) + ")");
-      any = any || b || a;
-      m.emplace_back(b, d_->shape[i] + b + a);
-      s.push_back(d_->shape[i] + b + a);
-    }
-    if (!any) return *this;
-    return view(mop_pad(d_->uop, m), s);
+  // tinygrad's pad (tensor/index.hpp): (before, after) per axis, nullopt leaves the axis; or torch's flat
+  // list, last axis first. Negative pads cut. Modes: constant (value), reflect, replicate, circular.
+  Tensor pad(const std::vector<AxisPair>& arg, PadMode mode = PadMode::constant,
+             ConstType value = 0) const;
+  Tensor pad(std::initializer_list<std::int64_t> flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(std::span<const std::int64_t>(flat.begin(), flat.size()), mode, value);
+  }
+  // the flat form from a std::vector<std::int64_t> (a template, so that {{1, 2}} stays one pair)
+  template <class V>
+    requires std::same_as<V, std::vector<std::int64_t>>
+  Tensor pad(const V& flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(flat, mode, value);
   }
   // (start, end) per axis; nullopt keeps the axis
-  Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+  Tensor shrink(const std::vector<AxisPair>& arg) const {
     if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
@@ -7619,6 +7648,17 @@ class Tensor {
     n.insert(n.end(), d_->shape.begin() + e + 1, d_->shape.end());
     return reshape(n);
   }
+  // tinygrad's unflatten: dim split into sizes (one of them may be -1)
+  Tensor unflatten(std::int64_t dim, const Shape& sizes) const {
+    const std::size_t d = std::size_t(resolve_dim("unflatten", dim));
+    Shape n(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(d));
+    n.insert(n.end(), sizes.begin(), sizes.end());
+    n.insert(n.end(), d_->shape.begin() + std::ptrdiff_t(d) + 1, d_->shape.end());
+    return reshape(n);
+  }
+  // the lower (tril) or upper (triu) triangle of the last two axes; diagonal > 0 moves it up
+  Tensor triu(std::int64_t diagonal = 0) const { return tri("triu", diagonal, false); }
+  Tensor tril(std::int64_t diagonal = 0) const { return tri("tril", diagonal, true); }
   Tensor unsqueeze(std::int64_t dim) const {
     const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
     if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(d_->shape));
@@ -7655,7 +7695,7 @@ class Tensor {
     }
     std::optional<Tensor> out;
     for (std::size_t k = 0; k < ts.size(); ++k) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> p(std::size_t(first.ndim()));
+      std::vector<AxisPair> p(std::size_t(first.ndim()));
       p[std::size_t(d)] = std::pair{starts[k], starts.back() - starts[k + 1]};
       const Tensor padded = ts[k].pad(p);
       out = out ? *out + padded : padded;
@@ -7682,7 +7722,7 @@ class Tensor {
     std::vector<Tensor> out;
     std::int64_t at = 0;
     for (std::int64_t z : sizes) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(d_->shape.size());
+      std::vector<AxisPair> r(d_->shape.size());
       r[std::size_t(d)] = std::pair{at, at + z};
       out.push_back(shrink(r));
       at += z;
@@ -7784,6 +7824,23 @@ class Tensor {
     if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
     return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
   }
+  Tensor bitwise_and(const Tensor& y) const { return bitwise(Ops::AND, y); }
+  Tensor bitwise_or(const Tensor& y) const { return bitwise(Ops::OR, y); }
+  Tensor bitwise_xor(const Tensor& y) const { return bitwise(Ops::XOR, y); }
+  Tensor bitwise_not() const {
+    if (dtype().is_float()) throw Error("bitwise_not: bitwise ops need int or bool tensors, got " + dtype().repr());
+    if (dtype().is_bool()) return logical_not();
+    return bitwise_xor(full_like(-1));  // -1 wraps to all ones in an unsigned dtype
+  }
+  // arithmetic shifts of an int tensor (SHL, SHR)
+  Tensor lshift(const Tensor& y) const { return shift(Ops::SHL, y); }
+  Tensor rshift(const Tensor& y) const { return shift(Ops::SHR, y); }
+  Tensor isnan() const { return *this != *this; }
+  Tensor isinf(bool detect_positive = true, bool detect_negative = true) const {
+    const Tensor f = Tensor::full(d_->shape, false, dtypes::bool_, device());
+    return (detect_positive ? *this == ConstType(INFINITY) : f) | (detect_negative ? *this == ConstType(-INFINITY) : f);
+  }
+  Tensor isfinite() const { return (isinf() | isnan()).logical_not(); }
   Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
   Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
   Tensor sqrt() const { return ensure_float().alu(Ops::SQRT); }
@@ -7881,6 +7938,14 @@ class Tensor {
   friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::AND, b); }
   friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::OR, b); }
   friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::XOR, b); }
+  friend Tensor operator&(const Tensor& a, ConstType b) { return a.bitwise(Ops::AND, a.ufix(b)); }
+  friend Tensor operator|(const Tensor& a, ConstType b) { return a.bitwise(Ops::OR, a.ufix(b)); }
+  friend Tensor operator^(const Tensor& a, ConstType b) { return a.bitwise(Ops::XOR, a.ufix(b)); }
+  friend Tensor operator<<(const Tensor& a, const Tensor& b) { return a.lshift(b); }
+  friend Tensor operator<<(const Tensor& a, ConstType b) { return a.lshift(a.ufix(b)); }
+  friend Tensor operator>>(const Tensor& a, const Tensor& b) { return a.rshift(b); }
+  friend Tensor operator>>(const Tensor& a, ConstType b) { return a.rshift(a.ufix(b)); }
+  friend Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
   friend Tensor operator-(const Tensor& a) { return a.neg(); }
 
   // ---- reductions ----
@@ -7906,6 +7971,8 @@ class Tensor {
   Tensor mean(std::int64_t axis, bool keepdim = false) const { return mean(std::vector<std::int64_t>{axis}, keepdim); }
   Tensor any(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).max(std::move(axes), keepdim); }
   Tensor all(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).prod(std::move(axes), keepdim); }
+  Tensor any(std::int64_t axis, bool keepdim = false) const { return any(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor all(std::int64_t axis, bool keepdim = false) const { return all(std::vector<std::int64_t>{axis}, keepdim); }
 
   // tinygrad's softmax family: shifted by the max along the axis for stability
   Tensor softmax(std::int64_t axis = -1) const {
@@ -7973,12 +8040,90 @@ class Tensor {
 
 
   // ==== random: defined in tensor/random.hpp ====
+  // tinygrad's generators, number for number: the same seed and the same draws (per device, in
+  // order, of the same sizes) give the same values
+  static void manual_seed(std::uint64_t seed = 0);  // the seed's low 32 bits count, as in tinygrad
+  // uniform on [0, 1), a float dtype
+  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // standard normal (Box-Muller on one rand draw of twice the size, in float32, then cast)
+  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // ints uniform on [low, high)
+  static Tensor randint(const Shape& shape, std::int64_t low = 0, std::int64_t high = 10, DType dtype = dtypes::int32,
+                        const std::string& device = default_device);
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float,
+                        const std::string& device = default_device);
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std_dev = 1.0, DType dtype = dtypes::default_float,
+                       const std::string& device = default_device);
+  // initializers: uniform on [-prod(shape)^-0.5, prod(shape)^-0.5); Glorot's and Kaiming's (fan-in:
+  // the sizes after the first)
+  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                                const std::string& device = default_device);
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                               const std::string& device = default_device);
+  // this tensor's shape and device; the dtype defaults to this tensor's
+  Tensor rand_like(std::optional<DType> dtype = std::nullopt) const;
+  Tensor randn_like(std::optional<DType> dtype = std::nullopt) const;
+  // tinygrad's Tensor.training: dropout and friends act only while it is set
+  inline static bool training = false;
+  // zeroes each element with probability p and scales the rest by 1/(1-p), while training; else the identity
+  Tensor dropout(double p = 0.5) const;
+  // While one is alive, Tensor::training is `mode` (tinygrad's `with Tensor.train():`).
+  class Train {
+   public:
+    explicit Train(bool mode = true) : prev_(std::exchange(training, mode)) {}
+    ~Train() { training = prev_; }
+    Train(const Train&) = delete;
+    Train& operator=(const Train&) = delete;
+   private:
+    bool prev_;
+  };
   // ==== end random ====
 
   // ==== indexing: defined in tensor/index.hpp ====
+  // numpy's / tinygrad's indexing: ints, slices, newaxis, ellipsis and int tensors (advanced indexing).
+  // t[i] and t[{i, j}] read; setitem writes (t[i] = x does not compile: a Tensor is a handle).
+  Tensor operator[](const Index& i) const;
+  Tensor operator[](std::initializer_list<Index> i) const;
+  Tensor getitem(const std::vector<Index>& indices) const;
+  Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
+  Tensor& setitem(const std::vector<Index>& indices, ConstType v);
+  // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
+  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
+  Tensor one_hot(std::int64_t num_classes = -1) const;
+
+ private:
+  Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
+  Tensor one_hot_along_dim(std::int64_t n, std::int64_t dim) const;
+  Tensor pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const;
+  Tensor pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const;
+
+ public:
   // ==== end indexing ====
 
   // ==== nn ops: defined in tensor/nn_ops.hpp ====
+  // tinygrad's functional nn ops. Convolutions and pools work over any number of spatial dims (the
+  // trailing ones); padding is an int, one per spatial dim, or (left, right, top, bottom, ...).
+  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
+  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0) const;
+  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0, Sizes output_padding = 0) const;
+  Tensor max_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false) const;
+  Tensor avg_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false, bool count_include_pad = true) const;
+  Tensor layernorm(std::vector<std::int64_t> axes = {-1}, double eps = 1e-5) const;
+  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, std::vector<std::int64_t> axes = {1}) const;
+  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask = std::nullopt, double dropout_p = 0.0, bool is_causal = false) const;
+  Tensor cross_entropy(const Tensor& Y, Reduction reduction = Reduction::mean, double label_smoothing = 0.0) const;
+  Tensor sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index = -1, double label_smoothing = 0.0, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy(const Tensor& Y, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy_logits(const Tensor& Y, Reduction reduction = Reduction::mean, const std::optional<Tensor>& pos_weight = std::nullopt) const;
+
+ private:
+  Tensor pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) const;
+  Tensor do_reduction_(Reduction reduction) const;
+
+ public:
   // ==== end nn ops ====
 
  private:
@@ -7997,6 +8142,42 @@ class Tensor {
     const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
     if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
+  }
+  // assign into a view of buf: the view's movement ops, replayed on the buffer's element indices, say
+  // which buffer element each of a's elements goes to (the last of repeats wins, as an expand's)
+  void write_through_view(const UOp& buf, const HostArray& a) const {
+    std::vector<UOp> chain;  // the movement ops, top to bottom
+    for (const UOp* u = &d_->uop; u->op() != Ops::BUFFER; u = &u->src(0)) {
+      if (u->op() == Ops::PAD) throw Error("assign: can't write through a padded view of a buffer, shape " + shape_str(d_->shape));
+      chain.push_back(*u);
+    }
+    std::vector<std::int64_t> ids(std::size_t(buf.arg().as_int()));
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int64_t(i);
+    UOp idx = from(ids, {std::int64_t(ids.size())}, dtypes::int64, device()).d_->uop;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      std::vector<UOp> src(it->src().begin(), it->src().end());
+      src[0] = idx;
+      idx = UOp(it->op(), dtypes::int64, src, it->arg());
+    }
+    const std::vector<std::int64_t> to = reference_eval(idx).to_vector<std::int64_t>();
+    std::vector<std::byte>& bytes = host_buffer(buf).bytes;
+    const std::size_t isz = std::size_t(dtype().itemsize());
+    for (std::size_t i = 0; i < to.size(); ++i)
+      std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);
+  }
+  Tensor pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const;
+  Tensor shift(Ops op, const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (!a.dtype().is_int()) throw Error(op_repr(op) + ": shifts need int tensors, got " + a.dtype().repr());
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
+  }
+  Tensor tri(const char* who, std::int64_t diagonal, bool lower) const {
+    if (ndim() < 2) throw Error(std::string(who) + ": needs at least 2 dims, got shape " + shape_str(d_->shape));
+    const std::int64_t r = d_->shape[d_->shape.size() - 2], c = d_->shape.back();
+    const Tensor rows = arange(r, std::nullopt, 1, dtypes::default_int, device()).unsqueeze(-1);
+    const Tensor cols = arange(c, std::nullopt, 1, dtypes::default_int, device());
+    const Tensor keep = lower ? cols <= rows + ConstType(diagonal) : rows + ConstType(diagonal) <= cols;
+    return keep.where(*this, full_like(0));
   }
   Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
     std::vector<std::int64_t> ax;
@@ -8034,11 +8215,1809 @@ inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string 
 }  // namespace mg
 
 
-// ---- metagrad/tensor/index.hpp ----
-// Tensor indexing: getitem, setitem, gather, one_hot, and pad's modes.
-
 // ---- metagrad/tensor/nn_ops.hpp ----
-// Tensor's NN ops: linear, convolutions, pooling, normalization, attention and losses.
+// Tensor's NN ops: linear, convolutions, pooling, normalization, attention and losses, built from
+// movement ops, elementwise ops and reductions as tinygrad builds them (so they differentiate through
+// the ordinary gradient rules). A convolution is a pool (_pool: sliding windows as new axes, made
+// with repeat, shrink and reshape only) multiplied by the weight and summed.
+
+
+namespace mg {
+namespace detail {
+
+using PadPairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+// Python's -(a // -b): a / b rounded up, for any signs
+inline std::int64_t ceildiv(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
+}
+
+// tinygrad's make_tuple: one value repeated for every spatial dim, or one value per dim
+inline std::vector<std::int64_t> make_tuple(const char* who, const char* what, const Sizes& s, std::size_t dims,
+                                            std::int64_t least = 1) {
+  if (s.v.size() != 1 && s.v.size() != dims)
+    throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " needs 1 or " + std::to_string(dims) + " values");
+  for (std::int64_t x : s.v)
+    if (x < least) throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " must be >= " + std::to_string(least));
+  return s.v.size() == 1 ? std::vector<std::int64_t>(dims, s.v[0]) : s.v;
+}
+
+// tinygrad's resolve_pool_pads then flat_to_grouped: (before, after) for each spatial dim, in order.
+// An int pads every side; one value per dim pads both its sides; 2*dims values are (left, right,
+// top, bottom, ...), the last dim first.
+inline PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dims) {
+  const std::vector<std::int64_t>& p = padding.v;
+  if (p.size() == 1) return PadPairs(dims, {p[0], p[0]});
+  if (p.size() == 2 * dims) {
+    PadPairs g;
+    for (std::size_t i = dims; i-- > 0;) g.emplace_back(p[2 * i], p[2 * i + 1]);
+    return g;
+  }
+  if (p.size() == dims) {
+    PadPairs g;
+    for (std::int64_t x : p) g.emplace_back(x, x);
+    return g;
+  }
+  throw Error(std::string(who) + ": padding " + shape_str(p) + " needs 1, " + std::to_string(dims) + " or " +
+              std::to_string(2 * dims) + " values for " + std::to_string(dims) + " spatial dims");
+}
+
+// tinygrad's _apply_ceil_mode: more padding after each spatial dim so that a last, partial window is
+// pooled, but never a window that starts in the padding alone
+inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std::vector<std::int64_t>& k,
+                               const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) {
+  PadPairs out = pads;
+  for (std::size_t j = 0; j < k.size(); ++j) {
+    const auto [pb, pa] = pads[j];
+    const std::int64_t i = in[j], span = d[j] * (k[j] - 1) + 1;
+    const std::int64_t o = ceildiv(i + pb + pa - span, s[j]) + 1;
+    out[j].second = pa + s[j] * (o - 1) + span - (i + pb + pa) - std::max<std::int64_t>(s[j] * (o - 1) - (pb + i - 1), 0);
+  }
+  return out;
+}
+
+// the trailing `dims` sizes of a shape
+inline Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
+// pad's argument for pads on the trailing axes only
+inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
+  std::vector<AxisPair> r(ndim - p.size());
+  r.insert(r.end(), p.begin(), p.end());
+  return r;
+}
+
+}  // namespace detail
+
+// tinygrad's _pool: x (..., *i) -> (..., *o, *k), the window of each output position on the last axes
+inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s,
+                            const std::vector<std::int64_t>& d) const {
+  const std::size_t n = k.size(), lead = d_->shape.size() - n;
+  const Shape noop(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(lead)), i = detail::spatial(d_->shape, n);
+  for (std::size_t j = 0; j < n; ++j)
+    if (d[j] * (k[j] - 1) + 1 > i[j])
+      throw Error("pool: kernel " + shape_str(k) + " with dilation " + shape_str(d) + " is larger than the input " + shape_str(d_->shape));
+  auto shrink_to = [](const Tensor& x, const Shape& to) {
+    std::vector<AxisPair> r;
+    for (std::int64_t z : to) r.emplace_back(std::pair<std::int64_t, std::int64_t>{0, z});
+    return x.shrink(r);
+  };
+  std::vector<std::int64_t> reps(lead, 1);
+  Shape tiled = noop, split = noop, strided = noop, by_step = noop, first = noop, windows = noop;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::int64_t o = detail::ceildiv(i[j] - d[j] * (k[j] - 1), s[j]);
+    const std::int64_t f = std::max<std::int64_t>(1, detail::ceildiv(o * s[j] - d[j], i[j]));  // room to shrink for the stride
+    const std::int64_t row = i[j] * f + d[j];  // k rows of this length, each shifted by d against the input
+    reps.push_back(detail::ceildiv(k[j] * row, i[j]));
+    tiled.push_back(k[j] * row);
+    split.insert(split.end(), {k[j], row});
+    strided.insert(strided.end(), {k[j], o * s[j]});
+    by_step.insert(by_step.end(), {k[j], o, s[j]});
+    first.insert(first.end(), {k[j], o, 1});
+    windows.insert(windows.end(), {k[j], o});
+  }
+  const Tensor x = shrink_to(shrink_to(shrink_to(repeat(reps), tiled).reshape(split), strided).reshape(by_step), first).reshape(windows);
+  std::vector<std::int64_t> order;
+  for (std::size_t j = 0; j < lead; ++j) order.push_back(std::int64_t(j));
+  for (std::size_t j = 0; j < n; ++j) order.push_back(std::int64_t(lead + 2 * j + 1));
+  for (std::size_t j = 0; j < n; ++j) order.push_back(std::int64_t(lead + 2 * j));
+  return x.permute(order);
+}
+
+inline Tensor Tensor::do_reduction_(Reduction reduction) const {
+  switch (reduction) {
+    case Reduction::none: return *this;
+    case Reduction::sum: return sum();
+    case Reduction::mean: return mean();
+  }
+  throw Error("loss: unknown reduction");
+}
+
+inline Tensor Tensor::linear(const Tensor& weight, const std::optional<Tensor>& bias) const {
+  const Tensor x = weight.ndim() == 1 ? *this * weight : dot(weight);
+  return bias ? x + *bias : x;
+}
+
+inline Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups, Sizes stride,
+                             Sizes dilation, Sizes padding) const {
+  const Shape &xs = d_->shape, &ws = weight.shape();
+  if (ws.size() < 3 || xs.size() != ws.size())
+    throw Error("conv2d: input " + shape_str(xs) + " and weight " + shape_str(ws) + " need the same number of dims, at least 3 (batch, channels, spatial...)");
+  if (groups < 1) throw Error("conv2d: groups must be >= 1, got " + std::to_string(groups));
+  const std::int64_t bs = xs[0], cin_all = xs[1], cout = ws[0], cin = ws[1];
+  if (groups * cin != cin_all)
+    throw Error("conv2d: input " + shape_str(xs) + " does not match weight " + shape_str(ws) + " with groups=" + std::to_string(groups) + " (" +
+                std::to_string(groups * cin) + " input channels expected, got " + std::to_string(cin_all) + ")");
+  if (cout % groups != 0)
+    throw Error("conv2d: " + std::to_string(cout) + " output channels of weight " + shape_str(ws) + " do not split into groups=" + std::to_string(groups));
+  const std::size_t dims = ws.size() - 2;
+  const Shape hw(ws.begin() + 2, ws.end());
+  for (std::int64_t k : hw) if (k < 1) throw Error("conv2d: weight " + shape_str(ws) + " has an empty kernel");
+  if (bias && bias->numel() != cout)
+    throw Error("conv2d: bias " + shape_str(bias->shape()) + " does not fit the " + std::to_string(cout) + " output channels of weight " + shape_str(ws));
+  const auto s = detail::make_tuple("conv2d", "stride", stride, dims), d = detail::make_tuple("conv2d", "dilation", dilation, dims);
+  const Tensor x = pad(detail::trailing(xs.size(), detail::pool_pads("conv2d", padding, dims))).pool_(hw, s, d);  // (bs, cin_all, *oyx, *hw)
+  const std::int64_t rcout = cout / groups;
+  const Shape oyx(x.shape().begin() + 2, x.shape().begin() + 2 + std::ptrdiff_t(dims));
+  // (bs, groups, cin, 1, *oyx, *hw) -> (bs, groups, rcout, *oyx, cin, *hw), times the weight, summed over (cin, *hw)
+  Shape grouped{bs, groups, cin, 1}, wide{bs, groups, cin, rcout}, wshape{1, groups, rcout}, out{bs, cout};
+  grouped.insert(grouped.end(), oyx.begin(), oyx.end()), grouped.insert(grouped.end(), hw.begin(), hw.end());
+  wide.insert(wide.end(), oyx.begin(), oyx.end()), wide.insert(wide.end(), hw.begin(), hw.end());
+  wshape.insert(wshape.end(), dims, 1), wshape.push_back(cin), wshape.insert(wshape.end(), hw.begin(), hw.end());
+  out.insert(out.end(), oyx.begin(), oyx.end());
+  std::vector<std::int64_t> order{0, 1, 3}, axes;
+  for (std::size_t j = 0; j < dims; ++j) order.push_back(std::int64_t(4 + j));
+  order.push_back(2);
+  for (std::size_t j = 0; j < dims; ++j) order.push_back(std::int64_t(4 + dims + j));
+  for (std::size_t j = 0; j <= dims; ++j) axes.push_back(-1 - std::int64_t(j));
+  const Tensor ret = (x.reshape(grouped).expand(wide).permute(order) * weight.reshape(wshape)).sum(axes, true).reshape(out);
+  if (!bias) return ret;
+  Shape bshape{1, -1};
+  bshape.insert(bshape.end(), dims, 1);
+  return ret + bias->reshape(bshape);
+}
+
+// a conv2d of the input with zeros put between its elements (the stride) by the flipped weight,
+// its channel axes swapped per group, padded so that each input touches the outputs it made
+inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups,
+                                       Sizes stride, Sizes dilation, Sizes padding, Sizes output_padding) const {
+  const Shape &xs = d_->shape, &ws = weight.shape();
+  if (ws.size() < 3 || xs.size() != ws.size())
+    throw Error("conv_transpose2d: input " + shape_str(xs) + " and weight " + shape_str(ws) + " need the same number of dims, at least 3 (batch, channels, spatial...)");
+  if (groups < 1) throw Error("conv_transpose2d: groups must be >= 1, got " + std::to_string(groups));
+  if (ws[0] != xs[1] || ws[0] % groups != 0)
+    throw Error("conv_transpose2d: input " + shape_str(xs) + " does not match weight " + shape_str(ws) + " with groups=" + std::to_string(groups) +
+                " (the weight's first axis must be the " + std::to_string(xs[1]) + " input channels, split into groups)");
+  if (bias && bias->numel() != ws[1] * groups)
+    throw Error("conv_transpose2d: bias " + shape_str(bias->shape()) + " does not fit the " + std::to_string(ws[1] * groups) +
+                " output channels of weight " + shape_str(ws) + " with groups=" + std::to_string(groups));
+  const std::size_t dims = ws.size() - 2;
+  const Shape hw(ws.begin() + 2, ws.end());
+  const auto s = detail::make_tuple("conv_transpose2d", "stride", stride, dims);
+  const auto d = detail::make_tuple("conv_transpose2d", "dilation", dilation, dims);
+  const auto op = detail::make_tuple("conv_transpose2d", "output_padding", output_padding, dims, 0);
+  const detail::PadPairs p = detail::pool_pads("conv_transpose2d", padding, dims);
+  std::vector<std::int64_t> flips;
+  for (std::size_t j = 0; j < dims; ++j) flips.push_back(std::int64_t(3 + j));
+  const Tensor w = weight.unflatten(0, {groups, -1}).transpose(1, 2).flip(flips).flatten(0, 1);
+  Tensor x = *this;
+  if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v > 1; })) {
+    // (k) -> (k, 1) -> pad -> (k, s) -> (k*s) -> shrink to k*s-(s-1)
+    Shape pairs{xs[0], xs[1]}, flat{xs[0], xs[1]};
+    std::vector<AxisPair> gaps(2), keep(2);
+    for (std::size_t j = 0; j < dims; ++j) {
+      const std::int64_t k = xs[2 + j];
+      pairs.insert(pairs.end(), {k, 1});
+      flat.push_back(k * s[j]);
+      gaps.emplace_back(std::nullopt), gaps.emplace_back(std::pair<std::int64_t, std::int64_t>{0, s[j] - 1});
+      keep.emplace_back(std::pair<std::int64_t, std::int64_t>{0, k * s[j] - (s[j] - 1)});
+    }
+    x = x.reshape(pairs).pad(gaps).reshape(flat).shrink(keep);
+  }
+  std::vector<std::int64_t> pads;  // (left, right, top, bottom, ...) form: the last dim first
+  for (std::size_t j = dims; j-- > 0;) {
+    pads.push_back((hw[j] - 1) * d[j] - p[j].first);
+    pads.push_back((hw[j] - 1) * d[j] - p[j].second + op[j]);
+  }
+  return x.conv2d(w, bias, groups, 1, d, pads);
+}
+
+inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
+  if (kernel_size.v.empty()) throw Error("max_pool2d: no kernel size");
+  const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
+  if (std::size_t(ndim()) < dims) throw Error("max_pool2d: can't pool " + shape_str(d_->shape) + " with kernel " + shape_str(kernel_size.v));
+  const auto k = detail::make_tuple("max_pool2d", "kernel_size", kernel_size, dims);
+  const auto s = detail::make_tuple("max_pool2d", "stride", stride.v.empty() ? Sizes(k) : stride, dims);
+  const auto d = detail::make_tuple("max_pool2d", "dilation", dilation, dims);
+  detail::PadPairs pads = detail::pool_pads("max_pool2d", padding, dims);
+  if (ceil_mode) pads = detail::ceil_mode_pads(pads, detail::spatial(d_->shape, dims), k, s, d);
+  // padded with the dtype's minimum, which never wins the max
+  const ConstType lowest = dtype().is_float() ? ConstType(-std::numeric_limits<double>::infinity())
+                           : dtype().is_bool()  ? ConstType(false)
+                                                : ConstType(dtype().imin());
+  std::vector<std::int64_t> axes;
+  for (std::size_t j = 0; j < dims; ++j) axes.push_back(-1 - std::int64_t(j));
+  return pad(detail::trailing(d_->shape.size(), pads), PadMode::constant, lowest).pool_(k, s, d).max(axes);
+}
+
+inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
+                                 bool count_include_pad) const {
+  if (kernel_size.v.empty()) throw Error("avg_pool2d: no kernel size");
+  const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
+  if (std::size_t(ndim()) < dims) throw Error("avg_pool2d: can't pool " + shape_str(d_->shape) + " with kernel " + shape_str(kernel_size.v));
+  const auto k = detail::make_tuple("avg_pool2d", "kernel_size", kernel_size, dims);
+  const auto s = detail::make_tuple("avg_pool2d", "stride", stride.v.empty() ? Sizes(k) : stride, dims);
+  const auto d = detail::make_tuple("avg_pool2d", "dilation", dilation, dims);
+  const detail::PadPairs reg = detail::pool_pads("avg_pool2d", padding, dims);
+  const detail::PadPairs pads = ceil_mode ? detail::ceil_mode_pads(reg, detail::spatial(d_->shape, dims), k, s, d) : reg;
+  std::vector<std::int64_t> axes;
+  for (std::size_t j = 0; j < dims; ++j) axes.push_back(-1 - std::int64_t(j));
+  auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(k, s, d); };
+  if (!count_include_pad) return pool(*this, pads).sum(axes) / pool(ones_like(), pads).sum(axes);
+  if (!ceil_mode) return pool(*this, pads).mean(axes);
+  // ceil_mode counts the regular padding but not the extra padding it adds
+  detail::PadPairs extra;
+  for (std::size_t j = 0; j < dims; ++j) extra.emplace_back(pads[j].first - reg[j].first, pads[j].second - reg[j].second);
+  return pool(*this, pads).sum(axes) / pool(pad(detail::trailing(d_->shape.size(), reg)).ones_like(), extra).sum(axes);
+}
+
+inline Tensor Tensor::layernorm(std::vector<std::int64_t> axes, double eps) const {
+  const Tensor y = *this - mean(axes, true);
+  return y * ((y * y).mean(axes, true) + ConstType(eps)).rsqrt();
+}
+
+inline Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
+                                const Tensor& invstd, std::vector<std::int64_t> axes) const {
+  Shape shape(d_->shape.size(), 1);
+  for (std::int64_t& a : axes) {
+    a = resolve_dim("batchnorm", a);
+    shape[std::size_t(a)] = d_->shape[std::size_t(a)];
+  }
+  auto shaped = [&](const char* what, const Tensor& t) {
+    if (t.numel() != shape_prod(shape))
+      throw Error(std::string("batchnorm: ") + what + " " + shape_str(t.shape()) + " does not fit the axes " + shape_str(axes) + " of " + shape_str(d_->shape));
+    return t.reshape(shape);
+  };
+  Tensor x = *this - shaped("mean", mean);
+  if (weight) x = x * shaped("weight", *weight);
+  const Tensor ret = x * (std::size_t(invstd.ndim()) == axes.size() ? shaped("invstd", invstd) : invstd);
+  return bias ? ret + shaped("bias", *bias) : ret;
+}
+
+inline Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
+                                                   double dropout_p, bool is_causal) const {
+  if (ndim() < 2 || key.ndim() < 2 || value.ndim() < 2)
+    throw Error("scaled_dot_product_attention: query " + shape_str(d_->shape) + ", key " + shape_str(key.shape()) + " and value " +
+                shape_str(value.shape()) + " need at least 2 dims");
+  if (is_causal && attn_mask) throw Error("scaled_dot_product_attention: cannot set attn_mask when is_causal is true");
+  const DType acc = least_upper_dtype(dtype(), key.dtype(), dtypes::float32);
+  Tensor qk = dot(key.transpose(-2, -1), acc) / ConstType(std::sqrt(double(d_->shape.back())));
+  std::optional<Tensor> mask = attn_mask;
+  if (is_causal) mask = qk.full_like(true, dtypes::bool_).tril();
+  if (mask) {
+    if (mask->dtype().is_bool()) mask = mask->where(Tensor::full({}, 0.0, std::nullopt, device()), -std::numeric_limits<double>::infinity());
+    qk = qk + *mask;
+  }
+  const Tensor p = qk.cast(dtype()).softmax(-1);
+  return p.dropout(dropout_p).dot(value);  // dropout acts only while Tensor::training
+}
+
+inline Tensor Tensor::cross_entropy(const Tensor& Y, Reduction reduction, double label_smoothing) const {
+  if (!(label_smoothing >= 0 && label_smoothing <= 1))
+    throw Error("cross_entropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
+  if (ndim() == 0) throw Error("cross_entropy: the logits need at least 1 dim, got shape ()");
+  const std::int64_t classes_dim = ndim() == 1 ? 0 : 1;
+  Tensor y = Y;
+  if (Y.shape() != d_->shape) {
+    Shape labels = d_->shape;
+    labels.erase(labels.begin() + classes_dim);
+    if (Y.shape() != labels)
+      throw Error("cross_entropy: target " + shape_str(Y.shape()) + " fits neither the logits " + shape_str(d_->shape) + " nor their labels " + shape_str(labels));
+    y = Y.unsqueeze(classes_dim).one_hot_along_dim(d_->shape[std::size_t(classes_dim)], classes_dim);
+  }
+  y = ConstType(1 - label_smoothing) * y + ConstType(label_smoothing / double(y.shape()[std::size_t(classes_dim)]));
+  return -(log_softmax(classes_dim) * y).sum(classes_dim).do_reduction_(reduction);
+}
+
+inline Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index, double label_smoothing,
+                                                      Reduction reduction) const {
+  if (!(label_smoothing >= 0 && label_smoothing <= 1))
+    throw Error("sparse_categorical_crossentropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
+  if (ndim() == 0) throw Error("sparse_categorical_crossentropy: the logits need at least 1 dim, got shape ()");
+  const Shape labels(d_->shape.begin(), d_->shape.end() - 1);
+  if (Y.shape() != labels)
+    throw Error("sparse_categorical_crossentropy: labels " + shape_str(Y.shape()) + " do not fit logits " + shape_str(d_->shape) + " (want " + shape_str(labels) + ")");
+  if (Y.device() != device())
+    throw Error("sparse_categorical_crossentropy: labels on " + Y.device() + ", logits on " + device());
+  const Tensor log_probs = log_softmax();
+  // as in tinygrad, ignore_index = -1 ignores nothing
+  const Tensor loss_mask = ignore_index != -1 ? Y != ConstType(ignore_index) : Y.full_like(true, dtypes::bool_);
+  const Tensor y = Y.unsqueeze(-1).one_hot_along_dim(d_->shape.back(), -1) * loss_mask.unsqueeze(-1);
+  const Tensor smoothing = ConstType(label_smoothing) * (log_probs.mean(-1) * loss_mask);
+  const Tensor unreduced = ConstType(1 - label_smoothing) * (log_probs * y).sum(-1) + smoothing;
+  return reduction == Reduction::mean ? -unreduced.sum() / loss_mask.sum() : -unreduced.do_reduction_(reduction);
+}
+
+inline Tensor Tensor::binary_crossentropy(const Tensor& Y, Reduction reduction) const {
+  broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy");
+  return (-Y * log() - (ConstType(1) - Y) * (ConstType(1) - *this).log()).do_reduction_(reduction);
+}
+
+inline Tensor Tensor::binary_crossentropy_logits(const Tensor& Y, Reduction reduction, const std::optional<Tensor>& pos_weight) const {
+  broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy_logits");
+  const Tensor log_p = logsigmoid(), log_1_minus_p = (-*this).logsigmoid();
+  const Tensor pos = pos_weight ? *pos_weight * Y : Y;
+  return (-(pos * log_p + (ConstType(1) - Y) * log_1_minus_p)).do_reduction_(reduction);
+}
+
+}  // namespace mg
 
 // ---- metagrad/tensor/random.hpp ----
 // Tensor's random numbers: tinygrad's counter-based threefry generator with manual_seed.
+//
+// Each device gets a key when it first draws after manual_seed: (the low word of sha256 of the
+// number of devices seeded before it, the seed's low word), and a 64-bit counter from 0. A draw of
+// n 32-bit words takes the counter's value c and advances it by n; its words are threefry(key', i)
+// for i < ceil(n/2), both halves of each, key' = threefry(key, c). So the numbers depend only on the
+// seed, on what each device drew before, and on the draw's size: tinygrad's numbers, bit for bit.
+// rand turns words into floats with the mantissa trick (random mantissa, exponent of 1.0, minus 1).
+#include <ctime>
+
+
+namespace mg {
+namespace detail {
+
+// the last 32 bits of SHA-256 of the 4-byte big-endian n: tinygrad's per-device seed word
+// (int.from_bytes(sha256(n.to_bytes(4, "big")).digest(), "big") truncated to uint32)
+inline std::uint32_t sha256_low_word(std::uint32_t n) {
+  static constexpr std::array<std::uint32_t, 64> k = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
+      0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
+      0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+      0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
+      0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+      0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+  auto rotr = [](std::uint32_t x, int r) { return (x >> r) | (x << (32 - r)); };
+  // one block: the 4 message bytes, the 0x80 pad byte, zeros, the bit length (32)
+  std::array<std::uint32_t, 64> w{};
+  w[0] = n, w[1] = 0x80000000u, w[15] = 32;
+  for (std::size_t i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::array<std::uint32_t, 8> h0 = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::array<std::uint32_t, 8> h = h0;
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::uint32_t t1 = h[7] + (rotr(h[4], 6) ^ rotr(h[4], 11) ^ rotr(h[4], 25)) + ((h[4] & h[5]) ^ (~h[4] & h[6])) + k[i] + w[i];
+    const std::uint32_t t2 = (rotr(h[0], 2) ^ rotr(h[0], 13) ^ rotr(h[0], 22)) + ((h[0] & h[1]) ^ (h[0] & h[2]) ^ (h[1] & h[2]));
+    h = {t1 + t2, h[0], h[1], h[2], h[3] + t1, h[4], h[5], h[6]};
+  }
+  return h[7] + h0[7];
+}
+
+// tinygrad's Tensor._seed, _device_seeds and _device_rng_counters, on the host: the counter's value
+// is what tinygrad's lazily assigned counter tensor holds when a draw reads it
+struct RngState {
+  struct Device {
+    std::string name;
+    std::uint32_t key[2];
+    std::uint64_t counter;
+  };
+  std::mutex m;
+  std::uint64_t seed = std::uint64_t(std::time(nullptr));  // tinygrad seeds with int(time.time())
+  std::vector<Device> devices;                              // in the order they were seeded
+  static RngState& get() {
+    static RngState* s = new RngState();  // never destroyed, as TensorRegistry
+    return *s;
+  }
+  // tinygrad's _next_counter: the device's key and its counter before advancing it by n words
+  std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
+    std::lock_guard lock(m);
+    Device* d = nullptr;
+    for (Device& e : devices) if (e.name == device) d = &e;
+    if (!d) {
+      devices.push_back({device, {sha256_low_word(std::uint32_t(devices.size())), std::uint32_t(seed)}, 0});
+      d = &devices.back();
+    }
+    const std::uint64_t c = d->counter;
+    d->counter += n;
+    return {{d->key[0], d->key[1]}, c};
+  }
+};
+
+// tinygrad's _threefry_random_bits: threefry of the counts (c1:c0 as one uint64) under key (key[1]:key[0]);
+// the low words of the results, then the high words
+inline Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, const Tensor& counts1) {
+  auto u64 = [](const Tensor& t) { return t.cast(dtypes::uint64); };
+  auto word = [&](std::int64_t i) { return u64(key.shrink({std::pair{i, i + 1}}).expand(counts0.shape())); };
+  const Tensor y = ((u64(counts1) << 32) | u64(counts0)).binop(Ops::THREEFRY, (word(1) << 32) | word(0));
+  return (y & 0xffffffffu).cast(dtypes::uint32).cat(((y >> 32) & 0xffffffffu).cast(dtypes::uint32));
+}
+
+// tinygrad's random_bits: n uint32 words from a key (uint32 [key0, key1]) and the 64-bit counter, in
+// chunks of at most 2^32-1 words, each under its own key threefry(key, counter + chunk start)
+inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_t n) {
+  std::vector<Tensor> chunks;
+  constexpr std::uint64_t most = 0xffffffffu;
+  for (std::uint64_t i = 0; i < n; i += most) {
+    const std::uint64_t c = counter + i, m = std::min(n - i, most), half = (m + 1) / 2;
+    const Tensor lo = Tensor::from({std::uint32_t(c)}, {1}, dtypes::uint32, key.device());
+    const Tensor hi = Tensor::from({std::uint32_t(c >> 32)}, {1}, dtypes::uint32, key.device());
+    const Tensor chunk_key = threefry_random_bits(key, lo, hi);
+    const Tensor counts0 = Tensor::arange(std::int64_t(half), std::nullopt, 1, dtypes::uint32, key.device());
+    const Tensor counts1 = counts0 + ConstType(std::int64_t(half));
+    chunks.push_back(threefry_random_bits(chunk_key, counts0, counts1).shrink({std::pair{std::int64_t(0), std::int64_t(m)}}));
+  }
+  return Tensor::cat(chunks);
+}
+
+// uint32 words (n,) as the unsigned dtype of `bytes` bytes, little-endian as tinygrad's bitcast of the
+// buffer: 2 words make a uint64, a word makes 2 uint16 or 4 uint8
+inline Tensor words_as_uint(const Tensor& words, int bytes) {
+  const std::int64_t n = words.numel();
+  if (bytes == 4) return words;
+  if (bytes == 8) {
+    const Tensor w = words.reshape({n / 2, 2}).cast(dtypes::uint64);
+    auto column = [&](std::int64_t i) { return w.shrink({std::nullopt, std::pair{i, i + 1}}).reshape({n / 2}); };
+    return column(0) | (column(1) << 32);
+  }
+  const int bits = 8 * bytes;
+  std::vector<Tensor> parts;
+  for (int k = 0; k < 4 / bytes; ++k) parts.push_back(((words >> (bits * k)) & ((1 << bits) - 1)).cast(bytes == 2 ? dtypes::uint16 : dtypes::uint8));
+  return Tensor::stack(parts, 1).reshape({n * (4 / bytes)});
+}
+
+// the fan-in of an initializer's shape: the product of the sizes after the first (1 for a 1-d shape)
+inline std::int64_t fan_in(const char* who, const Shape& shape) {
+  if (shape.empty()) throw Error(std::string(who) + ": needs at least one dim, got shape ()");
+  for (std::int64_t d : shape) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(shape));
+  return shape_prod(Shape(shape.begin() + 1, shape.end()));
+}
+// kaiming's bound (gain 6) or std (gain 2): (gain / (1 + a^2) / fan_in) ** 0.5, in Python's order
+inline double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
+  const std::int64_t f = fan_in(who, shape);
+  if (f == 0) throw Error(std::string(who) + ": shape " + shape_str(shape) + " has fan-in 0");
+  return std::pow(gain / (1 + a * a) / double(f), 0.5);
+}
+
+}  // namespace detail
+
+inline void Tensor::manual_seed(std::uint64_t seed) {
+  auto& s = detail::RngState::get();
+  std::lock_guard lock(s.m);
+  s.seed = seed;
+  s.devices.clear();
+}
+
+inline Tensor Tensor::rand(const Shape& shape, DType dtype, const std::string& device) {
+  if (!dtype.is_float()) throw Error("rand: only float dtypes, got " + dtype.repr());
+  check_shape("rand", shape);
+  const std::int64_t numel = shape_prod(shape);
+  if (numel == 0) return zeros(shape, dtype, device);  // draws nothing: the counter stays
+  const int bytes = int(dtype.itemsize());
+  const std::uint64_t n = (std::uint64_t(numel) * std::uint64_t(bytes) + 3) / 4;
+  const auto [key, counter] = detail::RngState::get().next_counter(device, n);
+  const Tensor key_t = from({key[0], key[1]}, {2}, dtypes::uint32, device);
+  const Tensor u = detail::words_as_uint(detail::random_bits(key_t, counter, n), bytes);
+  // random mantissa, the exponent of 1.0: a float in [1, 2)
+  const Tensor one = full(u.shape(), 1, dtype, device).bitcast(u.dtype());
+  const Tensor f = ((u >> (8 * bytes - detail::mantissa_bits(dtype))) | one).bitcast(dtype);
+  return (f.shrink({std::pair{std::int64_t(0), numel}}) - ConstType(1)).reshape(shape);
+}
+
+inline Tensor Tensor::randn(const Shape& shape, DType dtype, const std::string& device) {
+  check_shape("randn", shape);
+  return zeros(shape, dtypes::default_float, device).randn_like(dtype);  // (tinygrad's Tensor.empty: only the shape counts)
+}
+
+inline Tensor Tensor::randint(const Shape& shape, std::int64_t low, std::int64_t high, DType dtype, const std::string& device) {
+  if (!dtype.is_int()) throw Error("randint: dtype must be an int dtype, got " + dtype.repr());
+  if (low >= high) throw Error("randint: needs low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
+  check_shape("randint", shape);
+  const double span = double(std::uint64_t(high) - std::uint64_t(low));  // exact below 2^53, and no overflow
+  return (ConstType(span) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
+}
+
+inline Tensor Tensor::uniform(const Shape& shape, double low, double high, DType dtype, const std::string& device) {
+  check_shape("uniform", shape);
+  if (!(low < high)) throw Error("uniform: needs low < high, got low=" + py_float_repr(low) + ", high=" + py_float_repr(high));
+  return (ConstType(high - low) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
+}
+
+inline Tensor Tensor::normal(const Shape& shape, double mean, double std_dev, DType dtype, const std::string& device) {
+  check_shape("normal", shape);
+  if (!(std_dev >= 0)) throw Error("normal: needs std >= 0, got std=" + py_float_repr(std_dev));
+  return ConstType(std_dev) * randn(shape, dtype, device) + ConstType(mean);
+}
+
+inline Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
+  check_shape("scaled_uniform", shape);
+  if (shape_prod(shape) == 0) throw Error("scaled_uniform: shape " + shape_str(shape) + " has no elements to scale by");
+  return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(std::pow(double(shape_prod(shape)), -0.5));
+}
+
+inline Tensor Tensor::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
+  const std::int64_t fan = shape.empty() ? 0 : shape[0] + detail::fan_in("glorot_uniform", shape);
+  if (fan == 0) throw Error("glorot_uniform: shape " + shape_str(shape) + " has no fan (fan_out + fan_in is 0)");
+  const double bound = std::pow(6.0 / double(fan), 0.5);
+  return uniform(shape, -bound, bound, dtype, device);
+}
+
+inline Tensor Tensor::kaiming_uniform(const Shape& shape, double a, DType dtype, const std::string& device) {
+  const double bound = detail::kaiming_scale("kaiming_uniform", shape, 6.0, a);
+  return uniform(shape, -bound, bound, dtype, device);
+}
+
+inline Tensor Tensor::kaiming_normal(const Shape& shape, double a, DType dtype, const std::string& device) {
+  return normal(shape, 0.0, detail::kaiming_scale("kaiming_normal", shape, 2.0, a), dtype, device);
+}
+
+inline Tensor Tensor::rand_like(std::optional<DType> dtype) const { return rand(shape(), dtype.value_or(this->dtype()), device()); }
+
+// Box-Muller on one draw of twice the size (tinygrad's stack(self, self).rand_like)
+inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
+  Shape s2 = shape();
+  s2.insert(s2.begin(), 2);
+  const Tensor src = rand(s2, dtypes::float32, device());
+  auto half = [&](std::int64_t i) {
+    std::vector<AxisPair> r(s2.size());
+    r[0] = std::pair{i, i + 1};
+    return src.shrink(r).reshape(shape());
+  };
+  const Tensor r = (half(0) * ConstType(2 * std::numbers::pi)).cos() * ((ConstType(1) - half(1)).log() * ConstType(-2)).sqrt();
+  return r.cast(dtype.value_or(this->dtype()));
+}
+
+inline Tensor Tensor::dropout(double p) const {
+  if (!(p >= 0 && p <= 1)) throw Error("dropout: p=" + py_float_repr(p) + " is out of range [0, 1]");
+  if (!training || p == 0) return *this;
+  if (p == 1) return zeros_like();
+  return (rand_like(dtypes::default_float) >= ConstType(p)).where(*this, ConstType(0)) / ConstType(1.0 - p);
+}
+
+}  // namespace mg
+
+namespace mg {
+
+// a Python slice; nullopt is Python's None. Out-of-range bounds clamp, negative ones count from the end.
+struct Slice {
+  std::optional<std::int64_t> start = std::nullopt, stop = std::nullopt, step = std::nullopt;
+};
+inline Slice slice() { return {}; }  // `:`
+inline Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step = std::nullopt) {
+  return {start, stop, step};
+}
+// numpy's newaxis (tinygrad's None index) and `...`
+struct newaxis_t { explicit constexpr newaxis_t() = default; };
+struct ellipsis_t { explicit constexpr ellipsis_t() = default; };
+inline constexpr newaxis_t newaxis{};
+inline constexpr ellipsis_t ellipsis{};
+
+// one index of getitem / setitem: an int, a Slice, newaxis, ellipsis, or an int Tensor (advanced indexing)
+class Index {
+ public:
+  template <std::integral T> Index(T i) : v(std::int64_t(i)) {}
+  Index(bool) = delete;  // boolean masks are not indices (tinygrad does not support them either)
+  Index(Slice s) : v(s) {}
+  Index(newaxis_t n) : v(n) {}
+  Index(ellipsis_t e) : v(e) {}
+  Index(const Tensor& t) : v(t) {}
+  std::variant<std::int64_t, Slice, newaxis_t, ellipsis_t, Tensor> v;
+};
+
+namespace detail {
+// one index after parsing (tinygrad's _parse_view_index): the range [begin, end) of the dim it reads,
+// its step, the size it leaves, whether an int removes the dim, and an advanced index's tensor
+struct ParsedIndex {
+  std::int64_t size = 1, begin = 0, end = 1, step = 1;
+  bool collapse = false, newaxis = false;
+  std::optional<Tensor> tensor = std::nullopt;
+};
+
+// Python's slice.indices(size), then as a range read forwards (flipped after for a negative step)
+inline ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t size) {
+  const std::int64_t step = std::max(s.step.value_or(1), -std::numeric_limits<std::int64_t>::max());
+  if (step == 0) throw Error(std::string(who) + ": slice step cannot be 0");
+  const std::int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? size - 1 : size;
+  auto bound = [&](std::optional<std::int64_t> x, std::int64_t none) {
+    return x ? std::clamp(*x < 0 ? *x + size : *x, lower, upper) : none;
+  };
+  const std::int64_t start = bound(s.start, step < 0 ? upper : lower), stop = bound(s.stop, step < 0 ? lower : upper);
+  std::int64_t b = start, e = stop;
+  if (step > 0 ? stop < start : stop > start) b = e = 0;
+  else if (step < 0) b = stop + 1, e = start + 1;
+  const std::int64_t n = e - b, st = step < 0 ? -step : step;
+  // a step past the range picks its first element only: clamp it so striding pads no more than it must
+  const std::int64_t eff = std::min(st, std::max<std::int64_t>(n, 1));
+  return {.size = (n + eff - 1) / eff, .begin = b, .end = e, .step = step < 0 ? -eff : eff};
+}
+
+// whether target is in u's graph; memo (1: no, 2: yes) is shared between calls on one target
+inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) {
+  std::vector<std::pair<UOp, bool>> stack{{u, false}};
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    stack.pop_back();
+    if (memo.contains(n.node())) continue;
+    if (n == target) {
+      memo.set(n.node(), 2);
+    } else if (!expanded) {
+      stack.emplace_back(n, true);
+      for (const UOp& s : n.src()) if (!memo.contains(s.node())) stack.emplace_back(s, false);
+    } else {
+      char r = 1;
+      for (const UOp& s : n.src()) r = std::max(r, *memo.find(s.node()));
+      memo.set(n.node(), r);
+    }
+  }
+  return *memo.find(u.node()) == 2;
+}
+}  // namespace detail
+
+inline Tensor Tensor::operator[](const Index& i) const { return getitem_({i}, nullptr); }
+inline Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_(std::vector<Index>(i), nullptr); }
+inline Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_(indices, nullptr); }
+
+// tinygrad's _getitem: getitem when v is null; with v, the whole new value of this tensor for setitem
+inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
+  const std::string who = v ? "setitem" : "getitem";
+  // tinygrad's _normalize_indices: the ellipsis (or the end) stands for the dims no index names
+  std::int64_t ellipses = 0, real = 0;
+  for (const Index& i : indices) {
+    if (std::holds_alternative<ellipsis_t>(i.v)) ++ellipses;
+    else if (!std::holds_alternative<newaxis_t>(i.v)) ++real;
+  }
+  if (ellipses > 1) throw Error(who + ": an index can only have a single ellipsis");
+  if (real > ndim()) throw Error(who + ": too many indices (" + std::to_string(real) + ") for shape " + shape_str(d_->shape));
+
+  std::vector<detail::ParsedIndex> parsed;
+  std::int64_t dim = 0;
+  auto full_dims = [&] {
+    for (std::int64_t k = 0; k < ndim() - real; ++k, ++dim) {
+      const std::int64_t n = d_->shape[std::size_t(dim)];
+      parsed.push_back({.size = n, .begin = 0, .end = n});
+    }
+  };
+  for (const Index& i : indices) {
+    if (std::holds_alternative<ellipsis_t>(i.v)) { full_dims(); continue; }
+    if (std::holds_alternative<newaxis_t>(i.v)) { parsed.push_back({.newaxis = true}); continue; }
+    const std::int64_t n = d_->shape[std::size_t(dim)];
+    if (const std::int64_t* x = std::get_if<std::int64_t>(&i.v)) {
+      if (*x >= n || *x < -n)
+        throw Error(who + ": index " + std::to_string(*x) + " is out of bounds for dim " + std::to_string(dim) + " of shape " + shape_str(d_->shape));
+      const std::int64_t b = *x < 0 ? *x + n : *x;
+      parsed.push_back({.size = n, .begin = b, .end = b + 1, .collapse = true});
+    } else if (const Slice* s = std::get_if<Slice>(&i.v)) {
+      parsed.push_back(detail::parse_slice(who.c_str(), *s, n));
+    } else {
+      const Tensor& t = std::get<Tensor>(i.v);
+      if (!t.dtype().is_int()) throw Error(who + ": index tensors need an int dtype, got " + t.dtype().repr());
+      if (t.device() != device()) throw Error(who + ": the index tensor is on " + t.device() + ", the tensor on " + device());
+      parsed.push_back({.size = n, .begin = 0, .end = n, .tensor = (t < ConstType(0)).where(t + ConstType(n), t)});
+    }
+    ++dim;
+  }
+  if (ellipses == 0) full_dims();
+
+  auto along = [](std::int64_t nd, std::int64_t d, std::pair<std::int64_t, std::int64_t> p) {
+    std::vector<AxisPair> r(static_cast<std::size_t>(nd));
+    r[std::size_t(d)] = p;
+    return r;
+  };
+  // the view: shrink to the ranges, flip the negative steps, then take every step-th element
+  std::vector<detail::ParsedIndex> mops;
+  for (const auto& p : parsed) if (!p.newaxis) mops.push_back(p);
+  Tensor x = *this;
+  if (!mops.empty()) {
+    std::vector<AxisPair> range;
+    std::vector<std::int64_t> flips;
+    for (std::size_t d = 0; d < mops.size(); ++d) {
+      range.emplace_back(std::pair{mops[d].begin, mops[d].end});
+      if (mops[d].step < 0) flips.push_back(std::int64_t(d));
+    }
+    x = x.shrink(range).flip(flips);
+    if (std::any_of(mops.begin(), mops.end(), [](const auto& m) { return m.step != 1 && m.step != -1; })) {
+      std::vector<AxisPair> pads, take;
+      Shape split, kept;
+      for (std::size_t d = 0; d < mops.size(); ++d) {
+        const std::int64_t st = std::abs(mops[d].step), n = (x.d_->shape[d] + st - 1) / st;
+        pads.emplace_back(std::pair{std::int64_t(0), n * st - x.d_->shape[d]});
+        split.push_back(n), split.push_back(st), kept.push_back(n);
+        take.emplace_back(std::pair{std::int64_t(0), n}), take.emplace_back(std::pair{std::int64_t(0), std::int64_t(1)});
+      }
+      x = x.pad(pads).reshape(split).shrink(take).reshape(kept);
+    }
+  }
+  // newaxis adds a dim of 1, an int removes its dim
+  std::vector<const detail::ParsedIndex*> xdims;
+  Shape xshape;
+  for (const auto& p : parsed)
+    if (!p.collapse) xdims.push_back(&p), xshape.push_back(p.size);
+  x = x.reshape(xshape);
+
+  std::optional<Tensor> vb;  // setitem: the value, in x's shape
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0; d < xdims.size(); ++d) if (xdims[d]->tensor) dims.push_back(std::int64_t(d));
+  if (!dims.empty()) {
+    // advanced indexing: one one-hot mask per tensor index, all broadcast together; the masked values
+    // are summed over the indexed dims, and the broadcast index shape takes the first indexed dim's place
+    std::vector<Shape> shapes;
+    for (std::int64_t d : dims) shapes.push_back(xdims[std::size_t(d)]->tensor->shape());
+    const Shape big = broadcast_shape(shapes, who + " (tensor indices)");
+    const std::int64_t d0 = dims[0], nb = std::int64_t(big.size()), xn = x.ndim();
+    Shape pre_reduce(xshape.begin(), xshape.begin() + d0), ones_at = pre_reduce;
+    pre_reduce.insert(pre_reduce.end(), big.begin(), big.end());
+    pre_reduce.insert(pre_reduce.end(), xshape.begin() + d0, xshape.end());
+    ones_at.insert(ones_at.end(), std::size_t(nb), 1);
+    ones_at.insert(ones_at.end(), xshape.begin() + d0, xshape.end());
+    std::optional<Tensor> mask;
+    std::vector<std::int64_t> sum_axes;
+    for (std::int64_t d : dims) {
+      const Tensor& t = *xdims[std::size_t(d)]->tensor;
+      Shape ts = t.shape();
+      ts.insert(ts.end(), std::size_t(xn - d0), 1);
+      const Tensor m = t.reshape(ts).expand(pre_reduce).one_hot_along_dim(xshape[std::size_t(d)], d - xn);
+      mask = mask ? *mask & m : m;
+      sum_axes.push_back(d + nb);
+    }
+    const Tensor x_pre = x;
+    x = mask->where(x.reshape(ones_at), full({}, 0, dtype(), device())).sum(sum_axes, false, dtype());
+    // numpy: advanced indices split by a slice put the broadcast dims first
+    bool consecutive = true;
+    for (std::size_t k = 1; k < dims.size(); ++k) consecutive = consecutive && dims[k] == dims[k - 1] + 1;
+    const bool permuted = d0 != 0 && !consecutive;
+    if (permuted) {
+      auto to_front = [&](const Tensor& y) {
+        std::vector<std::int64_t> order;
+        for (std::int64_t k = d0; k < d0 + nb; ++k) order.push_back(k);
+        for (std::int64_t k = 0; k < d0; ++k) order.push_back(k);
+        for (std::int64_t k = d0 + nb; k < y.ndim(); ++k) order.push_back(k);
+        return y.permute(order);
+      };
+      mask = to_front(*mask), x = to_front(x);
+    }
+    if (!v) return x;
+    if (shape_prod(big) == 0) return *this;  // nothing to write
+    // advanced setitem: each value goes where its index points, the last of repeated indices winning
+    Tensor val = v->cast(dtype());
+    try {
+      val = val.expand(x.shape());
+    } catch (const Error&) {
+      throw Error("setitem: cannot broadcast a value of shape " + shape_str(v->shape()) + " to " + shape_str(x.shape()));
+    }
+    for (std::int64_t a : sum_axes) val = val.unsqueeze(a);
+    Tensor m = *mask;
+    const std::int64_t start = permuted ? 0 : d0;
+    for (std::int64_t a = start + nb - 1; a >= start; --a) {  // tinygrad's _masked_merge
+      const std::vector<Tensor> ms = m.split(1, a), vals = val.split(1, a);
+      m = ms[0], val = vals[0];
+      for (std::size_t k = 1; k < ms.size(); ++k) val = ms[k].where(vals[k], val), m = m | ms[k];
+    }
+    for (std::int64_t a = start + nb - 1; a >= start; --a) m = m.squeeze(a), val = val.squeeze(a);
+    vb = m.where(val, x_pre);
+  } else if (!v) {
+    return x;
+  } else {
+    try {
+      vb = v->cast(dtype()).expand(xshape);
+    } catch (const Error&) {
+      throw Error("setitem: cannot broadcast a value of shape " + shape_str(v->shape()) + " to " + shape_str(xshape));
+    }
+  }
+
+  // setitem: put the value back where the view came from (undo the steps, flips and ranges) and keep
+  // this tensor's values outside the indexed elements
+  Shape mshape;
+  for (const auto& p : mops) mshape.push_back(p.collapse ? 1 : p.size);
+  Tensor val = vb->reshape(mshape);
+  std::optional<Tensor> keep;
+  std::vector<std::int64_t> flips;
+  std::vector<AxisPair> pads;
+  for (std::size_t i = 0; i < mops.size(); ++i) {
+    const std::int64_t d = std::int64_t(i), b = mops[i].begin, e = mops[i].end, st = std::abs(mops[i].step), n = d_->shape[i];
+    if (st != 1) {  // interleave with zeros: (k,) -> (k, st) -> (k*st,) -> (e-b,)
+      val = val.unsqueeze(d + 1).pad(along(val.ndim() + 1, d + 1, {0, st - 1}));
+      Shape s = val.shape();
+      s[i] *= st, s.erase(s.begin() + d + 1);
+      val = val.reshape(s).shrink(along(val.ndim() - 1, d, {0, e - b}));
+    }
+    if (mops[i].step < 0) flips.push_back(d);
+    pads.emplace_back(std::pair{b, n - e});
+    if (b == 0 && e == n && st == 1) continue;
+    Shape s(mops.size(), 1);
+    s[i] = n;
+    const Tensor idx = arange(n, std::nullopt, 1, std::nullopt, device()).reshape(s);
+    Tensor in = (idx >= ConstType(b)) & (idx < ConstType(e));
+    if (st != 1) in = in & (((mops[i].step < 0 ? ConstType(e - 1) - idx : idx - ConstType(b)) % ConstType(st)) == ConstType(0));
+    keep = keep ? *keep & in : in;
+  }
+  val = val.flip(flips).pad(pads);
+  return keep ? keep->where(val, *this) : val;
+}
+
+// tinygrad's __setitem__: an unrealized tensor takes the new value's graph (so gradients flow to the
+// value and the old contents); a realized one gets the value written into its buffer (assign)
+inline Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
+  if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
+  const UOp& base = detail::view_base(d_->uop);
+  // as tinygrad: refuse when another live tensor's graph uses this one, where eager and lazy would differ
+  // (views of the same realized buffer see the write and are fine; so is the value's own graph)
+  const std::vector<UOp> topo = d_->uop.toposort();
+  if (std::any_of(topo.begin(), topo.end(), [](const UOp& u) { return u.op() == Ops::BUFFER; })) {
+    detail::PtrMap<char> in_v, memo;
+    for (const UOp& u : v.d_->uop.toposort()) in_v.set(u.node(), 1);
+    for (const auto& t : detail::TensorRegistry::get().live()) {
+      if (t == d_ || in_v.contains(t->uop.node())) continue;
+      if (base.op() == Ops::BUFFER && detail::view_base(t->uop) == base) continue;
+      if (detail::graph_contains(t->uop, d_->uop, memo))
+        throw Error("setitem: can't setitem on a tensor with other uses (a live tensor's graph reads it, and would not see the write)");
+    }
+  }
+  const Tensor value = getitem_(indices, &v);
+  if (base.op() != Ops::BUFFER) {
+    d_->uop = value.d_->uop;
+    return *this;
+  }
+  return assign(value);  // into the buffer, through this tensor's view of it
+}
+inline Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem(indices, full({}, v, dtype(), device())); }
+
+// tinygrad's _one_hot_along_dim: this == arange(n) laid along dim (this tensor's size there broadcasts)
+inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
+  if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
+  Shape s(std::size_t(ndim() - resolve_dim("one_hot", dim)), 1);
+  s[0] = n;
+  const DType dt = n > std::numeric_limits<std::int32_t>::max() ? dtypes::int64 : dtypes::int32;
+  return *this == arange(n, std::nullopt, 1, dt, device()).reshape(s);
+}
+
+inline Tensor Tensor::one_hot(std::int64_t num_classes) const {
+  if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
+  if (num_classes < -1) throw Error("one_hot: num_classes must be -1 (max + 1) or non-negative, got " + std::to_string(num_classes));
+  if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).item<std::int64_t>();
+  return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
+}
+
+inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
+  if (index.device() != device()) throw Error("gather: the index is on " + index.device() + ", the tensor on " + device());
+  if (index.ndim() != ndim())
+    throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");
+  if (!index.dtype().is_int()) throw Error("gather: the index needs an int dtype, got " + index.dtype().repr());
+  const std::int64_t d = resolve_dim("gather", dim);
+  std::vector<AxisPair> to(d_->shape.size());
+  for (std::int64_t k = 0; k < ndim(); ++k) {
+    if (k == d) continue;
+    if (index.shape()[std::size_t(k)] > d_->shape[std::size_t(k)])
+      throw Error("gather: index shape " + shape_str(index.shape()) + " is larger than tensor shape " + shape_str(d_->shape) + " at dim " + std::to_string(k));
+    to[std::size_t(k)] = std::pair{std::int64_t(0), index.shape()[std::size_t(k)]};
+  }
+  const Tensor x = shrink(to).unsqueeze(-1).transpose(-1, d);
+  return index.unsqueeze(-1).one_hot_along_dim(d_->shape[std::size_t(d)], -1).where(x, full({}, 0, dtype(), device())).sum(std::vector<std::int64_t>{-1}, false, dtype());
+}
+
+// ---- pad ----
+
+inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
+  if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for shape " + shape_str(d_->shape));
+  std::vector<std::pair<std::int64_t, std::int64_t>> p;
+  for (const auto& a : arg) p.push_back(a.value_or(std::pair<std::int64_t, std::int64_t>{0, 0}));
+  return pad_pairs(p, mode, value);
+}
+
+// torch's flat form: (before, after) of the last dim first, then of the one before it, ...
+inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
+  if (flat.size() % 2 != 0) throw Error("pad: flat padding needs an even number of pads, got " + std::to_string(flat.size()));
+  if (std::int64_t(flat.size() / 2) > ndim())
+    throw Error("pad: " + std::to_string(flat.size()) + " flat pads for shape " + shape_str(d_->shape));
+  std::vector<std::pair<std::int64_t, std::int64_t>> p(d_->shape.size(), {0, 0});
+  for (std::size_t k = 0; k < flat.size() / 2; ++k) p[p.size() - 1 - k] = {flat[2 * k], flat[2 * k + 1]};
+  return pad_pairs(p, mode, value);
+}
+
+// the PAD movement op: zeros around, every pad >= 0
+inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const {
+  std::vector<std::pair<std::int64_t, std::int64_t>> m;
+  Shape s;
+  bool any = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    any = any || p[i].first || p[i].second;
+    m.emplace_back(p[i].first, d_->shape[i] + p[i].first + p[i].second);
+    s.push_back(m.back().second);
+  }
+  return any ? view(mop_pad(d_->uop, m), s) : *this;
+}
+
+inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
+  auto pair_str = [](std::pair<std::int64_t, std::int64_t> x) { return "(" + std::to_string(x.first) + ", " + std::to_string(x.second) + ")"; };
+  // a negative pad cuts from that side; cut first (constant, circular) or last (reflect, replicate)
+  std::vector<AxisPair> cut;
+  std::vector<std::pair<std::int64_t, std::int64_t>> grow;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const auto [b, a] = p[i];
+    const std::int64_t n = d_->shape[i];
+    if (n + b + a < 0) throw Error("pad: pads " + pair_str(p[i]) + " leave dim " + std::to_string(i) + " of size " + std::to_string(n) + " with a negative size");
+    if (mode != PadMode::reflect && mode != PadMode::replicate && (-b > n || -a > n))
+      throw Error("pad: pads " + pair_str(p[i]) + " cut more than the " + std::to_string(n) + " elements of dim " + std::to_string(i));
+    cut.emplace_back(std::pair{-std::min<std::int64_t>(b, 0), std::min(a + n, n)});
+    grow.emplace_back(std::max<std::int64_t>(b, 0), std::max<std::int64_t>(a, 0));
+  }
+  if (mode == PadMode::constant) {
+    const Tensor x = shrink(cut), base = x.pad_zeros(grow);
+    if (value.v.as_float() == 0 || base.uop() == x.uop()) return base;
+    const Tensor b = base.cast(least_upper_dtype(base.dtype(), value.py_dtype()));
+    return full(x.shape(), true, dtypes::bool_, device()).pad_zeros(grow).where(b, value);
+  }
+  if (mode == PadMode::circular) {
+    const Tensor x = shrink(cut);
+    std::vector<std::int64_t> reps;
+    for (std::size_t i = 0; i < grow.size(); ++i) {
+      if (grow[i].first > x.d_->shape[i] || grow[i].second > x.d_->shape[i])
+        throw Error("pad: circular padding " + pair_str(p[i]) + " wraps around more than once for dim " + std::to_string(i) + " of size " + std::to_string(x.d_->shape[i]));
+      reps.push_back(1 + (grow[i].first > 0) + (grow[i].second > 0));
+    }
+    const Tensor r = x.repeat(reps);
+    std::vector<AxisPair> take;
+    for (std::size_t i = 0; i < grow.size(); ++i) {
+      const std::int64_t o = x.d_->shape[i], n = r.d_->shape[i];
+      take.emplace_back(std::pair{grow[i].first ? o - grow[i].first : 0, grow[i].second ? n - o + grow[i].second : n});
+    }
+    return r.shrink(take);
+  }
+  // reflect and replicate see the whole dim before the negative pads cut it
+  Tensor x = *this;
+  for (std::size_t i = 0; i < grow.size(); ++i) {
+    const auto [b, a] = grow[i];
+    if (!b && !a) continue;
+    const std::int64_t d = std::int64_t(i), n = x.d_->shape[i];
+    auto part = [&](std::int64_t from, std::int64_t to) {
+      std::vector<AxisPair> r(d_->shape.size());
+      r[i] = std::pair{from, to};
+      return x.shrink(r);
+    };
+    std::vector<Tensor> pieces;
+    if (mode == PadMode::reflect) {
+      if (b >= n || a >= n)
+        throw Error("pad: reflect padding " + pair_str(p[i]) + " should be less than the input size " + std::to_string(n) + " of dim " + std::to_string(i));
+      if (b) pieces.push_back(part(1, b + 1).flip({d}));
+      pieces.push_back(x);
+      if (a) pieces.push_back(part(n - 1 - a, n - 1).flip({d}));
+    } else {
+      if (n == 0) throw Error("pad: replicate padding " + pair_str(p[i]) + " of dim " + std::to_string(i) + ", which is empty");
+      auto stretch = [&](const Tensor& t, std::int64_t k) {
+        Shape s = t.shape();
+        s[i] = k;
+        return t.expand(s);
+      };
+      if (b) pieces.push_back(stretch(part(0, 1), b));
+      pieces.push_back(x);
+      if (a) pieces.push_back(stretch(part(n - 1, n), a));
+    }
+    x = cat(pieces, d);
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const std::int64_t n = x.d_->shape[i];
+    cut[i] = std::pair{-std::min<std::int64_t>(p[i].first, 0), std::min(p[i].second + n, n)};
+  }
+  return x.shrink(cut);
+}
+
+}  // namespace mg
+
+// ---- metagrad/nn/nn.hpp ----
+// mg::nn: tinygrad's nn module. Layers (layers.hpp), optimizers (optim.hpp), state dicts (state.hpp)
+// and safetensors files (safetensors.hpp). See docs/nn.md.
+
+// ---- metagrad/nn/layers.hpp ----
+// Layers: tinygrad's nn/__init__.py. Each holds its tensors as public members named as tinygrad's,
+// applies itself with operator(), and names its members in visit(f) for get_state_dict (nn/state.hpp).
+// Parameters start as buffers of their own (tinygrad's Tensor.ones/zeros make buffers too): two layers'
+// equal initial constants would otherwise be one graph node, sharing gradients.
+//
+//   nn::Linear fc(784, 10);
+//   Tensor logits = fc(x.flatten(1));          // x @ weight.T + bias
+
+
+namespace mg::nn {
+
+namespace detail {
+inline Tensor param(Tensor t) {
+  t.realize();
+  return t;
+}
+inline Tensor state_buffer(Tensor t) {  // running statistics: written by assign, never trained
+  t.realize();
+  t.requires_grad(false);
+  return t;
+}
+inline std::optional<Tensor> param_if(bool keep, const Tensor& t) { return keep ? std::optional<Tensor>(param(t)) : std::nullopt; }
+// 1, -1, 1, ...: a per-channel vector reshaped to broadcast along axis 1 of an ndim tensor
+inline Shape channel_shape(std::int64_t ndim) {
+  Shape s(std::size_t(std::max<std::int64_t>(ndim, 2)), 1);
+  s[1] = -1;
+  return s;
+}
+}  // namespace detail
+
+// y = x @ weight.T + bias; weight (out, in) and bias uniform on +-1/sqrt(in)
+class Linear {
+ public:
+  Tensor weight;
+  std::optional<Tensor> bias;
+  Linear(std::int64_t in_features, std::int64_t out_features, bool has_bias = true)
+      : weight(detail::param(Tensor::uniform({out_features, in_features}, -bound(in_features), bound(in_features)))) {
+    if (has_bias) bias = detail::param(Tensor::uniform({out_features}, -bound(in_features), bound(in_features)));
+  }
+  Tensor operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
+  void visit(auto&& f) { f("weight", weight), f("bias", bias); }
+
+ private:
+  static double bound(std::int64_t in) { return 1 / std::sqrt(double(in)); }
+};
+
+// Conv2d's padding: sizes (one for all, one per spatial dim, or (left, right, top, bottom, ...)) or "same"
+struct ConvPadding {
+  Sizes sizes = 0;
+  bool same = false;
+  ConvPadding(std::int64_t p) : sizes(p) {}
+  ConvPadding(Sizes p) : sizes(std::move(p)) {}
+  ConvPadding(std::initializer_list<std::int64_t> p) : sizes(p) {}
+  ConvPadding(std::string_view s) : same(s == "same" || s == "SAME" || s == "Same") {
+    if (!same) throw Error("Conv2d: invalid padding string \"" + std::string(s) + "\", only \"same\" is supported");
+  }
+  template <std::size_t N>
+  ConvPadding(const char (&s)[N]) : ConvPadding(std::string_view(s)) {}
+};
+
+// a convolution over the trailing dims (as many as kernel_size has; an int is 2-d); weight
+// (out, in/groups, *kernel_size) and bias uniform on +-1/sqrt(in * prod(kernel_size))
+class Conv2d {
+ public:
+  std::vector<std::int64_t> kernel_size;
+  Sizes stride, dilation, padding;
+  std::int64_t groups;
+  Tensor weight;
+  std::optional<Tensor> bias;
+
+  Conv2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, ConvPadding padding = 0,
+         Sizes dilation = 1, std::int64_t groups = 1, bool has_bias = true)
+      : kernel_size(kernel(kernel_size)), stride(std::move(stride)), dilation(std::move(dilation)), groups(groups),
+        weight(draw(in_channels, {out_channels, in_channels / groups})) {
+    if (has_bias) bias = draw(in_channels, {out_channels}, false);
+    this->padding = padding.same ? same_padding() : padding.sizes;
+  }
+  Tensor operator()(const Tensor& x) const { return x.conv2d(weight, bias, groups, stride, dilation, padding); }
+  void visit(auto&& f) { f("weight", weight), f("bias", bias); }
+
+ protected:
+  // tinygrad's make_tuple(kernel_size, 2)
+  static std::vector<std::int64_t> kernel(const Sizes& k) { return k.scalar ? std::vector<std::int64_t>{k.v[0], k.v[0]} : k.v; }
+  // uniform on +-1/sqrt(in * prod(kernel_size)), of shape lead followed by the kernel size (when with_kernel)
+  Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
+    const double scale = 1 / std::sqrt(double(in_channels * shape_prod(kernel_size)));
+    if (with_kernel) lead.insert(lead.end(), kernel_size.begin(), kernel_size.end());
+    return detail::param(Tensor::uniform(lead, -scale, scale));
+  }
+
+ private:
+  // tinygrad's: d*(k-1) split with the extra on the right, the last dim first, dilations in the given order
+  Sizes same_padding() const {
+    const auto& s = stride.v;
+    if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v != 1; })) throw Error("Conv2d: padding \"same\" is not supported for strided convolutions");
+    std::vector<std::int64_t> d = dilation.v.size() == 1 ? std::vector<std::int64_t>(kernel_size.size(), dilation.v[0]) : dilation.v, out;
+    for (std::size_t i = 0; i < std::min(d.size(), kernel_size.size()); ++i) {
+      const std::int64_t total = d[i] * (kernel_size[kernel_size.size() - 1 - i] - 1);
+      out.push_back(total / 2), out.push_back(total - total / 2);
+    }
+    return out;
+  }
+};
+
+// the transpose (gradient) of a convolution; weight (in, out/groups, *kernel_size)
+class ConvTranspose2d : public Conv2d {
+ public:
+  Sizes output_padding;
+  ConvTranspose2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, Sizes padding = 0,
+                  Sizes output_padding = 0, Sizes dilation = 1, std::int64_t groups = 1, bool has_bias = true)
+      : Conv2d(in_channels, out_channels, std::move(kernel_size), std::move(stride), std::move(padding), std::move(dilation), groups, has_bias),
+        output_padding(std::move(output_padding)) {
+    // tinygrad draws Conv2d's weight and bias, then this weight: the same draws give the same values
+    weight = draw(in_channels, {in_channels, out_channels / groups});
+  }
+  Tensor operator()(const Tensor& x) const { return x.conv_transpose2d(weight, bias, groups, stride, dilation, padding, output_padding); }
+};
+
+// tinygrad's Conv1d and ConvTranspose1d: the 2-d layers with a one-dim kernel (over the last axis)
+inline Conv2d Conv1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size, std::int64_t stride = 1,
+                     ConvPadding padding = 0, std::int64_t dilation = 1, std::int64_t groups = 1, bool has_bias = true) {
+  return Conv2d(in_channels, out_channels, Sizes{kernel_size}, stride, std::move(padding), dilation, groups, has_bias);
+}
+inline ConvTranspose2d ConvTranspose1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size,
+                                       std::int64_t stride = 1, std::int64_t padding = 0, std::int64_t output_padding = 0,
+                                       std::int64_t dilation = 1, std::int64_t groups = 1, bool has_bias = true) {
+  return ConvTranspose2d(in_channels, out_channels, Sizes{kernel_size}, stride, padding, output_padding, dilation, groups, has_bias);
+}
+
+// batch normalization over axis 1 (https://arxiv.org/abs/1502.03167v3). While Tensor::training, it
+// normalizes by the batch's statistics and folds them into the running ones; otherwise by the running
+// ones (when it tracks them)
+class BatchNorm {
+ public:
+  double eps;
+  bool track_running_stats;
+  double momentum;
+  std::optional<Tensor> weight, bias;
+  Tensor num_batches_tracked;
+  std::optional<Tensor> running_mean, running_var;
+
+  explicit BatchNorm(std::int64_t sz, double eps = 1e-5, bool affine = true, bool track_running_stats = true, double momentum = 0.1)
+      : eps(eps), track_running_stats(track_running_stats), momentum(momentum),
+        weight(detail::param_if(affine, Tensor::ones({sz}))), bias(detail::param_if(affine, Tensor::zeros({sz}))),
+        num_batches_tracked(detail::state_buffer(Tensor::zeros({}, dtypes::int64))) {
+    if (track_running_stats) running_mean = detail::state_buffer(Tensor::zeros({sz})), running_var = detail::state_buffer(Tensor::ones({sz}));
+  }
+  // the mean and variance to normalize by
+  std::pair<Tensor, Tensor> calc_stats(const Tensor& x) const {
+    if (x.ndim() < 2) throw Error("BatchNorm: needs an input of at least 2 dims (batch, channels, ...), got " + shape_str(x.shape()));
+    const Shape mask = detail::channel_shape(x.ndim());
+    if (track_running_stats && !Tensor::training) return {*running_mean, running_var->reshape(mask).expand(x.shape())};
+    std::vector<std::int64_t> axes;
+    for (std::int64_t i = 0; i < x.ndim(); ++i)
+      if (i != 1) axes.push_back(i);
+    const Tensor batch_mean = x.mean(axes);
+    const Tensor y = x - batch_mean.detach().reshape(mask);  // d(var)/d(mean) = 0
+    return {batch_mean, (y * y).mean(axes)};
+  }
+  Tensor operator()(const Tensor& x) {
+    const auto [batch_mean, batch_var] = calc_stats(x);
+    if (track_running_stats && Tensor::training) {
+      const double n = double(x.numel()), unbias = momentum * n / (n - double(x.shape()[1]));  // the running variance is unbiased
+      running_mean->assign(ConstType(1 - momentum) * *running_mean + ConstType(momentum) * batch_mean.detach());
+      running_var->assign(ConstType(1 - momentum) * *running_var + ConstType(unbias) * batch_var.detach());
+      num_batches_tracked.assign(num_batches_tracked + 1);
+    }
+    return x.batchnorm(weight, bias, batch_mean, (batch_var + ConstType(eps)).rsqrt());
+  }
+  void visit(auto&& f) {
+    f("weight", weight), f("bias", bias), f("num_batches_tracked", num_batches_tracked);
+    f("running_mean", running_mean), f("running_var", running_var);
+  }
+};
+using BatchNorm2d = BatchNorm;
+using BatchNorm3d = BatchNorm;
+
+// layer normalization over the trailing normalized_shape (https://arxiv.org/abs/1607.06450v1)
+class LayerNorm {
+ public:
+  Shape normalized_shape;
+  std::vector<std::int64_t> axis;
+  double eps;
+  std::optional<Tensor> weight, bias;
+
+  explicit LayerNorm(Sizes normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+      : normalized_shape(normalized_shape.v), eps(eps),
+        weight(detail::param_if(elementwise_affine, Tensor::ones(normalized_shape.v))),
+        bias(detail::param_if(elementwise_affine, Tensor::zeros(normalized_shape.v))) {
+    for (std::size_t i = 0; i < this->normalized_shape.size(); ++i) axis.push_back(-1 - std::int64_t(i));
+  }
+  // LayerNorm({2, 3}) is a shape, not a copy of LayerNorm{2, 3}
+  explicit LayerNorm(std::initializer_list<std::int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+      : LayerNorm(Sizes(normalized_shape), eps, elementwise_affine) {}
+  Tensor operator()(const Tensor& x) const {
+    const Shape& s = x.shape();
+    if (s.size() < normalized_shape.size() || !std::equal(normalized_shape.begin(), normalized_shape.end(), s.end() - std::ptrdiff_t(normalized_shape.size())))
+      throw Error("LayerNorm: the last dimensions of " + shape_str(s) + " must match " + shape_str(normalized_shape));
+    const Tensor y = x.layernorm(axis, eps);
+    return weight && bias ? y * *weight + *bias : y;
+  }
+  void visit(auto&& f) { f("weight", weight), f("bias", bias); }
+};
+
+// group normalization: channels (axis 1) in num_groups groups (https://arxiv.org/abs/1803.08494v3)
+class GroupNorm {
+ public:
+  std::int64_t num_groups, num_channels;
+  double eps;
+  std::optional<Tensor> weight, bias;
+
+  GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps = 1e-5, bool affine = true)
+      : num_groups(num_groups), num_channels(num_channels), eps(eps),
+        weight(detail::param_if(affine, Tensor::ones({num_channels}))), bias(detail::param_if(affine, Tensor::zeros({num_channels}))) {}
+  Tensor operator()(const Tensor& x) const {
+    if (x.ndim() < 2) throw Error("GroupNorm: needs an input of at least 2 dims (batch, channels, ...), got " + shape_str(x.shape()));
+    const Tensor y = x.reshape({x.shape()[0], num_groups, -1}).layernorm({-1}, eps).reshape(x.shape());
+    if (!weight || !bias) return y;
+    const Shape c = detail::channel_shape(x.ndim());
+    return y * weight->reshape(c) + bias->reshape(c);
+  }
+  void visit(auto&& f) { f("weight", weight), f("bias", bias); }
+};
+
+// root mean square normalization over the last axis, in float32 (https://arxiv.org/abs/1910.07467)
+class RMSNorm {
+ public:
+  double eps;
+  std::optional<Tensor> weight;
+
+  explicit RMSNorm(std::int64_t dim, double eps = 1e-6, bool elementwise_affine = true)
+      : eps(eps), weight(detail::param_if(elementwise_affine, Tensor::ones({dim}))) {}
+  Tensor operator()(const Tensor& x) const {
+    const Tensor f = x.cast(dtypes::float32);
+    const Tensor y = (f * (f.square().mean(-1, true) + ConstType(eps)).rsqrt()).cast(x.dtype());
+    return weight ? y * *weight : y;
+  }
+  void visit(auto&& f) { f("weight", weight); }
+};
+
+// a lookup table: row idx of weight (vocab_size, embed_size) for each int of idx; glorot-uniform init
+class Embedding {
+ public:
+  Tensor weight;
+  Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::param(Tensor::glorot_uniform({vocab_size, embed_size}))) {}
+  Tensor operator()(const Tensor& idx) const {
+    if (!idx.dtype().is_int()) throw Error("Embedding: expected an integer dtype for the index, got " + idx.dtype().repr());
+    const Tensor hit = Tensor::arange(weight.shape()[0], std::nullopt, 1, std::nullopt, weight.device()) == idx.unsqueeze(-1);
+    return hit.unsqueeze(-1).where(weight, ConstType(0)).sum({-2}, false, weight.dtype());
+  }
+  void visit(auto&& f) { f("weight", weight); }
+};
+
+// zeroes each element with probability p while Tensor::training (Tensor::dropout); no tensors
+class Dropout {
+ public:
+  double p;
+  explicit Dropout(double p = 0.5) : p(p) {}
+  Tensor operator()(const Tensor& x) const { return x.dropout(p); }
+  void visit(auto&&) {}
+};
+
+}  // namespace mg::nn
+
+// ---- metagrad/nn/optim.hpp ----
+// Optimizers: tinygrad's nn/optim.py. SGD is LARS without the trust ratio; Adam and AdamW are LAMB
+// without it (AdamW with weight decay added to the update, decoupled from the moments). The math is
+// tinygrad's, op for op, so float32 results match it.
+//
+//   auto opt = nn::Adam(nn::get_parameters(model), {.lr = 1e-3});
+//   Tensor::Train train;                      // step() wants Tensor::training, as tinygrad does
+//   opt.zero_grad();
+//   loss(model).backward();
+//   opt.step();
+#include <unordered_set>
+
+
+namespace mg::nn {
+
+// a learning rate: a number, or a float tensor of one element that the optimizer shares (assign to it
+// to schedule the rate)
+struct LearningRate {
+  std::optional<Tensor> tensor;
+  double value = 0.001;
+  LearningRate(double v) : value(v) {}
+  LearningRate(Tensor t) : tensor(std::move(t)) {}
+};
+
+class Optimizer {
+ public:
+  std::vector<Tensor> params;   // the tensors step() updates: the given ones without requires_grad(false)
+  std::vector<Tensor> buffers;  // the others (tinygrad keeps them to realize; nothing to do here)
+  Tensor lr;                    // float32 of shape (1,), as tinygrad stores it
+
+  virtual ~Optimizer() = default;
+
+  // forgets every parameter's gradient
+  void zero_grad() {
+    for (Tensor& p : params) p.clear_grad();
+  }
+  // one update from the gradients backward() left: every update is computed from the current values
+  // before any parameter is written, as tinygrad's one schedule computes them
+  void step() {
+    if (!Tensor::training)
+      throw Error("Optimizer::step: Tensor::training is false; set it (or hold a Tensor::Train) while training, as tinygrad requires");
+    std::vector<Tensor> grads;
+    for (const Tensor& p : params) {
+      std::optional<Tensor> g = p.grad();
+      if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
+      grads.push_back(std::move(g->realize()));  // before any write: a gradient may read other parameters
+    }
+    std::vector<Tensor> updates = step_updates(params, grads);
+    for (Tensor& u : updates) u.realize();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].assign((params[i].detach() - updates[i]).reshape(params[i].shape()));
+  }
+
+ protected:
+  Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
+    std::unordered_set<const void*> seen;
+    for (const Tensor& t : ps) {
+      if (!seen.insert(t.uop().node()).second) continue;  // dedup, as tinygrad does
+      if (t.requires_grad() == false) { buffers.push_back(t); continue; }
+      Tensor p = t;
+      p.requires_grad(true);  // tinygrad's optimizers turned requires_grad None into True
+      params.push_back(p);
+    }
+    if (params.empty()) throw Error("Optimizer: no parameters (every tensor given has requires_grad(false))");
+  }
+  // tinygrad's _step: the amount each parameter goes down by (cast to its dtype); updates the state
+  virtual std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) = 0;
+  // state buffers of the params' shapes, zero, float32 (tinygrad's OPTIM_DTYPE)
+  std::vector<Tensor> new_state() const {
+    std::vector<Tensor> s;
+    for (const Tensor& p : params) s.push_back(fresh(Tensor::zeros(p.shape(), dtypes::float32, p.device())));
+    return s;
+  }
+  // a buffer of its own: equal constants are one node, which would share gradients and writes
+  static Tensor fresh(Tensor t) {
+    t.realize();
+    return t;
+  }
+  // lr broadcasts as tinygrad's (1,) does, but keeps a scalar parameter's update scalar
+  Tensor lr_() const { return lr.reshape({}); }
+
+ private:
+  Tensor make_lr(const LearningRate& rate) const {
+    if (rate.tensor) {
+      if (rate.tensor->numel() != 1 || !rate.tensor->dtype().is_float())
+        throw Error("Optimizer: a learning rate tensor must be one float, got " + rate.tensor->dtype().repr() + " " + shape_str(rate.tensor->shape()));
+      return *rate.tensor;
+    }
+    if (rate.value < 0) throw Error("Optimizer: invalid learning rate " + std::to_string(rate.value));
+    return Tensor::from({rate.value}, {1}, dtypes::float32);
+  }
+};
+
+// ---- LARS, and SGD as LARS without the trust ratio ----
+
+struct LARSOptions {
+  LearningRate lr = 0.001;
+  double momentum = 0.9, weight_decay = 1e-4;
+  bool nesterov = false, classic = true;
+  double tcoef = 0.001;  // trust coefficient; 0 is plain SGD
+};
+
+// Layer-wise Adaptive Rate Scaling (https://arxiv.org/abs/1708.03888v3)
+class LARS : public Optimizer {
+ public:
+  double momentum, wd, tcoef;
+  bool nesterov, classic;
+  std::vector<Tensor> b;  // momentum buffers (none without momentum)
+
+  explicit LARS(const std::vector<Tensor>& ps, const LARSOptions& o = {})
+      : Optimizer(ps, o.lr), momentum(o.momentum), wd(o.weight_decay), tcoef(o.tcoef), nesterov(o.nesterov), classic(o.classic) {
+    if (momentum < 0) throw Error("LARS: invalid momentum " + std::to_string(momentum));
+    if (momentum != 0) b = new_state();
+  }
+
+ protected:
+  std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) override {
+    std::vector<Tensor> out;
+    const Tensor lr = lr_();
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const Tensor t = ps[i].detach();
+      Tensor g = grads[i];
+      std::optional<Tensor> r;  // the trust ratio; none is 1.0
+      if (tcoef != 0) {
+        const Tensor r1 = t.square().sum().sqrt(), r2 = g.square().sum().sqrt();
+        r = (r1 > 0).where((r2 > 0).where(ConstType(tcoef) * r1 / (r2 + ConstType(wd) * r1), ConstType(1.0)), ConstType(1.0));
+      }
+      if (wd > 0) g = g + ConstType(wd) * t;
+      auto scaled = [&](const Tensor& x) { return (r ? x * *r : x * ConstType(1.0)) * lr; };
+      if (classic) g = scaled(g);  // classic momentum scales by lr before the momentum
+      if (momentum != 0) {
+        // zero at first, so no special first step; cast to the float32 buffer (tinygrad's assign refuses float64)
+        b[i].assign((ConstType(momentum) * b[i] + g).cast(b[i].dtype()));
+        g = nesterov ? g + ConstType(momentum) * b[i] : b[i];
+      }
+      if (!classic) g = scaled(g);
+      out.push_back(g.cast(t.dtype()));
+    }
+    return out;
+  }
+};
+
+struct SGDOptions {
+  LearningRate lr = 0.001;
+  double momentum = 0.0, weight_decay = 0.0;
+  bool nesterov = false, classic = false;
+};
+// Stochastic gradient descent, with momentum (classic: the update rule that scales by lr before the
+// momentum), Nesterov momentum and weight decay
+inline LARS SGD(const std::vector<Tensor>& ps, const SGDOptions& o = {}) {
+  return LARS(ps, {.lr = o.lr, .momentum = o.momentum, .weight_decay = o.weight_decay, .nesterov = o.nesterov, .classic = o.classic, .tcoef = 0.0});
+}
+
+// ---- LAMB, and Adam / AdamW as LAMB without the trust ratio ----
+
+struct LAMBOptions {
+  LearningRate lr = 0.001;
+  double b1 = 0.9, b2 = 0.999, eps = 1e-6, weight_decay = 0.0;
+  bool adam = false;  // no trust ratio
+};
+
+// LAMB (https://arxiv.org/abs/1904.00962)
+class LAMB : public Optimizer {
+ public:
+  double b1, b2, eps, wd;
+  bool adam;
+  Tensor b1_t, b2_t;       // b1^t and b2^t, float32 (1,)
+  std::vector<Tensor> m, v;  // first and second moments
+
+  explicit LAMB(const std::vector<Tensor>& ps, const LAMBOptions& o = {})
+      : Optimizer(ps, o.lr), b1(o.b1), b2(o.b2), eps(o.eps), wd(o.weight_decay), adam(o.adam),
+        b1_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))), b2_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))),
+        m(new_state()), v(new_state()) {
+    if (wd < 0) throw Error("LAMB: invalid weight_decay " + std::to_string(wd));
+    b1_t.requires_grad(false), b2_t.requires_grad(false);
+  }
+
+ protected:
+  std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) override {
+    std::vector<Tensor> out;
+    const Tensor lr = lr_();
+    b1_t.assign(b1_t * ConstType(b1));
+    b2_t.assign(b2_t * ConstType(b2));
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const Tensor t = ps[i].detach(), &g = grads[i];
+      m[i].assign((ConstType(b1) * m[i] + ConstType(1.0 - b1) * g).cast(m[i].dtype()));
+      v[i].assign((ConstType(b2) * v[i] + ConstType(1.0 - b2) * (g * g)).cast(v[i].dtype()));
+      const Tensor m_hat = m[i] / (ConstType(1.0) - b1_t.reshape({})), v_hat = v[i] / (ConstType(1.0) - b2_t.reshape({}));
+      const Tensor up = m_hat / (v_hat.sqrt() + ConstType(eps)) + ConstType(wd) * t;
+      Tensor step = lr * ConstType(1.0);
+      if (!adam) {
+        const Tensor r1 = t.square().sum().sqrt(), r2 = up.square().sum().sqrt();
+        step = lr * (r1 > 0).where((r2 > 0).where(r1 / r2, ConstType(1.0)), ConstType(1.0));
+      }
+      out.push_back((step * up).cast(t.dtype()));
+    }
+    return out;
+  }
+};
+
+struct AdamOptions {
+  LearningRate lr = 0.001;
+  double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+};
+struct AdamWOptions {
+  LearningRate lr = 0.001;
+  double b1 = 0.9, b2 = 0.999, eps = 1e-8, weight_decay = 0.01;
+};
+// Adam (https://arxiv.org/abs/1412.6980)
+inline LAMB Adam(const std::vector<Tensor>& ps, const AdamOptions& o = {}) {
+  return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = 0.0, .adam = true});
+}
+// AdamW: Adam with decoupled weight decay (https://arxiv.org/abs/1711.05101v3)
+inline LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
+  return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = o.weight_decay, .adam = true});
+}
+
+}  // namespace mg::nn
+
+// ---- metagrad/nn/safetensors.hpp ----
+// safetensors: tinygrad's safe_save / safe_load. The format: an 8-byte little-endian header length N,
+// N bytes of UTF-8 JSON (padded with spaces), then the data. The header maps each tensor's name to
+// {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]} (byte offsets into the data) and may
+// hold "__metadata__". Reading checks everything the header claims against the bytes there are.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+
+// ---- metagrad/nn/state.hpp ----
+// State dicts: tinygrad's get_state_dict / get_parameters / load_state_dict. tinygrad walks a model's
+// attributes by reflection; here a model names its members in a visit function, and the walk
+// recurses through them:
+//
+//   struct Net {
+//     nn::Linear l1{4, 5}, l2{5, 6};
+//     Tensor operator()(const Tensor& x) const { return l2(l1(x).relu()); }
+//     void visit(auto&& f) { f("l1", l1); f("l2", l2); }      // "l1.weight", "l1.bias", "l2.weight", ...
+//   };
+//
+// A member given to f may be a Tensor, a std::optional of anything visitable (skipped when empty), a
+// type with its own visit, a range of those (named 0, 1, ...), or a map from strings to those (named
+// by key), as tinygrad's walk goes through objects, lists and dicts.
+#include <ranges>
+
+
+namespace mg::nn {
+
+// name -> Tensor in insertion order (tinygrad's dict), with lookup by name
+class StateDict {
+ public:
+  using value_type = std::pair<std::string, Tensor>;
+  StateDict() = default;
+  StateDict(std::initializer_list<value_type> items) {
+    for (const auto& [k, v] : items) set(k, v);
+  }
+
+  // inserts, or replaces the tensor of an existing name in place
+  void set(std::string name, Tensor t) {
+    if (auto it = index_.find(name); it != index_.end()) { items_[it->second].second = std::move(t); return; }
+    index_.emplace(name, items_.size());
+    items_.emplace_back(std::move(name), std::move(t));
+  }
+  const Tensor* find(const std::string& name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &items_[it->second].second;
+  }
+  bool contains(const std::string& name) const { return find(name) != nullptr; }
+  // the tensor itself (a handle: assign to it to write the model's)
+  Tensor at(const std::string& name) const {
+    if (const Tensor* t = find(name)) return *t;
+    throw Error("StateDict: no tensor named \"" + name + "\"");
+  }
+  std::vector<std::string> keys() const {
+    std::vector<std::string> k;
+    for (const auto& [name, t] : items_) k.push_back(name);
+    return k;
+  }
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+ private:
+  std::vector<value_type> items_;
+  std::unordered_map<std::string, std::size_t> index_;
+};
+
+namespace detail {
+template <class T> inline constexpr bool is_optional_v = false;
+template <class T> inline constexpr bool is_optional_v<std::optional<T>> = true;
+template <class T> inline constexpr bool dependent_false_v = false;
+
+template <class T>
+concept Visitable = requires(T& m) { m.visit([](std::string_view, auto&&) {}); };
+template <class R>
+concept NamedRange = std::ranges::range<R> && requires(std::ranges::range_reference_t<R> e) {
+  { e.first } -> std::convertible_to<std::string_view>;
+  e.second;
+};
+
+inline std::string join_name(const std::string& prefix, std::string_view name) {
+  if (prefix.empty() || prefix.back() == '.') return prefix + std::string(name);
+  return prefix + "." + std::string(name);
+}
+
+// calls leaf(name, tensor) for each tensor reachable from m, in the order the visits name them
+template <class M, class Leaf>
+void walk_state(M& m, const std::string& name, Leaf& leaf) {
+  using T = std::remove_const_t<M>;
+  if constexpr (std::is_same_v<T, Tensor>) {
+    leaf(name, m);
+  } else if constexpr (is_optional_v<T>) {
+    if (m) walk_state(*m, name, leaf);
+  } else if constexpr (Visitable<T>) {
+    m.visit([&](std::string_view member, auto&& x) { walk_state(x, join_name(name, member), leaf); });
+  } else if constexpr (NamedRange<T>) {
+    for (auto&& [k, x] : m) walk_state(x, join_name(name, k), leaf);
+  } else if constexpr (std::ranges::range<T>) {
+    std::size_t i = 0;
+    for (auto&& x : m) walk_state(x, join_name(name, std::to_string(i++)), leaf);
+  } else {
+    static_assert(dependent_false_v<T>,
+                  "nn: a model member must be a Tensor, a std::optional, a range or a string-keyed map of members, "
+                  "or a type with a member `void visit(auto&& f)` that calls f(\"name\", member) for each member");
+  }
+}
+}  // namespace detail
+
+// tinygrad's get_state_dict: every tensor of the model by its dotted name ("l1.weight"); prefix is
+// joined with a dot in front of each name
+template <class M>
+StateDict get_state_dict(M& model, const std::string& prefix = "") {
+  StateDict sd;
+  auto leaf = [&](const std::string& name, const Tensor& t) { sd.set(name, t); };
+  detail::walk_state(model, prefix, leaf);
+  return sd;
+}
+
+// tinygrad's get_parameters: the state dict's tensors, each once
+template <class M>
+std::vector<Tensor> get_parameters(M& model) {
+  std::vector<Tensor> out;
+  std::unordered_set<const void*> seen;
+  for (const auto& [name, t] : get_state_dict(model))
+    if (seen.insert(t.uop().node()).second) out.push_back(t);
+  return out;
+}
+
+// tinygrad's load_state_dict: writes each of the model's tensors from the dict entry of its name
+// (Tensor::assign, so everything viewing the model's buffers sees the new values; a value of another
+// dtype is cast to the model's). Checked before anything is written: a shape mismatch throws (shapes ()
+// and (1,) load into each other, as in tinygrad); strict, a name missing from the dict or a dict entry
+// the model has no tensor for throws too, naming them. Returns the model's tensors it wrote.
+template <class M>
+std::vector<Tensor> load_state_dict(M& model, const StateDict& dict, bool strict = true) {
+  const StateDict mine = get_state_dict(model);
+  std::vector<std::pair<Tensor, Tensor>> writes;
+  std::vector<std::string> missing, unexpected;
+  for (const auto& [name, t] : mine) {
+    const Tensor* v = dict.find(name);
+    if (!v) { missing.push_back(name); continue; }
+    Tensor x = *v;
+    if (x.shape() != t.shape()) {
+      if (x.numel() == 1 && t.numel() == 1 && x.ndim() + t.ndim() == 1) x = x.reshape(t.shape());
+      else throw Error("load_state_dict: shape mismatch for \"" + name + "\": the model has " + shape_str(t.shape()) +
+                       ", the state dict " + shape_str(x.shape()));
+    }
+    writes.emplace_back(t, x.cast(t.dtype()));
+  }
+  for (const auto& [name, t] : dict)
+    if (!mine.contains(name)) unexpected.push_back(name);
+  auto list = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (const std::string& n : names) s += (s.empty() ? "\"" : ", \"") + n + "\"";
+    return s;
+  };
+  if (strict && !missing.empty()) throw Error("load_state_dict: missing from the state dict: " + list(missing));
+  if (strict && !unexpected.empty()) throw Error("load_state_dict: not in the model: " + list(unexpected));
+  std::vector<Tensor> out;
+  for (auto& [t, x] : writes) {
+    t.assign(x);
+    out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace mg::nn
+
+namespace mg::nn {
+
+static_assert(std::endian::native == std::endian::little, "safetensors: the data is little-endian, as a BUFFER's bytes are only here");
+
+// the format's dtype names (tinygrad's safe_dtypes, with the format's two fp8s)
+inline constexpr std::pair<std::string_view, DType> safe_dtypes[] = {
+    {"BOOL", dtypes::bool_},     {"I8", dtypes::int8},        {"U8", dtypes::uint8},       {"I16", dtypes::int16},
+    {"U16", dtypes::uint16},     {"I32", dtypes::int32},      {"U32", dtypes::uint32},     {"I64", dtypes::int64},
+    {"U64", dtypes::uint64},     {"F16", dtypes::float16},    {"BF16", dtypes::bfloat16},  {"F32", dtypes::float32},
+    {"F64", dtypes::float64},    {"F8_E4M3", dtypes::fp8e4m3}, {"F8_E5M2", dtypes::fp8e5m2},
+};
+
+namespace detail {
+inline std::string safe_dtype_name(DType dt) {
+  for (const auto& [name, d] : safe_dtypes)
+    if (d == dt) return std::string(name);
+  throw Error("safe_save: " + dt.repr() + " has no safetensors dtype");
+}
+inline DType safe_dtype(const std::string& name, const std::string& tensor) {
+  for (const auto& [n, d] : safe_dtypes)
+    if (n == name) return d;
+  throw Error("safe_load: \"" + tensor + "\" has unknown dtype \"" + name + "\"");
+}
+struct SafeEntry {
+  std::string name;
+  DType dtype;
+  Shape shape;
+  std::uint64_t begin, end;
+};
+// the header's tensor entries, each checked against the data's size
+inline std::vector<SafeEntry> safe_entries(const Json& header, std::uint64_t data_size) {
+  if (!header.is_object()) throw Error(std::string("safe_load: the header is a JSON ") + header.type_name() + ", not an object");
+  std::vector<SafeEntry> out;
+  for (const auto& [name, e] : header.as_object()) {
+    if (name == "__metadata__") continue;
+    const std::string who = "safe_load: \"" + name + "\"";
+    if (!e.is_object()) throw Error(who + " is a JSON " + e.type_name() + ", not an object");
+    const Json *dt = e.find("dtype"), *sh = e.find("shape"), *off = e.find("data_offsets");
+    if (!dt || !dt->is_string()) throw Error(who + " has no string \"dtype\"");
+    if (!sh || !sh->is_array()) throw Error(who + " has no \"shape\" array");
+    if (!off || !off->is_array() || off->size() != 2 || !(*off)[0].is_int() || !(*off)[1].is_int())
+      throw Error(who + " has no \"data_offsets\" [begin, end] of two integers");
+    SafeEntry s{name, safe_dtype(dt->as_string(), name), {}, 0, 0};
+    std::uint64_t nbytes = std::uint64_t(s.dtype.itemsize());
+    for (const Json& d : sh->as_array()) {
+      if (!d.is_int() || d.as_int() < 0) throw Error(who + " has shape " + sh->dump() + ": sizes must be non-negative integers");
+      s.shape.push_back(d.as_int());
+      const std::uint64_t n = std::uint64_t(d.as_int());
+      if (n != 0 && nbytes > UINT64_MAX / n) throw Error(who + " has shape " + sh->dump() + ", too big to address");
+      nbytes *= n;
+    }
+    const std::int64_t b = (*off)[0].as_int(), en = (*off)[1].as_int();
+    if (b < 0 || en < b || std::uint64_t(en) > data_size)
+      throw Error(who + " has data_offsets [" + std::to_string(b) + ", " + std::to_string(en) + "] outside the " +
+                  std::to_string(data_size) + " data bytes");
+    s.begin = std::uint64_t(b), s.end = std::uint64_t(en);
+    if (s.end - s.begin != nbytes)
+      throw Error(who + " has data_offsets [" + std::to_string(b) + ", " + std::to_string(en) + "] (" + std::to_string(s.end - s.begin) +
+                  " bytes), but shape " + shape_str(s.shape) + " of " + dt->as_string() + " is " + std::to_string(nbytes) + " bytes");
+    out.push_back(std::move(s));
+  }
+  // no two tensors share bytes (the format's writers never make such a file; its reader refuses one)
+  std::vector<const SafeEntry*> by_begin;
+  for (const SafeEntry& s : out)
+    if (s.end > s.begin) by_begin.push_back(&s);
+  std::sort(by_begin.begin(), by_begin.end(), [](const SafeEntry* a, const SafeEntry* b) { return a->begin < b->begin; });
+  for (std::size_t i = 1; i < by_begin.size(); ++i)
+    if (by_begin[i]->begin < by_begin[i - 1]->end)
+      throw Error("safe_load: \"" + by_begin[i - 1]->name + "\" and \"" + by_begin[i]->name + "\" overlap in the data");
+  return out;
+}
+// the header, and where the data starts
+inline std::pair<Json, std::size_t> safe_header(std::span<const std::byte> file) {
+  if (file.size() < 8)
+    throw Error("safe_load: " + std::to_string(file.size()) + " bytes, too short for the 8-byte header length (truncated?)");
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = n << 8 | std::uint64_t(file[std::size_t(i)]);
+  if (n > file.size() - 8)
+    throw Error("safe_load: the header length " + std::to_string(n) + " runs past the end of the file (" + std::to_string(file.size()) +
+                " bytes; truncated?)");
+  const std::string_view text(reinterpret_cast<const char*>(file.data()) + 8, std::size_t(n));
+  try {
+    return {parse_json(text), 8 + std::size_t(n)};
+  } catch (const Error& e) {
+    throw Error(std::string("safe_load: the header is not valid JSON: ") + e.what());
+  }
+}
+}  // namespace detail
+
+// the parsed JSON header of a safetensors file (tinygrad's safe_load_metadata): the tensors' entries
+// and "__metadata__", if any
+inline Json safe_load_metadata_bytes(std::span<const std::byte> file) { return detail::safe_header(file).first; }
+
+// the tensors of a safetensors file in memory, in the header's order; each is a new buffer on device
+inline StateDict safe_load_bytes(std::span<const std::byte> file, const std::string& device = Tensor::default_device) {
+  const auto [header, start] = detail::safe_header(file);
+  const std::span<const std::byte> data = file.subspan(start);
+  StateDict out;
+  for (const detail::SafeEntry& e : detail::safe_entries(header, data.size())) {
+    HostArray a(e.dtype, e.shape);
+    if (!a.bytes.empty()) std::memcpy(a.bytes.data(), data.data() + e.begin, a.bytes.size());
+    out.set(e.name, Tensor::from_host(a, device));
+  }
+  return out;
+}
+
+// a safetensors file's bytes: the tensors (realized as needed) in the dict's order, and metadata (a
+// JSON object, written as "__metadata__" first when given; the format wants string values)
+inline std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& metadata = Json()) {
+  Json header = Json::object();
+  if (!metadata.is_null()) {
+    if (!metadata.is_object()) throw Error(std::string("safe_save: metadata must be a JSON object, got ") + metadata.type_name());
+    header.set("__metadata__", metadata);
+  }
+  std::vector<HostArray> arrays;
+  std::uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    if (name == "__metadata__") throw Error("safe_save: \"__metadata__\" is reserved for the metadata, not a tensor name");
+    arrays.push_back(reference_eval(t.uop()));
+    const std::uint64_t n = arrays.back().bytes.size();
+    Json::Array shape(t.shape().begin(), t.shape().end());
+    header.set(name, Json::object({{"dtype", detail::safe_dtype_name(t.dtype())},
+                                   {"shape", Json(std::move(shape))},
+                                   {"data_offsets", Json::array({offset, offset + n})}}));
+    offset += n;
+  }
+  std::string j = header.dump();
+  j.resize((j.size() + 7) / 8 * 8, ' ');  // data starts 8-aligned, as tinygrad pads it
+  std::vector<std::byte> out(8 + j.size());
+  for (int i = 0; i < 8; ++i) out[std::size_t(i)] = std::byte((std::uint64_t(j.size()) >> (8 * i)) & 0xff);
+  std::memcpy(out.data() + 8, j.data(), j.size());
+  out.reserve(out.size() + std::size_t(offset));
+  for (const HostArray& a : arrays) out.insert(out.end(), a.bytes.begin(), a.bytes.end());
+  return out;
+}
+
+// tinygrad's safe_save / safe_load / safe_load_metadata: the same, to and from a file
+inline void safe_save(const StateDict& tensors, const std::filesystem::path& path, const Json& metadata = Json()) {
+  const std::vector<std::byte> bytes = safe_save_bytes(tensors, metadata);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw Error("safe_save: cannot open " + path.string() + " for writing");
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!f) throw Error("safe_save: writing " + path.string() + " failed");
+}
+namespace detail {
+inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path, const char* who) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(std::string(who) + ": cannot open " + path.string());
+  std::vector<char> chars((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> bytes(chars.size());
+  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+}  // namespace detail
+inline StateDict safe_load(const std::filesystem::path& path, const std::string& device = Tensor::default_device) {
+  return safe_load_bytes(detail::read_file_bytes(path, "safe_load"), device);
+}
+inline Json safe_load_metadata(const std::filesystem::path& path) { return safe_load_metadata_bytes(detail::read_file_bytes(path, "safe_load_metadata")); }
+
+}  // namespace mg::nn

@@ -104,13 +104,28 @@ TEST_CASE("docs: symbolic.md examples", "[docs]") {
   REQUIRE(graph_rewrite((idx + 0) * 1024, my_rules).render() == "(idx<<10)");
 }
 
+// README.md, the Tensor example
+TEST_CASE("docs: README tensor example", "[docs]") {
+  Tensor t = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
+  REQUIRE((t * 2 + 1).sum(1).to_vector<int>() == std::vector<int>{15, 33});
+  Tensor::manual_seed(0);
+  nn::Linear layer(3, 1);
+  auto opt = nn::SGD(nn::get_parameters(layer), {.lr = 0.01});
+  Tensor::Train train;
+  Tensor x = t.cast(dtypes::float32);
+  float before = (layer(x) - 1).square().mean().item<float>();
+  (layer(x) - 1).square().mean().backward();
+  opt.step();
+  REQUIRE((layer(x) - 1).square().mean().item<float>() < before);
+}
+
 // docs/tensor.md
 TEST_CASE("docs: tensor.md examples", "[docs]") {
   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor b = (a * 2 + 1).sum(1);
   REQUIRE(b.to_vector<int>() == std::vector<int>{15, 33});
   REQUIRE((a / 2).dtype() == dtypes::float32);
-  REQUIRE(a.permute({1, 0}).pad({std::pair{1, 0}, std::nullopt}).shape() == Shape{4, 2});
+  REQUIRE(a.permute({1, 0}).pad({{1, 0}, std::nullopt}).shape() == Shape{4, 2});
   REQUIRE(Tensor::from({1.5, -2.25}).relu().to_vector<float>() == std::vector<float>{1.5f, 0.0f});
   REQUIRE_THROWS_WITH(a.reshape({4, 2}), "reshape: size mismatch, can't reshape (2, 3) -> (4, 2)");
   REQUIRE_THROWS_WITH(a + Tensor::from({1, 2}), "broadcast: shapes (2, 3), (2,) cannot broadcast together");
@@ -121,4 +136,8 @@ TEST_CASE("docs: tensor.md examples", "[docs]") {
   Tensor w = Tensor::eye(3), y = Tensor::from({2.0, 0.0, -2.0}, {1, 3});
   auto g = y.matmul(w).sum().gradient({w, y});
   REQUIRE(g[1].to_vector<float>() == std::vector<float>{1, 1, 1});
+  Tensor wt = Tensor::from({1.0, 2.0, 3.0, 4.0}, {2, 2});
+  Tensor row = wt.reshape({4});
+  wt.assign(wt * 10);
+  REQUIRE(row.to_vector<float>() == std::vector<float>{10, 20, 30, 40});
 }

@@ -291,3 +291,18 @@ TEST_CASE("tensor: assign writes into the buffer, which its views and earlier la
   CHECK_THROWS_WITH(a.assign(Tensor::ones({3})), Catch::Contains("assign") && Catch::Contains("(2, 2)"));
   CHECK_THROWS_WITH(a.assign(Tensor::ones({2, 2}, dtypes::int32)), Catch::Contains("dtype mismatch"));
 }
+
+TEST_CASE("tensor: assign and setitem write through a view into the buffer it views") {
+  Tensor a = Tensor::from({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, {2, 3});
+  a.T().assign(Tensor::from({10.f, 20.f, 30.f, 40.f, 50.f, 60.f}, {3, 2}));
+  CHECK(a.to_vector<float>() == F{10, 30, 50, 20, 40, 60});
+  a[0].assign(Tensor::from({7.f, 8.f, 9.f}));
+  CHECK(a.to_vector<float>() == F{7, 8, 9, 20, 40, 60});
+  Tensor row = a[1];
+  row.setitem({slice(0, 2)}, 0.f);  // tinygrad: row = a[1]; row[0:2] = 0 writes into a
+  CHECK(a.to_vector<float>() == F{7, 8, 9, 0, 0, 60});
+  CHECK(row.to_vector<float>() == F{0, 0, 60});
+  a.flip({1}).getitem({slice(), slice(0, 2)}).assign(Tensor::from({1.f, 2.f}));  // columns 2 and 1, reversed
+  CHECK(a.to_vector<float>() == F{7, 2, 1, 0, 2, 1});
+  CHECK_THROWS_WITH(a.pad({std::pair{1, 0}, std::nullopt}).assign(1.f), Catch::Contains("padded view") && Catch::Contains("(3, 3)"));
+}

@@ -8,7 +8,9 @@
 //   std::vector<int> v = b.to_vector<int>();                    // {9, 27}
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -58,10 +60,17 @@ struct ConstType {
 // padding); empty where an argument defaults to another (a pool's stride to its kernel size)
 struct Sizes {
   std::vector<std::int64_t> v;
+  bool scalar = false;  // one int, which stands for every dim (tinygrad's int); {k} is a list of one
   Sizes() = default;
-  Sizes(std::int64_t x) : v{x} {}
+  Sizes(std::int64_t x) : v{x}, scalar(true) {}
   Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
   Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
+};
+// one axis of pad or shrink: (before, after) or (start, end); none leaves the axis. Written {1, 2},
+// std::pair{1, 2} or std::nullopt.
+struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
+  using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
+  AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
 };
 // pad's modes, as tinygrad's pad(mode=...)
 enum class PadMode { constant, reflect, replicate, circular };
@@ -71,6 +80,13 @@ class Index;  // getitem's index (tensor/index.hpp)
 
 class Tensor;
 namespace detail {
+// tinygrad's UOp.base: below the movement ops
+inline const UOp& view_base(const UOp& u) {
+  const UOp* b = &u;
+  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
+  return *b;
+}
+
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
 // Tensor do: realize() and the gradient are seen through every copy.
 struct TensorData {
@@ -253,6 +269,7 @@ class Tensor {
     bool prev_;
   };
   // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
+  template <class = void>  // a template: only files that differentiate compile pm_gradient
   std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const std::optional<Tensor>& gradient = std::nullopt) const {
     if (!gradient && !d_->shape.empty())
       throw Error("gradient: without a gradient argument, backward needs a scalar; this tensor has shape " + shape_str(d_->shape));
@@ -271,6 +288,7 @@ class Tensor {
     }
     return out;
   }
+  template <class = void>
   Tensor& backward(const std::optional<Tensor>& gradient = std::nullopt) {
     std::vector<UOp> topo = d_->uop.toposort();
     detail::PtrMap<char> in_graph;
@@ -295,8 +313,9 @@ class Tensor {
     return *this;
   }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. An unrealized tensor is
-  // realized into a new buffer first.
+  // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
+  // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
+  // buffer.
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
     std::optional<Tensor> bx;
@@ -309,12 +328,14 @@ class Tensor {
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
     HostArray a = reference_eval(v.d_->uop);
-    if (!is_realized()) {
+    const UOp& buf = detail::view_base(d_->uop);
+    if (buf.op() != Ops::BUFFER) {
       d_->uop = from_host(a, device()).d_->uop;
-      return *this;
+    } else if (is_realized()) {
+      host_buffer(buf).bytes = std::move(a.bytes);
+    } else {
+      write_through_view(buf, a);
     }
-    const UOp& buf = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
-    host_buffer(buf).bytes = std::move(a.bytes);
     return *this;
   }
   Tensor& assign(ConstType x) { return assign(full(d_->shape, x, dtype(), device())); }
@@ -369,24 +390,21 @@ class Tensor {
     for (std::int64_t d : o) s.push_back(d_->shape[std::size_t(d)]);
     return view(mop_permute(d_->uop, o), s);
   }
-  // (before, after) per axis; nullopt leaves the axis
-  Tensor pad(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
-    if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for " + shape_str(d_->shape));
-    std::vector<std::pair<std::int64_t, std::int64_t>> m;
-    Shape s;
-    bool any = false;
-    for (std::size_t i = 0; i < arg.size(); ++i) {
-      auto [b, a] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, 0});
-      if (b < 0 || a < 0) throw Error("pad: negative pads need pad() of the full form; got (" + std::to_string(b) + ", " + std::to_string(a) + ")");
-      any = any || b || a;
-      m.emplace_back(b, d_->shape[i] + b + a);
-      s.push_back(d_->shape[i] + b + a);
-    }
-    if (!any) return *this;
-    return view(mop_pad(d_->uop, m), s);
+  // tinygrad's pad (tensor/index.hpp): (before, after) per axis, nullopt leaves the axis; or torch's flat
+  // list, last axis first. Negative pads cut. Modes: constant (value), reflect, replicate, circular.
+  Tensor pad(const std::vector<AxisPair>& arg, PadMode mode = PadMode::constant,
+             ConstType value = 0) const;
+  Tensor pad(std::initializer_list<std::int64_t> flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(std::span<const std::int64_t>(flat.begin(), flat.size()), mode, value);
+  }
+  // the flat form from a std::vector<std::int64_t> (a template, so that {{1, 2}} stays one pair)
+  template <class V>
+    requires std::same_as<V, std::vector<std::int64_t>>
+  Tensor pad(const V& flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(flat, mode, value);
   }
   // (start, end) per axis; nullopt keeps the axis
-  Tensor shrink(const std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>>& arg) const {
+  Tensor shrink(const std::vector<AxisPair>& arg) const {
     if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
     std::vector<std::pair<std::int64_t, std::int64_t>> m;
     Shape s;
@@ -427,6 +445,17 @@ class Tensor {
     n.insert(n.end(), d_->shape.begin() + e + 1, d_->shape.end());
     return reshape(n);
   }
+  // tinygrad's unflatten: dim split into sizes (one of them may be -1)
+  Tensor unflatten(std::int64_t dim, const Shape& sizes) const {
+    const std::size_t d = std::size_t(resolve_dim("unflatten", dim));
+    Shape n(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(d));
+    n.insert(n.end(), sizes.begin(), sizes.end());
+    n.insert(n.end(), d_->shape.begin() + std::ptrdiff_t(d) + 1, d_->shape.end());
+    return reshape(n);
+  }
+  // the lower (tril) or upper (triu) triangle of the last two axes; diagonal > 0 moves it up
+  Tensor triu(std::int64_t diagonal = 0) const { return tri("triu", diagonal, false); }
+  Tensor tril(std::int64_t diagonal = 0) const { return tri("tril", diagonal, true); }
   Tensor unsqueeze(std::int64_t dim) const {
     const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
     if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(d_->shape));
@@ -463,7 +492,7 @@ class Tensor {
     }
     std::optional<Tensor> out;
     for (std::size_t k = 0; k < ts.size(); ++k) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> p(std::size_t(first.ndim()));
+      std::vector<AxisPair> p(std::size_t(first.ndim()));
       p[std::size_t(d)] = std::pair{starts[k], starts.back() - starts[k + 1]};
       const Tensor padded = ts[k].pad(p);
       out = out ? *out + padded : padded;
@@ -490,7 +519,7 @@ class Tensor {
     std::vector<Tensor> out;
     std::int64_t at = 0;
     for (std::int64_t z : sizes) {
-      std::vector<std::optional<std::pair<std::int64_t, std::int64_t>>> r(d_->shape.size());
+      std::vector<AxisPair> r(d_->shape.size());
       r[std::size_t(d)] = std::pair{at, at + z};
       out.push_back(shrink(r));
       at += z;
@@ -592,6 +621,23 @@ class Tensor {
     if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
     return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
   }
+  Tensor bitwise_and(const Tensor& y) const { return bitwise(Ops::AND, y); }
+  Tensor bitwise_or(const Tensor& y) const { return bitwise(Ops::OR, y); }
+  Tensor bitwise_xor(const Tensor& y) const { return bitwise(Ops::XOR, y); }
+  Tensor bitwise_not() const {
+    if (dtype().is_float()) throw Error("bitwise_not: bitwise ops need int or bool tensors, got " + dtype().repr());
+    if (dtype().is_bool()) return logical_not();
+    return bitwise_xor(full_like(-1));  // -1 wraps to all ones in an unsigned dtype
+  }
+  // arithmetic shifts of an int tensor (SHL, SHR)
+  Tensor lshift(const Tensor& y) const { return shift(Ops::SHL, y); }
+  Tensor rshift(const Tensor& y) const { return shift(Ops::SHR, y); }
+  Tensor isnan() const { return *this != *this; }
+  Tensor isinf(bool detect_positive = true, bool detect_negative = true) const {
+    const Tensor f = Tensor::full(d_->shape, false, dtypes::bool_, device());
+    return (detect_positive ? *this == ConstType(INFINITY) : f) | (detect_negative ? *this == ConstType(-INFINITY) : f);
+  }
+  Tensor isfinite() const { return (isinf() | isnan()).logical_not(); }
   Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
   Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
   Tensor sqrt() const { return ensure_float().alu(Ops::SQRT); }
@@ -689,6 +735,14 @@ class Tensor {
   friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::AND, b); }
   friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::OR, b); }
   friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::XOR, b); }
+  friend Tensor operator&(const Tensor& a, ConstType b) { return a.bitwise(Ops::AND, a.ufix(b)); }
+  friend Tensor operator|(const Tensor& a, ConstType b) { return a.bitwise(Ops::OR, a.ufix(b)); }
+  friend Tensor operator^(const Tensor& a, ConstType b) { return a.bitwise(Ops::XOR, a.ufix(b)); }
+  friend Tensor operator<<(const Tensor& a, const Tensor& b) { return a.lshift(b); }
+  friend Tensor operator<<(const Tensor& a, ConstType b) { return a.lshift(a.ufix(b)); }
+  friend Tensor operator>>(const Tensor& a, const Tensor& b) { return a.rshift(b); }
+  friend Tensor operator>>(const Tensor& a, ConstType b) { return a.rshift(a.ufix(b)); }
+  friend Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
   friend Tensor operator-(const Tensor& a) { return a.neg(); }
 
   // ---- reductions ----
@@ -714,6 +768,8 @@ class Tensor {
   Tensor mean(std::int64_t axis, bool keepdim = false) const { return mean(std::vector<std::int64_t>{axis}, keepdim); }
   Tensor any(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).max(std::move(axes), keepdim); }
   Tensor all(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).prod(std::move(axes), keepdim); }
+  Tensor any(std::int64_t axis, bool keepdim = false) const { return any(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor all(std::int64_t axis, bool keepdim = false) const { return all(std::vector<std::int64_t>{axis}, keepdim); }
 
   // tinygrad's softmax family: shifted by the max along the axis for stability
   Tensor softmax(std::int64_t axis = -1) const {
@@ -781,12 +837,90 @@ class Tensor {
 
 
   // ==== random: defined in tensor/random.hpp ====
+  // tinygrad's generators, number for number: the same seed and the same draws (per device, in
+  // order, of the same sizes) give the same values
+  static void manual_seed(std::uint64_t seed = 0);  // the seed's low 32 bits count, as in tinygrad
+  // uniform on [0, 1), a float dtype
+  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // standard normal (Box-Muller on one rand draw of twice the size, in float32, then cast)
+  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // ints uniform on [low, high)
+  static Tensor randint(const Shape& shape, std::int64_t low = 0, std::int64_t high = 10, DType dtype = dtypes::int32,
+                        const std::string& device = default_device);
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float,
+                        const std::string& device = default_device);
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std_dev = 1.0, DType dtype = dtypes::default_float,
+                       const std::string& device = default_device);
+  // initializers: uniform on [-prod(shape)^-0.5, prod(shape)^-0.5); Glorot's and Kaiming's (fan-in:
+  // the sizes after the first)
+  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                                const std::string& device = default_device);
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                               const std::string& device = default_device);
+  // this tensor's shape and device; the dtype defaults to this tensor's
+  Tensor rand_like(std::optional<DType> dtype = std::nullopt) const;
+  Tensor randn_like(std::optional<DType> dtype = std::nullopt) const;
+  // tinygrad's Tensor.training: dropout and friends act only while it is set
+  inline static bool training = false;
+  // zeroes each element with probability p and scales the rest by 1/(1-p), while training; else the identity
+  Tensor dropout(double p = 0.5) const;
+  // While one is alive, Tensor::training is `mode` (tinygrad's `with Tensor.train():`).
+  class Train {
+   public:
+    explicit Train(bool mode = true) : prev_(std::exchange(training, mode)) {}
+    ~Train() { training = prev_; }
+    Train(const Train&) = delete;
+    Train& operator=(const Train&) = delete;
+   private:
+    bool prev_;
+  };
   // ==== end random ====
 
   // ==== indexing: defined in tensor/index.hpp ====
+  // numpy's / tinygrad's indexing: ints, slices, newaxis, ellipsis and int tensors (advanced indexing).
+  // t[i] and t[{i, j}] read; setitem writes (t[i] = x does not compile: a Tensor is a handle).
+  Tensor operator[](const Index& i) const;
+  Tensor operator[](std::initializer_list<Index> i) const;
+  Tensor getitem(const std::vector<Index>& indices) const;
+  Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
+  Tensor& setitem(const std::vector<Index>& indices, ConstType v);
+  // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
+  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
+  Tensor one_hot(std::int64_t num_classes = -1) const;
+
+ private:
+  Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
+  Tensor one_hot_along_dim(std::int64_t n, std::int64_t dim) const;
+  Tensor pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const;
+  Tensor pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const;
+
+ public:
   // ==== end indexing ====
 
   // ==== nn ops: defined in tensor/nn_ops.hpp ====
+  // tinygrad's functional nn ops. Convolutions and pools work over any number of spatial dims (the
+  // trailing ones); padding is an int, one per spatial dim, or (left, right, top, bottom, ...).
+  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
+  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0) const;
+  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0, Sizes output_padding = 0) const;
+  Tensor max_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false) const;
+  Tensor avg_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false, bool count_include_pad = true) const;
+  Tensor layernorm(std::vector<std::int64_t> axes = {-1}, double eps = 1e-5) const;
+  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, std::vector<std::int64_t> axes = {1}) const;
+  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask = std::nullopt, double dropout_p = 0.0, bool is_causal = false) const;
+  Tensor cross_entropy(const Tensor& Y, Reduction reduction = Reduction::mean, double label_smoothing = 0.0) const;
+  Tensor sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index = -1, double label_smoothing = 0.0, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy(const Tensor& Y, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy_logits(const Tensor& Y, Reduction reduction = Reduction::mean, const std::optional<Tensor>& pos_weight = std::nullopt) const;
+
+ private:
+  Tensor pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) const;
+  Tensor do_reduction_(Reduction reduction) const;
+
+ public:
   // ==== end nn ops ====
 
  private:
@@ -805,6 +939,42 @@ class Tensor {
     const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
     if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
+  }
+  // assign into a view of buf: the view's movement ops, replayed on the buffer's element indices, say
+  // which buffer element each of a's elements goes to (the last of repeats wins, as an expand's)
+  void write_through_view(const UOp& buf, const HostArray& a) const {
+    std::vector<UOp> chain;  // the movement ops, top to bottom
+    for (const UOp* u = &d_->uop; u->op() != Ops::BUFFER; u = &u->src(0)) {
+      if (u->op() == Ops::PAD) throw Error("assign: can't write through a padded view of a buffer, shape " + shape_str(d_->shape));
+      chain.push_back(*u);
+    }
+    std::vector<std::int64_t> ids(std::size_t(buf.arg().as_int()));
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int64_t(i);
+    UOp idx = from(ids, {std::int64_t(ids.size())}, dtypes::int64, device()).d_->uop;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      std::vector<UOp> src(it->src().begin(), it->src().end());
+      src[0] = idx;
+      idx = UOp(it->op(), dtypes::int64, src, it->arg());
+    }
+    const std::vector<std::int64_t> to = reference_eval(idx).to_vector<std::int64_t>();
+    std::vector<std::byte>& bytes = host_buffer(buf).bytes;
+    const std::size_t isz = std::size_t(dtype().itemsize());
+    for (std::size_t i = 0; i < to.size(); ++i)
+      std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);
+  }
+  Tensor pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const;
+  Tensor shift(Ops op, const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (!a.dtype().is_int()) throw Error(op_repr(op) + ": shifts need int tensors, got " + a.dtype().repr());
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
+  }
+  Tensor tri(const char* who, std::int64_t diagonal, bool lower) const {
+    if (ndim() < 2) throw Error(std::string(who) + ": needs at least 2 dims, got shape " + shape_str(d_->shape));
+    const std::int64_t r = d_->shape[d_->shape.size() - 2], c = d_->shape.back();
+    const Tensor rows = arange(r, std::nullopt, 1, dtypes::default_int, device()).unsqueeze(-1);
+    const Tensor cols = arange(c, std::nullopt, 1, dtypes::default_int, device());
+    const Tensor keep = lower ? cols <= rows + ConstType(diagonal) : rows + ConstType(diagonal) <= cols;
+    return keep.where(*this, full_like(0));
   }
   Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
     std::vector<std::int64_t> ax;

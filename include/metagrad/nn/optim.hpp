@@ -1,0 +1,223 @@
+#pragma once
+// Optimizers: tinygrad's nn/optim.py. SGD is LARS without the trust ratio; Adam and AdamW are LAMB
+// without it (AdamW with weight decay added to the update, decoupled from the moments). The math is
+// tinygrad's, op for op, so float32 results match it.
+//
+//   auto opt = nn::Adam(nn::get_parameters(model), {.lr = 1e-3});
+//   Tensor::Train train;                      // step() wants Tensor::training, as tinygrad does
+//   opt.zero_grad();
+//   loss(model).backward();
+//   opt.step();
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "../core/error.hpp"
+#include "../tensor/tensor.hpp"
+
+namespace mg::nn {
+
+// a learning rate: a number, or a float tensor of one element that the optimizer shares (assign to it
+// to schedule the rate)
+struct LearningRate {
+  std::optional<Tensor> tensor;
+  double value = 0.001;
+  LearningRate(double v) : value(v) {}
+  LearningRate(Tensor t) : tensor(std::move(t)) {}
+};
+
+class Optimizer {
+ public:
+  std::vector<Tensor> params;   // the tensors step() updates: the given ones without requires_grad(false)
+  std::vector<Tensor> buffers;  // the others (tinygrad keeps them to realize; nothing to do here)
+  Tensor lr;                    // float32 of shape (1,), as tinygrad stores it
+
+  virtual ~Optimizer() = default;
+
+  // forgets every parameter's gradient
+  void zero_grad() {
+    for (Tensor& p : params) p.clear_grad();
+  }
+  // one update from the gradients backward() left: every update is computed from the current values
+  // before any parameter is written, as tinygrad's one schedule computes them
+  void step() {
+    if (!Tensor::training)
+      throw Error("Optimizer::step: Tensor::training is false; set it (or hold a Tensor::Train) while training, as tinygrad requires");
+    std::vector<Tensor> grads;
+    for (const Tensor& p : params) {
+      std::optional<Tensor> g = p.grad();
+      if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
+      grads.push_back(std::move(g->realize()));  // before any write: a gradient may read other parameters
+    }
+    std::vector<Tensor> updates = step_updates(params, grads);
+    for (Tensor& u : updates) u.realize();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].assign((params[i].detach() - updates[i]).reshape(params[i].shape()));
+  }
+
+ protected:
+  Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
+    std::unordered_set<const void*> seen;
+    for (const Tensor& t : ps) {
+      if (!seen.insert(t.uop().node()).second) continue;  // dedup, as tinygrad does
+      if (t.requires_grad() == false) { buffers.push_back(t); continue; }
+      Tensor p = t;
+      p.requires_grad(true);  // tinygrad's optimizers turned requires_grad None into True
+      params.push_back(p);
+    }
+    if (params.empty()) throw Error("Optimizer: no parameters (every tensor given has requires_grad(false))");
+  }
+  // tinygrad's _step: the amount each parameter goes down by (cast to its dtype); updates the state
+  virtual std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) = 0;
+  // state buffers of the params' shapes, zero, float32 (tinygrad's OPTIM_DTYPE)
+  std::vector<Tensor> new_state() const {
+    std::vector<Tensor> s;
+    for (const Tensor& p : params) s.push_back(fresh(Tensor::zeros(p.shape(), dtypes::float32, p.device())));
+    return s;
+  }
+  // a buffer of its own: equal constants are one node, which would share gradients and writes
+  static Tensor fresh(Tensor t) {
+    t.realize();
+    return t;
+  }
+  // lr broadcasts as tinygrad's (1,) does, but keeps a scalar parameter's update scalar
+  Tensor lr_() const { return lr.reshape({}); }
+
+ private:
+  Tensor make_lr(const LearningRate& rate) const {
+    if (rate.tensor) {
+      if (rate.tensor->numel() != 1 || !rate.tensor->dtype().is_float())
+        throw Error("Optimizer: a learning rate tensor must be one float, got " + rate.tensor->dtype().repr() + " " + shape_str(rate.tensor->shape()));
+      return *rate.tensor;
+    }
+    if (rate.value < 0) throw Error("Optimizer: invalid learning rate " + std::to_string(rate.value));
+    return Tensor::from({rate.value}, {1}, dtypes::float32);
+  }
+};
+
+// ---- LARS, and SGD as LARS without the trust ratio ----
+
+struct LARSOptions {
+  LearningRate lr = 0.001;
+  double momentum = 0.9, weight_decay = 1e-4;
+  bool nesterov = false, classic = true;
+  double tcoef = 0.001;  // trust coefficient; 0 is plain SGD
+};
+
+// Layer-wise Adaptive Rate Scaling (https://arxiv.org/abs/1708.03888v3)
+class LARS : public Optimizer {
+ public:
+  double momentum, wd, tcoef;
+  bool nesterov, classic;
+  std::vector<Tensor> b;  // momentum buffers (none without momentum)
+
+  explicit LARS(const std::vector<Tensor>& ps, const LARSOptions& o = {})
+      : Optimizer(ps, o.lr), momentum(o.momentum), wd(o.weight_decay), tcoef(o.tcoef), nesterov(o.nesterov), classic(o.classic) {
+    if (momentum < 0) throw Error("LARS: invalid momentum " + std::to_string(momentum));
+    if (momentum != 0) b = new_state();
+  }
+
+ protected:
+  std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) override {
+    std::vector<Tensor> out;
+    const Tensor lr = lr_();
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const Tensor t = ps[i].detach();
+      Tensor g = grads[i];
+      std::optional<Tensor> r;  // the trust ratio; none is 1.0
+      if (tcoef != 0) {
+        const Tensor r1 = t.square().sum().sqrt(), r2 = g.square().sum().sqrt();
+        r = (r1 > 0).where((r2 > 0).where(ConstType(tcoef) * r1 / (r2 + ConstType(wd) * r1), ConstType(1.0)), ConstType(1.0));
+      }
+      if (wd > 0) g = g + ConstType(wd) * t;
+      auto scaled = [&](const Tensor& x) { return (r ? x * *r : x * ConstType(1.0)) * lr; };
+      if (classic) g = scaled(g);  // classic momentum scales by lr before the momentum
+      if (momentum != 0) {
+        // zero at first, so no special first step; cast to the float32 buffer (tinygrad's assign refuses float64)
+        b[i].assign((ConstType(momentum) * b[i] + g).cast(b[i].dtype()));
+        g = nesterov ? g + ConstType(momentum) * b[i] : b[i];
+      }
+      if (!classic) g = scaled(g);
+      out.push_back(g.cast(t.dtype()));
+    }
+    return out;
+  }
+};
+
+struct SGDOptions {
+  LearningRate lr = 0.001;
+  double momentum = 0.0, weight_decay = 0.0;
+  bool nesterov = false, classic = false;
+};
+// Stochastic gradient descent, with momentum (classic: the update rule that scales by lr before the
+// momentum), Nesterov momentum and weight decay
+inline LARS SGD(const std::vector<Tensor>& ps, const SGDOptions& o = {}) {
+  return LARS(ps, {.lr = o.lr, .momentum = o.momentum, .weight_decay = o.weight_decay, .nesterov = o.nesterov, .classic = o.classic, .tcoef = 0.0});
+}
+
+// ---- LAMB, and Adam / AdamW as LAMB without the trust ratio ----
+
+struct LAMBOptions {
+  LearningRate lr = 0.001;
+  double b1 = 0.9, b2 = 0.999, eps = 1e-6, weight_decay = 0.0;
+  bool adam = false;  // no trust ratio
+};
+
+// LAMB (https://arxiv.org/abs/1904.00962)
+class LAMB : public Optimizer {
+ public:
+  double b1, b2, eps, wd;
+  bool adam;
+  Tensor b1_t, b2_t;       // b1^t and b2^t, float32 (1,)
+  std::vector<Tensor> m, v;  // first and second moments
+
+  explicit LAMB(const std::vector<Tensor>& ps, const LAMBOptions& o = {})
+      : Optimizer(ps, o.lr), b1(o.b1), b2(o.b2), eps(o.eps), wd(o.weight_decay), adam(o.adam),
+        b1_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))), b2_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))),
+        m(new_state()), v(new_state()) {
+    if (wd < 0) throw Error("LAMB: invalid weight_decay " + std::to_string(wd));
+    b1_t.requires_grad(false), b2_t.requires_grad(false);
+  }
+
+ protected:
+  std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) override {
+    std::vector<Tensor> out;
+    const Tensor lr = lr_();
+    b1_t.assign(b1_t * ConstType(b1));
+    b2_t.assign(b2_t * ConstType(b2));
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const Tensor t = ps[i].detach(), &g = grads[i];
+      m[i].assign((ConstType(b1) * m[i] + ConstType(1.0 - b1) * g).cast(m[i].dtype()));
+      v[i].assign((ConstType(b2) * v[i] + ConstType(1.0 - b2) * (g * g)).cast(v[i].dtype()));
+      const Tensor m_hat = m[i] / (ConstType(1.0) - b1_t.reshape({})), v_hat = v[i] / (ConstType(1.0) - b2_t.reshape({}));
+      const Tensor up = m_hat / (v_hat.sqrt() + ConstType(eps)) + ConstType(wd) * t;
+      Tensor step = lr * ConstType(1.0);
+      if (!adam) {
+        const Tensor r1 = t.square().sum().sqrt(), r2 = up.square().sum().sqrt();
+        step = lr * (r1 > 0).where((r2 > 0).where(r1 / r2, ConstType(1.0)), ConstType(1.0));
+      }
+      out.push_back((step * up).cast(t.dtype()));
+    }
+    return out;
+  }
+};
+
+struct AdamOptions {
+  LearningRate lr = 0.001;
+  double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+};
+struct AdamWOptions {
+  LearningRate lr = 0.001;
+  double b1 = 0.9, b2 = 0.999, eps = 1e-8, weight_decay = 0.01;
+};
+// Adam (https://arxiv.org/abs/1412.6980)
+inline LAMB Adam(const std::vector<Tensor>& ps, const AdamOptions& o = {}) {
+  return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = 0.0, .adam = true});
+}
+// AdamW: Adam with decoupled weight decay (https://arxiv.org/abs/1711.05101v3)
+inline LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
+  return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = o.weight_decay, .adam = true});
+}
+
+}  // namespace mg::nn
