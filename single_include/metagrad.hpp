@@ -9483,7 +9483,6 @@ class Dropout {
 //   opt.zero_grad();
 //   loss(model).backward();
 //   opt.step();
-#include <unordered_set>
 
 
 namespace mg::nn {
@@ -9527,9 +9526,9 @@ class Optimizer {
 
  protected:
   Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
-    std::unordered_set<const void*> seen;
-    for (const Tensor& t : ps) {
-      if (!seen.insert(t.uop().node()).second) continue;  // dedup, as tinygrad does
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const Tensor& t = ps[i];
+      if (std::any_of(ps.begin(), ps.begin() + std::ptrdiff_t(i), [&](const Tensor& o) { return o.uop() == t.uop(); })) continue;  // dedup, as tinygrad does
       if (t.requires_grad() == false) { buffers.push_back(t); continue; }
       Tensor p = t;
       p.requires_grad(true);  // tinygrad's optimizers turned requires_grad None into True
@@ -9696,9 +9695,6 @@ inline LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
 // N bytes of UTF-8 JSON (padded with spaces), then the data. The header maps each tensor's name to
 // {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]} (byte offsets into the data) and may
 // hold "__metadata__". Reading checks everything the header claims against the bytes there are.
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 
 // ---- metagrad/nn/state.hpp ----
@@ -9715,7 +9711,7 @@ inline LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
 // A member given to f may be a Tensor, a std::optional of anything visitable (skipped when empty), a
 // type with its own visit, a range of those (named 0, 1, ...), or a map from strings to those (named
 // by key), as tinygrad's walk goes through objects, lists and dicts.
-#include <ranges>
+#include <iterator>
 
 
 namespace mg::nn {
@@ -9731,13 +9727,13 @@ class StateDict {
 
   // inserts, or replaces the tensor of an existing name in place
   void set(std::string name, Tensor t) {
-    if (auto it = index_.find(name); it != index_.end()) { items_[it->second].second = std::move(t); return; }
-    index_.emplace(name, items_.size());
+    if (const Tensor* have = find(name)) { const_cast<Tensor&>(*have) = std::move(t); return; }
     items_.emplace_back(std::move(name), std::move(t));
   }
+  // a linear search: a model's few hundred names cost less than a hash map's code in every file
   const Tensor* find(const std::string& name) const {
-    auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &items_[it->second].second;
+    auto it = std::find_if(items_.begin(), items_.end(), [&](const value_type& e) { return e.first == name; });
+    return it == items_.end() ? nullptr : &it->second;
   }
   bool contains(const std::string& name) const { return find(name) != nullptr; }
   // the tensor itself (a handle: assign to it to write the model's)
@@ -9757,7 +9753,6 @@ class StateDict {
 
  private:
   std::vector<value_type> items_;
-  std::unordered_map<std::string, std::size_t> index_;
 };
 
 namespace detail {
@@ -9768,9 +9763,11 @@ template <class T> inline constexpr bool dependent_false_v = false;
 template <class T>
 concept Visitable = requires(T& m) { m.visit([](std::string_view, auto&&) {}); };
 template <class R>
-concept NamedRange = std::ranges::range<R> && requires(std::ranges::range_reference_t<R> e) {
-  { e.first } -> std::convertible_to<std::string_view>;
-  e.second;
+concept Range = requires(R& r) { std::begin(r); std::end(r); };
+template <class R>
+concept NamedRange = Range<R> && requires(R& r) {
+  { (*std::begin(r)).first } -> std::convertible_to<std::string_view>;
+  (*std::begin(r)).second;
 };
 
 inline std::string join_name(const std::string& prefix, std::string_view name) {
@@ -9790,7 +9787,7 @@ void walk_state(M& m, const std::string& name, Leaf& leaf) {
     m.visit([&](std::string_view member, auto&& x) { walk_state(x, join_name(name, member), leaf); });
   } else if constexpr (NamedRange<T>) {
     for (auto&& [k, x] : m) walk_state(x, join_name(name, k), leaf);
-  } else if constexpr (std::ranges::range<T>) {
+  } else if constexpr (Range<T>) {
     std::size_t i = 0;
     for (auto&& x : m) walk_state(x, join_name(name, std::to_string(i++)), leaf);
   } else {
@@ -9815,9 +9812,8 @@ StateDict get_state_dict(M& model, const std::string& prefix = "") {
 template <class M>
 std::vector<Tensor> get_parameters(M& model) {
   std::vector<Tensor> out;
-  std::unordered_set<const void*> seen;
   for (const auto& [name, t] : get_state_dict(model))
-    if (seen.insert(t.uop().node()).second) out.push_back(t);
+    if (std::none_of(out.begin(), out.end(), [&](const Tensor& o) { return o.uop() == t.uop(); })) out.push_back(t);
   return out;
 }
 
@@ -9891,7 +9887,8 @@ struct SafeEntry {
   std::uint64_t begin, end;
 };
 // the header's tensor entries, each checked against the data's size
-inline std::vector<SafeEntry> safe_entries(const Json& header, std::uint64_t data_size) {
+template <class = void>
+std::vector<SafeEntry> safe_entries(const Json& header, std::uint64_t data_size) {
   if (!header.is_object()) throw Error(std::string("safe_load: the header is a JSON ") + header.type_name() + ", not an object");
   std::vector<SafeEntry> out;
   for (const auto& [name, e] : header.as_object()) {
@@ -9933,7 +9930,8 @@ inline std::vector<SafeEntry> safe_entries(const Json& header, std::uint64_t dat
   return out;
 }
 // the header, and where the data starts
-inline std::pair<Json, std::size_t> safe_header(std::span<const std::byte> file) {
+template <class = void>
+std::pair<Json, std::size_t> safe_header(std::span<const std::byte> file) {
   if (file.size() < 8)
     throw Error("safe_load: " + std::to_string(file.size()) + " bytes, too short for the 8-byte header length (truncated?)");
   std::uint64_t n = 0;
@@ -9952,10 +9950,12 @@ inline std::pair<Json, std::size_t> safe_header(std::span<const std::byte> file)
 
 // the parsed JSON header of a safetensors file (tinygrad's safe_load_metadata): the tensors' entries
 // and "__metadata__", if any
-inline Json safe_load_metadata_bytes(std::span<const std::byte> file) { return detail::safe_header(file).first; }
+template <class = void>
+Json safe_load_metadata_bytes(std::span<const std::byte> file) { return detail::safe_header(file).first; }
 
 // the tensors of a safetensors file in memory, in the header's order; each is a new buffer on device
-inline StateDict safe_load_bytes(std::span<const std::byte> file, const std::string& device = Tensor::default_device) {
+template <class = void>
+StateDict safe_load_bytes(std::span<const std::byte> file, const std::string& device = Tensor::default_device) {
   const auto [header, start] = detail::safe_header(file);
   const std::span<const std::byte> data = file.subspan(start);
   StateDict out;
@@ -9969,7 +9969,8 @@ inline StateDict safe_load_bytes(std::span<const std::byte> file, const std::str
 
 // a safetensors file's bytes: the tensors (realized as needed) in the dict's order, and metadata (a
 // JSON object, written as "__metadata__" first when given; the format wants string values)
-inline std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& metadata = Json()) {
+template <class = void>
+std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& metadata = Json()) {
   Json header = Json::object();
   if (!metadata.is_null()) {
     if (!metadata.is_object()) throw Error(std::string("safe_save: metadata must be a JSON object, got ") + metadata.type_name());
@@ -9998,26 +9999,29 @@ inline std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Js
 }
 
 // tinygrad's safe_save / safe_load / safe_load_metadata: the same, to and from a file
-inline void safe_save(const StateDict& tensors, const std::filesystem::path& path, const Json& metadata = Json()) {
+template <class = void>
+void safe_save(const StateDict& tensors, const std::string& path, const Json& metadata = Json()) {
   const std::vector<std::byte> bytes = safe_save_bytes(tensors, metadata);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error("safe_save: cannot open " + path.string() + " for writing");
-  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!f) throw Error("safe_save: writing " + path.string() + " failed");
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!f) throw Error("safe_save: cannot open " + path + " for writing");
+  if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size()) throw Error("safe_save: writing " + path + " failed");
 }
 namespace detail {
-inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path, const char* who) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(std::string(who) + ": cannot open " + path.string());
-  std::vector<char> chars((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> bytes(chars.size());
-  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+inline std::vector<std::byte> read_file_bytes(const std::string& path, const char* who) {
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(std::string(who) + ": cannot open " + path);
+  std::vector<std::byte> bytes;
+  std::byte buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) bytes.insert(bytes.end(), buf, buf + n);
+  if (std::ferror(f.get())) throw Error(std::string(who) + ": reading " + path + " failed");
   return bytes;
 }
 }  // namespace detail
-inline StateDict safe_load(const std::filesystem::path& path, const std::string& device = Tensor::default_device) {
+template <class = void>
+StateDict safe_load(const std::string& path, const std::string& device = Tensor::default_device) {
   return safe_load_bytes(detail::read_file_bytes(path, "safe_load"), device);
 }
-inline Json safe_load_metadata(const std::filesystem::path& path) { return safe_load_metadata_bytes(detail::read_file_bytes(path, "safe_load_metadata")); }
+template <class = void>
+Json safe_load_metadata(const std::string& path) { return safe_load_metadata_bytes(detail::read_file_bytes(path, "safe_load_metadata")); }
 
 }  // namespace mg::nn

@@ -8,9 +8,9 @@
 //   opt.zero_grad();
 //   loss(model).backward();
 //   opt.step();
+#include <algorithm>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -58,9 +58,9 @@ class Optimizer {
 
  protected:
   Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
-    std::unordered_set<const void*> seen;
-    for (const Tensor& t : ps) {
-      if (!seen.insert(t.uop().node()).second) continue;  // dedup, as tinygrad does
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const Tensor& t = ps[i];
+      if (std::any_of(ps.begin(), ps.begin() + std::ptrdiff_t(i), [&](const Tensor& o) { return o.uop() == t.uop(); })) continue;  // dedup, as tinygrad does
       if (t.requires_grad() == false) { buffers.push_back(t); continue; }
       Tensor p = t;
       p.requires_grad(true);  // tinygrad's optimizers turned requires_grad None into True

@@ -8,9 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <cstdio>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,7 +51,8 @@ struct SafeEntry {
   std::uint64_t begin, end;
 };
 // the header's tensor entries, each checked against the data's size
-inline std::vector<SafeEntry> safe_entries(const Json& header, std::uint64_t data_size) {
+template <class = void>
+std::vector<SafeEntry> safe_entries(const Json& header, std::uint64_t data_size) {
   if (!header.is_object()) throw Error(std::string("safe_load: the header is a JSON ") + header.type_name() + ", not an object");
   std::vector<SafeEntry> out;
   for (const auto& [name, e] : header.as_object()) {
@@ -94,7 +94,8 @@ inline std::vector<SafeEntry> safe_entries(const Json& header, std::uint64_t dat
   return out;
 }
 // the header, and where the data starts
-inline std::pair<Json, std::size_t> safe_header(std::span<const std::byte> file) {
+template <class = void>
+std::pair<Json, std::size_t> safe_header(std::span<const std::byte> file) {
   if (file.size() < 8)
     throw Error("safe_load: " + std::to_string(file.size()) + " bytes, too short for the 8-byte header length (truncated?)");
   std::uint64_t n = 0;
@@ -113,10 +114,12 @@ inline std::pair<Json, std::size_t> safe_header(std::span<const std::byte> file)
 
 // the parsed JSON header of a safetensors file (tinygrad's safe_load_metadata): the tensors' entries
 // and "__metadata__", if any
-inline Json safe_load_metadata_bytes(std::span<const std::byte> file) { return detail::safe_header(file).first; }
+template <class = void>
+Json safe_load_metadata_bytes(std::span<const std::byte> file) { return detail::safe_header(file).first; }
 
 // the tensors of a safetensors file in memory, in the header's order; each is a new buffer on device
-inline StateDict safe_load_bytes(std::span<const std::byte> file, const std::string& device = Tensor::default_device) {
+template <class = void>
+StateDict safe_load_bytes(std::span<const std::byte> file, const std::string& device = Tensor::default_device) {
   const auto [header, start] = detail::safe_header(file);
   const std::span<const std::byte> data = file.subspan(start);
   StateDict out;
@@ -130,7 +133,8 @@ inline StateDict safe_load_bytes(std::span<const std::byte> file, const std::str
 
 // a safetensors file's bytes: the tensors (realized as needed) in the dict's order, and metadata (a
 // JSON object, written as "__metadata__" first when given; the format wants string values)
-inline std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& metadata = Json()) {
+template <class = void>
+std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& metadata = Json()) {
   Json header = Json::object();
   if (!metadata.is_null()) {
     if (!metadata.is_object()) throw Error(std::string("safe_save: metadata must be a JSON object, got ") + metadata.type_name());
@@ -159,26 +163,29 @@ inline std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Js
 }
 
 // tinygrad's safe_save / safe_load / safe_load_metadata: the same, to and from a file
-inline void safe_save(const StateDict& tensors, const std::filesystem::path& path, const Json& metadata = Json()) {
+template <class = void>
+void safe_save(const StateDict& tensors, const std::string& path, const Json& metadata = Json()) {
   const std::vector<std::byte> bytes = safe_save_bytes(tensors, metadata);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw Error("safe_save: cannot open " + path.string() + " for writing");
-  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!f) throw Error("safe_save: writing " + path.string() + " failed");
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
+  if (!f) throw Error("safe_save: cannot open " + path + " for writing");
+  if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size()) throw Error("safe_save: writing " + path + " failed");
 }
 namespace detail {
-inline std::vector<std::byte> read_file_bytes(const std::filesystem::path& path, const char* who) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(std::string(who) + ": cannot open " + path.string());
-  std::vector<char> chars((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> bytes(chars.size());
-  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+inline std::vector<std::byte> read_file_bytes(const std::string& path, const char* who) {
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(std::string(who) + ": cannot open " + path);
+  std::vector<std::byte> bytes;
+  std::byte buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) bytes.insert(bytes.end(), buf, buf + n);
+  if (std::ferror(f.get())) throw Error(std::string(who) + ": reading " + path + " failed");
   return bytes;
 }
 }  // namespace detail
-inline StateDict safe_load(const std::filesystem::path& path, const std::string& device = Tensor::default_device) {
+template <class = void>
+StateDict safe_load(const std::string& path, const std::string& device = Tensor::default_device) {
   return safe_load_bytes(detail::read_file_bytes(path, "safe_load"), device);
 }
-inline Json safe_load_metadata(const std::filesystem::path& path) { return safe_load_metadata_bytes(detail::read_file_bytes(path, "safe_load_metadata")); }
+template <class = void>
+Json safe_load_metadata(const std::string& path) { return safe_load_metadata_bytes(detail::read_file_bytes(path, "safe_load_metadata")); }
 
 }  // namespace mg::nn

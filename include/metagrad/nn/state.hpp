@@ -12,16 +12,15 @@
 // A member given to f may be a Tensor, a std::optional of anything visitable (skipped when empty), a
 // type with its own visit, a range of those (named 0, 1, ...), or a map from strings to those (named
 // by key), as tinygrad's walk goes through objects, lists and dicts.
+#include <algorithm>
 #include <concepts>
+#include <iterator>
 #include <cstddef>
 #include <initializer_list>
 #include <optional>
-#include <ranges>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -41,13 +40,13 @@ class StateDict {
 
   // inserts, or replaces the tensor of an existing name in place
   void set(std::string name, Tensor t) {
-    if (auto it = index_.find(name); it != index_.end()) { items_[it->second].second = std::move(t); return; }
-    index_.emplace(name, items_.size());
+    if (const Tensor* have = find(name)) { const_cast<Tensor&>(*have) = std::move(t); return; }
     items_.emplace_back(std::move(name), std::move(t));
   }
+  // a linear search: a model's few hundred names cost less than a hash map's code in every file
   const Tensor* find(const std::string& name) const {
-    auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &items_[it->second].second;
+    auto it = std::find_if(items_.begin(), items_.end(), [&](const value_type& e) { return e.first == name; });
+    return it == items_.end() ? nullptr : &it->second;
   }
   bool contains(const std::string& name) const { return find(name) != nullptr; }
   // the tensor itself (a handle: assign to it to write the model's)
@@ -67,7 +66,6 @@ class StateDict {
 
  private:
   std::vector<value_type> items_;
-  std::unordered_map<std::string, std::size_t> index_;
 };
 
 namespace detail {
@@ -78,9 +76,11 @@ template <class T> inline constexpr bool dependent_false_v = false;
 template <class T>
 concept Visitable = requires(T& m) { m.visit([](std::string_view, auto&&) {}); };
 template <class R>
-concept NamedRange = std::ranges::range<R> && requires(std::ranges::range_reference_t<R> e) {
-  { e.first } -> std::convertible_to<std::string_view>;
-  e.second;
+concept Range = requires(R& r) { std::begin(r); std::end(r); };
+template <class R>
+concept NamedRange = Range<R> && requires(R& r) {
+  { (*std::begin(r)).first } -> std::convertible_to<std::string_view>;
+  (*std::begin(r)).second;
 };
 
 inline std::string join_name(const std::string& prefix, std::string_view name) {
@@ -100,7 +100,7 @@ void walk_state(M& m, const std::string& name, Leaf& leaf) {
     m.visit([&](std::string_view member, auto&& x) { walk_state(x, join_name(name, member), leaf); });
   } else if constexpr (NamedRange<T>) {
     for (auto&& [k, x] : m) walk_state(x, join_name(name, k), leaf);
-  } else if constexpr (std::ranges::range<T>) {
+  } else if constexpr (Range<T>) {
     std::size_t i = 0;
     for (auto&& x : m) walk_state(x, join_name(name, std::to_string(i++)), leaf);
   } else {
@@ -125,9 +125,8 @@ StateDict get_state_dict(M& model, const std::string& prefix = "") {
 template <class M>
 std::vector<Tensor> get_parameters(M& model) {
   std::vector<Tensor> out;
-  std::unordered_set<const void*> seen;
   for (const auto& [name, t] : get_state_dict(model))
-    if (seen.insert(t.uop().node()).second) out.push_back(t);
+    if (std::none_of(out.begin(), out.end(), [&](const Tensor& o) { return o.uop() == t.uop(); })) out.push_back(t);
   return out;
 }
 
