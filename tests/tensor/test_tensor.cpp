@@ -306,3 +306,19 @@ TEST_CASE("tensor: assign and setitem write through a view into the buffer it vi
   CHECK(a.to_vector<float>() == F{7, 2, 1, 0, 2, 1});
   CHECK_THROWS_WITH(a.pad({std::pair{1, 0}, std::nullopt}).assign(1.f), Catch::Contains("padded view") && Catch::Contains("(3, 3)"));
 }
+
+TEST_CASE("tensor: contiguous, contiguous_backward and to(device) keep the values and pass gradients") {
+  Tensor x = Tensor::from({1.0, -2.0, 3.0});
+  CHECK(x.contiguous().uop().op() == Ops::CONTIGUOUS);
+  CHECK((x.reshape({3, 1}).T().contiguous() * 2).to_vector<float>() == F{2, -4, 6});
+  Tensor y = x.to("CPU:1");
+  CHECK(y.device() == "CPU:1");
+  CHECK(y.uop().op() == Ops::COPY);
+  CHECK(x.to("CPU").uop() == x.uop());
+  CHECK(y.to_vector<float>() == F{1, -2, 3});
+  mg::test::check_grad([](const std::vector<Tensor>& t) { return (t[0].contiguous() * t[0].contiguous_backward()).to("CPU:1").exp(); },
+                       {{{0.5, -0.25, 1.5}, {3}}});
+  (x.to("CPU:1") * x.to("CPU:1")).sum().backward();
+  CHECK(x.grad()->device() == "CPU");
+  CHECK(x.grad()->to_vector<float>() == F{2, -4, 6});
+}

@@ -257,6 +257,17 @@ class Tensor {
   void clear_grad() { d_->grad.reset(); }
   // the same values, with no gradient flowing back through them
   Tensor detach() const { return view(UOp(Ops::DETACH, dtype(), {d_->uop}), d_->shape); }
+  // a marker where the scheduler materializes the values (a CONTIGUOUS node); the same values
+  Tensor contiguous() const { return view(UOp(Ops::CONTIGUOUS, dtype(), {d_->uop}), d_->shape); }
+  // the same values; the gradient flowing back through it is made contiguous
+  Tensor contiguous_backward() const { return view(UOp(Ops::CONTIGUOUS_BACKWARD, dtype(), {d_->uop}), d_->shape); }
+  // the tensor on another device (a COPY; the gradient is copied back); the same tensor when it is there
+  Tensor to(const std::string& device) const {
+    if (device == d_->device) return *this;
+    Tensor r(UOp(Ops::COPY, dtype(), {d_->uop, device_uop(device)}), d_->shape, device);
+    if (d_->grad) r.d_->grad = Tensor(d_->grad).to(device).d_;
+    return r;
+  }
   // While one is alive on this thread, new tensors do not take gradients.
   class NoGrad {
    public:
