@@ -7275,6 +7275,12 @@ struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
   using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
   AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
 };
+// pad/shrink's argument that touches one axis: (a, b) at dim, nothing on the other ndim - 1 axes
+inline std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
+  std::vector<AxisPair> r(ndim);
+  r[dim] = AxisPair(a, b);
+  return r;
+}
 // pad's modes, as tinygrad's pad(mode=...)
 enum class PadMode { constant, reflect, replicate, circular };
 // how a loss reduces over its elements
@@ -7706,9 +7712,7 @@ class Tensor {
     }
     std::optional<Tensor> out;
     for (std::size_t k = 0; k < ts.size(); ++k) {
-      std::vector<AxisPair> p(std::size_t(first.ndim()));
-      p[std::size_t(d)] = std::pair{starts[k], starts.back() - starts[k + 1]};
-      const Tensor padded = ts[k].pad(p);
+      const Tensor padded = ts[k].pad(on_axis(std::size_t(first.ndim()), std::size_t(d), starts[k], starts.back() - starts[k + 1]));
       out = out ? *out + padded : padded;
     }
     return *out;
@@ -7733,9 +7737,7 @@ class Tensor {
     std::vector<Tensor> out;
     std::int64_t at = 0;
     for (std::int64_t z : sizes) {
-      std::vector<AxisPair> r(d_->shape.size());
-      r[std::size_t(d)] = std::pair{at, at + z};
-      out.push_back(shrink(r));
+      out.push_back(shrink(on_axis(d_->shape.size(), std::size_t(d), at, at + z)));
       at += z;
     }
     return out;
@@ -8432,43 +8434,47 @@ inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional
   return x.conv2d(w, bias, groups, 1, d, pads);
 }
 
-inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
-  if (kernel_size.v.empty()) throw Error("max_pool2d: no kernel size");
+namespace detail {
+// a pool's arguments, resolved for the trailing spatial dims (an int kernel size is square over 2)
+struct PoolArgs {
+  std::vector<std::int64_t> k, s, d, axes;  // axes: the window axes pool_ adds, to reduce over
+  PadPairs reg, pads;                       // the given padding; and with ceil_mode's extra
+};
+inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
+                          const Sizes& padding, bool ceil_mode) {
+  if (kernel_size.v.empty()) throw Error(std::string(who) + ": no kernel size");
   const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
-  if (std::size_t(ndim()) < dims) throw Error("max_pool2d: can't pool " + shape_str(d_->shape) + " with kernel " + shape_str(kernel_size.v));
-  const auto k = detail::make_tuple("max_pool2d", "kernel_size", kernel_size, dims);
-  const auto s = detail::make_tuple("max_pool2d", "stride", stride.v.empty() ? Sizes(k) : stride, dims);
-  const auto d = detail::make_tuple("max_pool2d", "dilation", dilation, dims);
-  detail::PadPairs pads = detail::pool_pads("max_pool2d", padding, dims);
-  if (ceil_mode) pads = detail::ceil_mode_pads(pads, detail::spatial(d_->shape, dims), k, s, d);
+  if (in.size() < dims) throw Error(std::string(who) + ": can't pool " + shape_str(in) + " with kernel " + shape_str(kernel_size.v));
+  PoolArgs a;
+  a.k = make_tuple(who, "kernel_size", kernel_size, dims);
+  a.s = make_tuple(who, "stride", stride.v.empty() ? Sizes(a.k) : stride, dims);
+  a.d = make_tuple(who, "dilation", dilation, dims);
+  a.reg = pool_pads(who, padding, dims);
+  a.pads = ceil_mode ? ceil_mode_pads(a.reg, spatial(in, dims), a.k, a.s, a.d) : a.reg;
+  for (std::size_t j = 0; j < dims; ++j) a.axes.push_back(-1 - std::int64_t(j));
+  return a;
+}
+}  // namespace detail
+
+inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
+  const detail::PoolArgs a = detail::pool_args("max_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
   // padded with the dtype's minimum, which never wins the max
   const ConstType lowest = dtype().is_float() ? ConstType(-std::numeric_limits<double>::infinity())
                            : dtype().is_bool()  ? ConstType(false)
                                                 : ConstType(dtype().imin());
-  std::vector<std::int64_t> axes;
-  for (std::size_t j = 0; j < dims; ++j) axes.push_back(-1 - std::int64_t(j));
-  return pad(detail::trailing(d_->shape.size(), pads), PadMode::constant, lowest).pool_(k, s, d).max(axes);
+  return pad(detail::trailing(d_->shape.size(), a.pads), PadMode::constant, lowest).pool_(a.k, a.s, a.d).max(a.axes);
 }
 
 inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
                                  bool count_include_pad) const {
-  if (kernel_size.v.empty()) throw Error("avg_pool2d: no kernel size");
-  const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
-  if (std::size_t(ndim()) < dims) throw Error("avg_pool2d: can't pool " + shape_str(d_->shape) + " with kernel " + shape_str(kernel_size.v));
-  const auto k = detail::make_tuple("avg_pool2d", "kernel_size", kernel_size, dims);
-  const auto s = detail::make_tuple("avg_pool2d", "stride", stride.v.empty() ? Sizes(k) : stride, dims);
-  const auto d = detail::make_tuple("avg_pool2d", "dilation", dilation, dims);
-  const detail::PadPairs reg = detail::pool_pads("avg_pool2d", padding, dims);
-  const detail::PadPairs pads = ceil_mode ? detail::ceil_mode_pads(reg, detail::spatial(d_->shape, dims), k, s, d) : reg;
-  std::vector<std::int64_t> axes;
-  for (std::size_t j = 0; j < dims; ++j) axes.push_back(-1 - std::int64_t(j));
-  auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(k, s, d); };
-  if (!count_include_pad) return pool(*this, pads).sum(axes) / pool(ones_like(), pads).sum(axes);
-  if (!ceil_mode) return pool(*this, pads).mean(axes);
+  const detail::PoolArgs a = detail::pool_args("avg_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
+  auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(a.k, a.s, a.d); };
+  if (!count_include_pad) return pool(*this, a.pads).sum(a.axes) / pool(ones_like(), a.pads).sum(a.axes);
+  if (!ceil_mode) return pool(*this, a.pads).mean(a.axes);
   // ceil_mode counts the regular padding but not the extra padding it adds
   detail::PadPairs extra;
-  for (std::size_t j = 0; j < dims; ++j) extra.emplace_back(pads[j].first - reg[j].first, pads[j].second - reg[j].second);
-  return pool(*this, pads).sum(axes) / pool(pad(detail::trailing(d_->shape.size(), reg)).ones_like(), extra).sum(axes);
+  for (std::size_t j = 0; j < a.pads.size(); ++j) extra.emplace_back(a.pads[j].first - a.reg[j].first, a.pads[j].second - a.reg[j].second);
+  return pool(*this, a.pads).sum(a.axes) / pool(pad(detail::trailing(d_->shape.size(), a.reg)).ones_like(), extra).sum(a.axes);
 }
 
 inline Tensor Tensor::layernorm(std::vector<std::int64_t> axes, double eps) const {
@@ -8771,11 +8777,7 @@ inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
   Shape s2 = shape();
   s2.insert(s2.begin(), 2);
   const Tensor src = rand(s2, dtypes::float32, device());
-  auto half = [&](std::int64_t i) {
-    std::vector<AxisPair> r(s2.size());
-    r[0] = std::pair{i, i + 1};
-    return src.shrink(r).reshape(shape());
-  };
+  auto half = [&](std::int64_t i) { return src.shrink(on_axis(s2.size(), 0, i, i + 1)).reshape(shape()); };
   const Tensor r = (half(0) * ConstType(2 * std::numbers::pi)).cos() * ((ConstType(1) - half(1)).log() * ConstType(-2)).sqrt();
   return r.cast(dtype.value_or(this->dtype()));
 }
@@ -8911,11 +8913,6 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   }
   if (ellipses == 0) full_dims();
 
-  auto along = [](std::int64_t nd, std::int64_t d, std::pair<std::int64_t, std::int64_t> p) {
-    std::vector<AxisPair> r(static_cast<std::size_t>(nd));
-    r[std::size_t(d)] = p;
-    return r;
-  };
   // the view: shrink to the ranges, flip the negative steps, then take every step-th element
   std::vector<detail::ParsedIndex> mops;
   for (const auto& p : parsed) if (!p.newaxis) mops.push_back(p);
@@ -9028,10 +9025,10 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   for (std::size_t i = 0; i < mops.size(); ++i) {
     const std::int64_t d = std::int64_t(i), b = mops[i].begin, e = mops[i].end, st = std::abs(mops[i].step), n = d_->shape[i];
     if (st != 1) {  // interleave with zeros: (k,) -> (k, st) -> (k*st,) -> (e-b,)
-      val = val.unsqueeze(d + 1).pad(along(val.ndim() + 1, d + 1, {0, st - 1}));
+      val = val.unsqueeze(d + 1).pad(on_axis(std::size_t(val.ndim() + 1), std::size_t(d + 1), 0, st - 1));
       Shape s = val.shape();
       s[i] *= st, s.erase(s.begin() + d + 1);
-      val = val.reshape(s).shrink(along(val.ndim() - 1, d, {0, e - b}));
+      val = val.reshape(s).shrink(on_axis(std::size_t(val.ndim() - 1), std::size_t(d), 0, e - b));
     }
     if (mops[i].step < 0) flips.push_back(d);
     pads.emplace_back(std::pair{b, n - e});
@@ -9181,11 +9178,7 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
     const auto [b, a] = grow[i];
     if (!b && !a) continue;
     const std::int64_t d = std::int64_t(i), n = x.d_->shape[i];
-    auto part = [&](std::int64_t from, std::int64_t to) {
-      std::vector<AxisPair> r(d_->shape.size());
-      r[i] = std::pair{from, to};
-      return x.shrink(r);
-    };
+    auto part = [&](std::int64_t from, std::int64_t to) { return x.shrink(on_axis(d_->shape.size(), i, from, to)); };
     std::vector<Tensor> pieces;
     if (mode == PadMode::reflect) {
       if (b >= n || a >= n)

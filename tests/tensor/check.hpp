@@ -13,7 +13,7 @@
 namespace mg::test {
 
 // |got - want| <= atol + rtol * |want| for every element (NaNs must match, infinities must be equal)
-template <class T, class U>
+template <class T, class U = double>  // want may be a braced list (of doubles)
 void check_close(const std::vector<T>& got, const std::vector<U>& want, double atol = 1e-6, double rtol = 1e-5) {
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {

@@ -11,15 +11,7 @@ using namespace mg;
 using V = std::vector<std::int32_t>;
 using F = std::vector<float>;
 
-namespace {
-void check_close(const F& got, const F& want, double atol = 1e-6, double rtol = 1e-5) {
-  REQUIRE(got.size() == want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    INFO("element " << i << ": got " << got[i] << ", want " << want[i]);
-    CHECK(std::fabs(double(got[i]) - double(want[i])) <= atol + rtol * std::fabs(double(want[i])));
-  }
-}
-}  // namespace
+using mg::test::check_close;
 
 TEST_CASE("tensor: creation, dtypes and shapes") {
   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});
@@ -150,7 +142,7 @@ TEST_CASE("tensor: softmax, var, argmax, cumsum, dot, arange") {
   check_close(a.log_softmax(0).to_vector<float>(), {-3.0485873222351074f, -4.0181498527526855f, -6.002475738525391f,
                                                     -0.04858732968568802f, -0.018149958923459053f, -0.0024756521452218294f});
   check_close(a.logsumexp(1).to_vector<float>(), {3.4076058864593506f, 9.054985046386719f});
-  check_close({a.var().item<float>()}, {8.566667556762695f});
+  check_close(F{a.var().item<float>()}, F{8.566667556762695f});
   check_close(a.std(1).to_vector<float>(), {1.0f, 2.5166115760803223f});
   check_close(a.var(0, false, 0).to_vector<float>(), {2.25f, 4.0f, 9.0f});
   CHECK(a.argmax().item<std::int32_t>() == 5);

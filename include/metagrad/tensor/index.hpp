@@ -138,11 +138,6 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   }
   if (ellipses == 0) full_dims();
 
-  auto along = [](std::int64_t nd, std::int64_t d, std::pair<std::int64_t, std::int64_t> p) {
-    std::vector<AxisPair> r(static_cast<std::size_t>(nd));
-    r[std::size_t(d)] = p;
-    return r;
-  };
   // the view: shrink to the ranges, flip the negative steps, then take every step-th element
   std::vector<detail::ParsedIndex> mops;
   for (const auto& p : parsed) if (!p.newaxis) mops.push_back(p);
@@ -255,10 +250,10 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
   for (std::size_t i = 0; i < mops.size(); ++i) {
     const std::int64_t d = std::int64_t(i), b = mops[i].begin, e = mops[i].end, st = std::abs(mops[i].step), n = d_->shape[i];
     if (st != 1) {  // interleave with zeros: (k,) -> (k, st) -> (k*st,) -> (e-b,)
-      val = val.unsqueeze(d + 1).pad(along(val.ndim() + 1, d + 1, {0, st - 1}));
+      val = val.unsqueeze(d + 1).pad(on_axis(std::size_t(val.ndim() + 1), std::size_t(d + 1), 0, st - 1));
       Shape s = val.shape();
       s[i] *= st, s.erase(s.begin() + d + 1);
-      val = val.reshape(s).shrink(along(val.ndim() - 1, d, {0, e - b}));
+      val = val.reshape(s).shrink(on_axis(std::size_t(val.ndim() - 1), std::size_t(d), 0, e - b));
     }
     if (mops[i].step < 0) flips.push_back(d);
     pads.emplace_back(std::pair{b, n - e});
@@ -408,11 +403,7 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
     const auto [b, a] = grow[i];
     if (!b && !a) continue;
     const std::int64_t d = std::int64_t(i), n = x.d_->shape[i];
-    auto part = [&](std::int64_t from, std::int64_t to) {
-      std::vector<AxisPair> r(d_->shape.size());
-      r[i] = std::pair{from, to};
-      return x.shrink(r);
-    };
+    auto part = [&](std::int64_t from, std::int64_t to) { return x.shrink(on_axis(d_->shape.size(), i, from, to)); };
     std::vector<Tensor> pieces;
     if (mode == PadMode::reflect) {
       if (b >= n || a >= n)

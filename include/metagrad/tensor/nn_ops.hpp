@@ -213,43 +213,47 @@ inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional
   return x.conv2d(w, bias, groups, 1, d, pads);
 }
 
-inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
-  if (kernel_size.v.empty()) throw Error("max_pool2d: no kernel size");
+namespace detail {
+// a pool's arguments, resolved for the trailing spatial dims (an int kernel size is square over 2)
+struct PoolArgs {
+  std::vector<std::int64_t> k, s, d, axes;  // axes: the window axes pool_ adds, to reduce over
+  PadPairs reg, pads;                       // the given padding; and with ceil_mode's extra
+};
+inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
+                          const Sizes& padding, bool ceil_mode) {
+  if (kernel_size.v.empty()) throw Error(std::string(who) + ": no kernel size");
   const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
-  if (std::size_t(ndim()) < dims) throw Error("max_pool2d: can't pool " + shape_str(d_->shape) + " with kernel " + shape_str(kernel_size.v));
-  const auto k = detail::make_tuple("max_pool2d", "kernel_size", kernel_size, dims);
-  const auto s = detail::make_tuple("max_pool2d", "stride", stride.v.empty() ? Sizes(k) : stride, dims);
-  const auto d = detail::make_tuple("max_pool2d", "dilation", dilation, dims);
-  detail::PadPairs pads = detail::pool_pads("max_pool2d", padding, dims);
-  if (ceil_mode) pads = detail::ceil_mode_pads(pads, detail::spatial(d_->shape, dims), k, s, d);
+  if (in.size() < dims) throw Error(std::string(who) + ": can't pool " + shape_str(in) + " with kernel " + shape_str(kernel_size.v));
+  PoolArgs a;
+  a.k = make_tuple(who, "kernel_size", kernel_size, dims);
+  a.s = make_tuple(who, "stride", stride.v.empty() ? Sizes(a.k) : stride, dims);
+  a.d = make_tuple(who, "dilation", dilation, dims);
+  a.reg = pool_pads(who, padding, dims);
+  a.pads = ceil_mode ? ceil_mode_pads(a.reg, spatial(in, dims), a.k, a.s, a.d) : a.reg;
+  for (std::size_t j = 0; j < dims; ++j) a.axes.push_back(-1 - std::int64_t(j));
+  return a;
+}
+}  // namespace detail
+
+inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
+  const detail::PoolArgs a = detail::pool_args("max_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
   // padded with the dtype's minimum, which never wins the max
   const ConstType lowest = dtype().is_float() ? ConstType(-std::numeric_limits<double>::infinity())
                            : dtype().is_bool()  ? ConstType(false)
                                                 : ConstType(dtype().imin());
-  std::vector<std::int64_t> axes;
-  for (std::size_t j = 0; j < dims; ++j) axes.push_back(-1 - std::int64_t(j));
-  return pad(detail::trailing(d_->shape.size(), pads), PadMode::constant, lowest).pool_(k, s, d).max(axes);
+  return pad(detail::trailing(d_->shape.size(), a.pads), PadMode::constant, lowest).pool_(a.k, a.s, a.d).max(a.axes);
 }
 
 inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
                                  bool count_include_pad) const {
-  if (kernel_size.v.empty()) throw Error("avg_pool2d: no kernel size");
-  const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
-  if (std::size_t(ndim()) < dims) throw Error("avg_pool2d: can't pool " + shape_str(d_->shape) + " with kernel " + shape_str(kernel_size.v));
-  const auto k = detail::make_tuple("avg_pool2d", "kernel_size", kernel_size, dims);
-  const auto s = detail::make_tuple("avg_pool2d", "stride", stride.v.empty() ? Sizes(k) : stride, dims);
-  const auto d = detail::make_tuple("avg_pool2d", "dilation", dilation, dims);
-  const detail::PadPairs reg = detail::pool_pads("avg_pool2d", padding, dims);
-  const detail::PadPairs pads = ceil_mode ? detail::ceil_mode_pads(reg, detail::spatial(d_->shape, dims), k, s, d) : reg;
-  std::vector<std::int64_t> axes;
-  for (std::size_t j = 0; j < dims; ++j) axes.push_back(-1 - std::int64_t(j));
-  auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(k, s, d); };
-  if (!count_include_pad) return pool(*this, pads).sum(axes) / pool(ones_like(), pads).sum(axes);
-  if (!ceil_mode) return pool(*this, pads).mean(axes);
+  const detail::PoolArgs a = detail::pool_args("avg_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
+  auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(a.k, a.s, a.d); };
+  if (!count_include_pad) return pool(*this, a.pads).sum(a.axes) / pool(ones_like(), a.pads).sum(a.axes);
+  if (!ceil_mode) return pool(*this, a.pads).mean(a.axes);
   // ceil_mode counts the regular padding but not the extra padding it adds
   detail::PadPairs extra;
-  for (std::size_t j = 0; j < dims; ++j) extra.emplace_back(pads[j].first - reg[j].first, pads[j].second - reg[j].second);
-  return pool(*this, pads).sum(axes) / pool(pad(detail::trailing(d_->shape.size(), reg)).ones_like(), extra).sum(axes);
+  for (std::size_t j = 0; j < a.pads.size(); ++j) extra.emplace_back(a.pads[j].first - a.reg[j].first, a.pads[j].second - a.reg[j].second);
+  return pool(*this, a.pads).sum(a.axes) / pool(pad(detail::trailing(d_->shape.size(), a.reg)).ones_like(), extra).sum(a.axes);
 }
 
 inline Tensor Tensor::layernorm(std::vector<std::int64_t> axes, double eps) const {

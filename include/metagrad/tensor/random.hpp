@@ -216,11 +216,7 @@ inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
   Shape s2 = shape();
   s2.insert(s2.begin(), 2);
   const Tensor src = rand(s2, dtypes::float32, device());
-  auto half = [&](std::int64_t i) {
-    std::vector<AxisPair> r(s2.size());
-    r[0] = std::pair{i, i + 1};
-    return src.shrink(r).reshape(shape());
-  };
+  auto half = [&](std::int64_t i) { return src.shrink(on_axis(s2.size(), 0, i, i + 1)).reshape(shape()); };
   const Tensor r = (half(0) * ConstType(2 * std::numbers::pi)).cos() * ((ConstType(1) - half(1)).log() * ConstType(-2)).sqrt();
   return r.cast(dtype.value_or(this->dtype()));
 }

@@ -72,6 +72,12 @@ struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
   using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
   AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
 };
+// pad/shrink's argument that touches one axis: (a, b) at dim, nothing on the other ndim - 1 axes
+inline std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
+  std::vector<AxisPair> r(ndim);
+  r[dim] = AxisPair(a, b);
+  return r;
+}
 // pad's modes, as tinygrad's pad(mode=...)
 enum class PadMode { constant, reflect, replicate, circular };
 // how a loss reduces over its elements
@@ -503,9 +509,7 @@ class Tensor {
     }
     std::optional<Tensor> out;
     for (std::size_t k = 0; k < ts.size(); ++k) {
-      std::vector<AxisPair> p(std::size_t(first.ndim()));
-      p[std::size_t(d)] = std::pair{starts[k], starts.back() - starts[k + 1]};
-      const Tensor padded = ts[k].pad(p);
+      const Tensor padded = ts[k].pad(on_axis(std::size_t(first.ndim()), std::size_t(d), starts[k], starts.back() - starts[k + 1]));
       out = out ? *out + padded : padded;
     }
     return *out;
@@ -530,9 +534,7 @@ class Tensor {
     std::vector<Tensor> out;
     std::int64_t at = 0;
     for (std::int64_t z : sizes) {
-      std::vector<AxisPair> r(d_->shape.size());
-      r[std::size_t(d)] = std::pair{at, at + z};
-      out.push_back(shrink(r));
+      out.push_back(shrink(on_axis(d_->shape.size(), std::size_t(d), at, at + z)));
       at += z;
     }
     return out;
