@@ -26,7 +26,7 @@ UOp buffer(const F& vals, DType dt = dtypes::float64) {
   HostArray a(dt, {std::int64_t(vals.size())});
   for (std::size_t i = 0; i < vals.size(); ++i) a.set(std::int64_t(i), dt.is_int() ? Arg(std::int64_t(vals[i])) : Arg(vals[i]));
   const UOp b = new_buffer("CPU", std::int64_t(vals.size()), dt);
-  host_buffer(b).bytes = a.bytes;
+  host_buffer(b).bytes.assign(a.bytes.begin(), a.bytes.end());
   return b;
 }
 // a constant as a tensor of shape: CONST on a device, reshaped to (1, ..., 1) and expanded

@@ -144,7 +144,7 @@ std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& met
   std::uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     if (name == "__metadata__") throw Error("safe_save: \"__metadata__\" is reserved for the metadata, not a tensor name");
-    arrays.push_back(reference_eval(t.uop()));
+    arrays.push_back(t.to_host());
     const std::uint64_t n = arrays.back().bytes.size();
     Json::Array shape(t.shape().begin(), t.shape().end());
     header.set(name, Json::object({{"dtype", detail::safe_dtype_name(t.dtype())},

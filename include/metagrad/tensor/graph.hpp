@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,9 +51,24 @@ inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype)
   return UOp(Ops::BUFFER, dtype, {unique_uop(), device_uop(device)}, Arg(size));
 }
 
-// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed) on first use.
+namespace detail {
+// 64-byte aligned storage, so compiled kernels may use aligned vector loads on a buffer
+template <class T>
+struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <class U> AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t(64)); }
+  template <class U> bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
+};
+}  // namespace detail
+using AlignedBytes = std::vector<std::byte, detail::AlignedAllocator<std::byte>>;
+
+// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed) on first use. Every
+// device here (CPU, INTERP, NULL) keeps its buffers in host memory.
 struct HostBuffer final : detail::Attachment {
-  std::vector<std::byte> bytes;
+  AlignedBytes bytes;
 };
 inline HostBuffer& host_buffer(const UOp& buf) {
   if (buf.op() != Ops::BUFFER) throw Error("host_buffer: " + op_repr(buf.op()) + " is not a BUFFER");

@@ -194,7 +194,7 @@ inline HostArray eval_node(const UOp& u, const Shape& shape, const std::vector<c
     const auto& bytes = host_buffer(u).bytes;
     if (bytes.size() != out.bytes.size())
       throw Error("host bytes hold " + std::to_string(bytes.size()) + " bytes, " + std::to_string(out.bytes.size()) + " expected");
-    out.bytes = bytes;
+    out.bytes.assign(bytes.begin(), bytes.end());
     return out;
   }
   if (op == Ops::CONST) {

@@ -1,7 +1,8 @@
 #pragma once
 // Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
-// computes until realize(), to_vector<T>() or item<T>(). Until the CPU backend lands, every device
-// realizes through the reference evaluator (tensor/reference.hpp), which stays the oracle after.
+// computes until realize(), to_vector<T>() or item<T>(), which schedule the graph into kernels and run
+// them on the tensor's device (engine/realize.hpp). The reference evaluator (tensor/reference.hpp)
+// stays as the oracle the devices are tested against.
 //
 //   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
 //   Tensor b = (a * 2 + 1).sum(1);                              // lazy
@@ -28,6 +29,7 @@
 #include "graph.hpp"
 #include "gradient.hpp"
 #include "reference.hpp"
+#include "../engine/realize.hpp"
 
 namespace mg {
 
@@ -131,7 +133,10 @@ struct TensorRegistry {
 
 class Tensor {
  public:
-  inline static std::string default_device = "CPU";
+  inline static std::string default_device = [] {
+    const char* d = std::getenv("DEV");  // tinygrad's DEV=CPU / DEV=INTERP
+    return std::string(d && *d ? d : "CPU");
+  }();
 
   // A Tensor is a handle: copies share the graph. Assigning to a temporary (`t[1] = x`) is a compile
   // error rather than a silent no-op; setitem and assign write values.
@@ -184,7 +189,7 @@ class Tensor {
   // a host array copied into a new buffer on device
   static Tensor from_host(const HostArray& a, const std::string& device = default_device) {
     UOp buf = new_buffer(device, a.numel(), a.dtype);
-    host_buffer(buf).bytes = a.bytes;
+    host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
     return Tensor(a.shape == Shape{a.numel()} ? buf : mop_reshape(buf, a.shape));
   }
   // tinygrad's Tensor.full / zeros / ones: a constant, reshaped and expanded (no memory)
@@ -324,15 +329,29 @@ class Tensor {
 
   // ---- realizing ----
   // computes the graph into a new buffer; the tensor then views that buffer
+  template <class T = void>
   Tensor& realize() {
     if (is_realized()) return *this;
-    d_->uop = from_host(reference_eval(d_->uop), device()).d_->uop;
+    const UOp buf = realize_uops<T>({d_->uop})[0];
+    d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
     return *this;
+  }
+  // the tensor's value, computed on its device, copied into a host array
+  template <class T = void>
+  HostArray to_host() const {
+    const UOp buf = realize_uops<T>({d_->uop})[0];
+    HostArray a(dtype_(), d_->shape);
+    const auto& bytes = host_buffer(buf).bytes;
+    if (bytes.size() != a.bytes.size())
+      throw Error("Tensor::to_host: the buffer holds " + std::to_string(bytes.size()) + " bytes, " + std::to_string(a.bytes.size()) + " expected");
+    std::copy(bytes.begin(), bytes.end(), a.bytes.begin());
+    return a;
   }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
   // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
   // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
   // buffer.
+  template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
     std::optional<Tensor> bx;
@@ -344,19 +363,20 @@ class Tensor {
     const Tensor& v = *bx;
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
-    HostArray a = reference_eval(v.d_->uop);
+    HostArray a = v.to_host<T>();
     const UOp& buf = detail::view_base(d_->uop);
     if (buf.op() != Ops::BUFFER) {
       d_->uop = from_host(a, device()).d_->uop;
     } else if (is_realized()) {
-      host_buffer(buf).bytes = std::move(a.bytes);
+      host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
     } else {
       write_through_view(buf, a);
     }
     return *this;
   }
-  Tensor& assign(ConstType x) { return assign(full(d_->shape, x, dtype(), device())); }
-  template <class T> std::vector<T> to_vector() const { return reference_eval(d_->uop).template to_vector<T>(); }
+  template <class T = void>
+  Tensor& assign(ConstType x) { return assign<T>(full(d_->shape, x, dtype(), device())); }
+  template <class T> std::vector<T> to_vector() const { return to_host<T>().template to_vector<T>(); }
   template <class T> T item() const {
     if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
     return to_vector<T>()[0];
@@ -970,7 +990,7 @@ class Tensor {
       idx = UOp(it->op(), dtypes::int64, src, it->arg());
     }
     const std::vector<std::int64_t> to = reference_eval(idx).to_vector<std::int64_t>();
-    std::vector<std::byte>& bytes = host_buffer(buf).bytes;
+    AlignedBytes& bytes = host_buffer(buf).bytes;
     const std::size_t isz = std::size_t(dtype().itemsize());
     for (std::size_t i = 0; i < to.size(); ++i)
       std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);

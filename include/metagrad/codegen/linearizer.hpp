@@ -1,0 +1,211 @@
+#pragma once
+// tinygrad's codegen/late/linearizer.py: split ENDs to one range each, order sibling loops by adding
+// control-flow edges (a RANGE gets the END or RANGE it must come after as an extra source), then a
+// priority toposort into the linear list. Gated STOREs become IF / STORE / ENDIF (do_linearize).
+#include <algorithm>
+#include <queue>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "../core/ptr_map.hpp"
+#include "../pattern/graph_rewrite.hpp"
+#include "../symbolic/symbolic.hpp"
+#include "ranges.hpp"
+
+namespace mg {
+
+namespace detail {
+// Python's < on range args (ints..., AxisType)
+inline bool arg_less(const Arg& a, const Arg& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i].is_int() && b[i].is_int()) {
+      if (a[i].as_int() != b[i].as_int()) return a[i].as_int() < b[i].as_int();
+    } else if (a[i].is<AxisType>() && b[i].is<AxisType>()) {
+      if (a[i].as_axis_type() != b[i].as_axis_type()) return a[i].as_axis_type() < b[i].as_axis_type();
+    } else if (a[i].is_int() != b[i].is_int()) return a[i].is_int();  // never in practice
+  }
+  return a.size() < b.size();
+}
+
+// tinygrad's x.tuplize order as Python's tuple < computes it: the first element that differs decides,
+// and two dtypes with the same (priority, bitsize, name, count) but different pointers are neither less
+// nor greater (DType compares by identity for ==). -1 / 1: less / greater; 0: neither.
+template <std::same_as<UOp> U> int py_tuplize_cmp(const U& a, const U& b) {
+  if (a == b) return 0;
+  if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
+  if (!(a.arg() == b.arg())) return arg_cmp(a.arg(), b.arg());
+  if (a.dtype() != b.dtype()) {
+    auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
+    return key(a.dtype()) < key(b.dtype()) ? -1 : key(b.dtype()) < key(a.dtype()) ? 1 : 0;
+  }
+  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i)
+    if (a.src(i) != b.src(i)) return py_tuplize_cmp(a.src(i), b.src(i));
+  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
+}
+
+// one END per range, the innermost (highest axis) first
+template <std::same_as<UOp> U> std::optional<U> do_split_ends(const U& e) {
+  if (e.nsrc() == 2 && e.src(1).op() == Ops::RANGE && e.tag().is_none()) return std::nullopt;
+  std::vector<UOp> rs(e.src().begin() + 1, e.src().end());
+  std::vector<UOp> rngs = ranges_of(UOp::sink(rs));
+  std::sort(rngs.begin(), rngs.end(), [](const UOp& a, const UOp& b) { return arg_less(b.arg(), a.arg()); });
+  UOp ret = e.src(0);
+  for (const UOp& r : rngs) ret = ret.end({r});
+  return ret;
+}
+struct pm_split_ends_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::END>.named("e"_n), [](UOp e) { return do_split_ends(e); }));
+  }
+};
+
+// tinygrad's CFGContext: ranges nested in the same END (or the SINK) are siblings and run one after
+// another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE)
+struct CFGContext {
+  std::unordered_map<UOp, UOp> edges;
+  explicit CFGContext(const UOp& sink) {
+    PtrMap<std::vector<UOp>> deps;
+    std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
+    auto nested = [&](const UOp& x) {
+      return std::any_of(nesting.begin(), nesting.end(), [&](const auto& p) { return p.first == x; });
+    };
+    for (const UOp& u : sink.toposort()) {
+      std::vector<UOp> d;
+      for (const UOp& s : u.src())
+        for (const UOp& x : *deps.find(s.node())) if (!in_list(d, x)) d.push_back(x);
+      if (u.op() == Ops::END || u.op() == Ops::SINK)
+        for (const UOp& x : d)
+          if (x.op() == Ops::END && (u.op() == Ops::SINK || in_list(*deps.find(x.node()), u.src(1))) && !nested(x))
+            nesting.emplace_back(x, u);
+      if (u.op() == Ops::RANGE || u.op() == Ops::END) d.push_back(u);
+      deps.set(u.node(), std::move(d));
+    }
+    std::vector<std::pair<UOp, std::vector<UOp>>> siblings;
+    for (const auto& [k, vv] : nesting) {
+      auto it = std::find_if(siblings.begin(), siblings.end(), [&](const auto& p) { return p.first == vv; });
+      if (it == siblings.end()) siblings.push_back({vv, {k}});
+      else it->second.push_back(k);
+    }
+    for (auto& [k, v] : siblings) {
+      // ranges that depend on other siblings are scheduled after them
+      auto count = [&](const UOp& x) {
+        const auto& dx = *deps.find(x.node());
+        return std::count_if(v.begin(), v.end(), [&](const UOp& u) { return in_list(dx, u); });
+      };
+      std::vector<UOp> order = v;
+      stable_sort_by(order, [&](const UOp& a, const UOp& b) { return count(a) < count(b); });
+      std::vector<UOp> firsts = order;
+      if (k.op() != Ops::SINK) firsts.insert(firsts.begin(), k.src(1));
+      const std::size_t off = k.op() == Ops::SINK ? 1 : 0;
+      for (std::size_t i = 0; i + off < order.size(); ++i) {
+        const UOp& x = firsts[i];
+        const UOp& y = order[i + off];
+        edges[y.src(1)] = x;
+      }
+    }
+  }
+};
+
+struct pm_add_control_flow_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, UOp x) -> std::optional<UOp> {
+      auto it = ctx.edges.find(x);
+      if (it == ctx.edges.end()) return std::nullopt;
+      std::vector<UOp> src(x.src().begin(), x.src().end());
+      src.push_back(it->second);
+      return x.replace({.src = std::move(src)});
+    }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::pm_split_ends_def> pm_split_ends{};
+inline constexpr LazyRules<detail::pm_add_control_flow_def> pm_add_control_flow{};
+
+// tinygrad's linearize: a toposort with priorities; uops that run more often (inside more loops) come
+// later, defines first, loads early, stores late
+template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
+  const std::vector<UOp> lst = sink.toposort();
+  detail::PtrMap<int> out_degree(lst.size());
+  detail::RangeMap rm;
+  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string, std::int64_t, std::int64_t>;
+  std::vector<Key> prio(lst.size());
+  for (std::size_t i = lst.size(); i-- > 0;) {
+    const UOp& u = lst[i];
+    for (const UOp& s : u.src()) ++out_degree.at(s.node());
+    std::int64_t run_count = 1;
+    for (const UOp& r : rm.of(u)) {
+      const std::int64_t n = std::int64_t(r.vmax().clamped_int64()) + 1;
+      run_count = __builtin_mul_overflow(run_count, n, &run_count) ? INT64_MAX : run_count;
+    }
+    int p = 0;
+    std::int64_t e0 = 0, e1 = 0, e2 = 0;
+    std::string es;
+    switch (u.op()) {
+      case Ops::PARAM: p = -20, e0 = u.arg().as_param().slot; break;
+      case Ops::DEFINE_VAR: p = -19, es = u.arg()[0].as_str(), e1 = u.arg()[1].as_int(), e2 = u.arg()[2].as_int(); break;
+      case Ops::DEFINE_REG: p = -18; break;
+      case Ops::DEFINE_LOCAL: p = -17; break;
+      case Ops::LOAD: p = -1; break;
+      case Ops::STORE: p = 1; break;
+      case Ops::RANGE: p = 5; break;
+      case Ops::END: p = -5; break;
+      default: break;
+    }
+    prio[i] = Key{run_count, p, e0, es, e1, e2};
+  }
+  // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
+  std::vector<std::size_t> idx(lst.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  detail::stable_sort_by(idx, [&](std::size_t a, std::size_t b) {
+    if (prio[a] != prio[b]) return prio[a] < prio[b];
+    return detail::py_tuplize_cmp(lst[a], lst[b]) < 0;
+  });
+  detail::PtrMap<std::size_t> nkey(lst.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
+  // then toposort as close to that order as possible, from the sink back
+  std::priority_queue<std::pair<std::size_t, const detail::Node*>> heap;
+  heap.emplace(*nkey.find(sink.node()), sink.node());
+  std::vector<UOp> out;
+  while (!heap.empty()) {
+    const detail::Node* n = heap.top().second;
+    heap.pop();
+    out.push_back(UOp::from_node(n));
+    for (const UOp& v : out.back().src())
+      if (--*out_degree.find(v.node()) == 0) heap.emplace(*nkey.find(v.node()), v.node());
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+// tinygrad's pm_linearize_cleanups by line_rewrite: a gated STORE becomes IF / STORE / ENDIF
+template <std::same_as<UOp> U> std::vector<U> add_ifs(const std::vector<U>& lst) {
+  std::vector<UOp> out;
+  std::unordered_map<UOp, UOp> replaced;
+  for (const UOp& u : lst) {
+    std::vector<UOp> src;
+    for (const UOp& s : u.src()) {
+      auto it = replaced.find(s);
+      src.push_back(it == replaced.end() ? s : it->second);
+    }
+    UOp nu = u.replace({.src = std::move(src)});
+    if (nu.op() == Ops::IF || nu.op() == Ops::ENDIF) throw Error("linearize: IF/ENDIF are not allowed in the graph");
+    if (nu.op() == Ops::STORE && nu.nsrc() == 3 && nu.src(2).dtype() == dtypes::bool_) {
+      const UOp st = UOp(Ops::STORE, dtypes::void_, {nu.src(0), nu.src(1)});
+      const UOp mif = UOp(Ops::IF, dtypes::void_, {nu.src(2), nu.src(0)});
+      out.push_back(mif);
+      out.push_back(st);
+      out.push_back(UOp(Ops::ENDIF, dtypes::void_, {mif}));
+      replaced[u] = st;
+      continue;
+    }
+    replaced[u] = nu;
+    out.push_back(nu);
+  }
+  return out;
+}
+
+}  // namespace mg

@@ -1,0 +1,88 @@
+#pragma once
+// tinygrad's range bookkeeping on UOps, for the codegen passes: ended_ranges (the ranges an END, a
+// REDUCE or an AFTER closes), ranges (the open ranges a node is inside of), get_idx / get_valid (the two
+// halves of a gated index cond.where(idx, Invalid)).
+#include <algorithm>
+#include <vector>
+
+#include "../core/ptr_map.hpp"
+#include "../core/uop.hpp"
+
+namespace mg::detail {
+
+// axis id and type of a RANGE: its arg is (axis_id, ..., AxisType)
+inline std::int64_t range_axis(const UOp& r) { return r.arg()[0].as_int(); }
+inline AxisType range_type(const UOp& r) { return r.arg()[r.arg().size() - 1].as_axis_type(); }
+
+inline std::vector<UOp> ended_ranges(const UOp& u) {
+  switch (u.op()) {
+    case Ops::REDUCE: case Ops::END: case Ops::STAGE: return {u.src().begin() + 1, u.src().end()};
+    case Ops::AFTER: {
+      std::vector<UOp> out;
+      for (std::size_t i = 1; i < u.nsrc(); ++i)
+        for (UOp& r : ended_ranges(u.src(i))) out.push_back(std::move(r));
+      return out;
+    }
+    default: return {};
+  }
+}
+
+// tinygrad's UOp.ranges for every node under the roots asked about, each computed once (in insertion
+// order, like the dict tinygrad keeps). The graph must stay alive while the map is used.
+class RangeMap {
+ public:
+  const std::vector<UOp>& of(const UOp& u) {
+    if (const auto* r = memo_.find(u.node())) return *r;
+    for (const UOp& n : u.toposort()) {
+      if (memo_.contains(n.node())) continue;
+      std::vector<UOp> ret;
+      auto add = [&](const UOp& x) { if (std::find(ret.begin(), ret.end(), x) == ret.end()) ret.push_back(x); };
+      if (n.op() == Ops::RANGE) ret.push_back(n);
+      for (const UOp& s : n.src()) for (const UOp& x : *memo_.find(s.node())) add(x);
+      for (const UOp& er : ended_ranges(n)) {
+        auto drop = [&](const UOp& x) { ret.erase(std::remove(ret.begin(), ret.end(), x), ret.end()); };
+        if (er.op() == Ops::RANGE) drop(er);
+        else for (const UOp& x : *memo_.find(er.node())) drop(x);
+      }
+      memo_.set(n.node(), std::move(ret));
+    }
+    return *memo_.find(u.node());
+  }
+  bool in(const UOp& u, const UOp& r) {
+    const auto& v = of(u);
+    return std::find(v.begin(), v.end(), r) != v.end();
+  }
+
+ private:
+  PtrMap<std::vector<UOp>> memo_;
+};
+
+inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
+
+inline bool is_invalid_const(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
+inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid_const(u.src(2)); }
+inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
+inline UOp get_valid(const UOp& u) {
+  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid_const(u)));
+}
+
+// std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
+// C++20, which clang reports): a sort of positions, ties broken by position
+template <class T, class Less>
+void stable_sort_by(std::vector<T>& v, Less less) {
+  std::vector<std::size_t> pos(v.size());
+  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i;
+  std::sort(pos.begin(), pos.end(), [&](std::size_t a, std::size_t b) {
+    if (less(v[a], v[b])) return true;
+    if (less(v[b], v[a])) return false;
+    return a < b;
+  });
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (std::size_t i : pos) out.push_back(std::move(v[i]));
+  v = std::move(out);
+}
+
+inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
+
+}  // namespace mg::detail

@@ -1,0 +1,143 @@
+#pragma once
+// tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
+// `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
+#include <unordered_map>
+#include <vector>
+
+#include "../pattern/graph_rewrite.hpp"
+#include "../symbolic/symbolic.hpp"
+#include "ranges.hpp"
+
+namespace mg {
+
+namespace detail {
+// the RANGEs under an END's or REDUCE's range sources, in toposort order
+template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
+  if (r.nsrc() < 2) return std::nullopt;
+  std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
+  std::vector<UOp> src{r.src(0)};
+  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
+  return r.replace({.src = std::move(src)});
+}
+struct pm_flatten_range_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
+
+namespace detail {
+// ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
+struct RangeSubCtx {
+  std::unordered_map<UOp, UOp> m;
+};
+
+// substitute what the passes marked and simplify, once per pass (the ctx is emptied)
+template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp& x, F sub_fxn) {
+  std::vector<std::pair<UOp, UOp>> subs;
+  for (auto& [k, v] : ctx.m) if (v) subs.emplace_back(k, sub_fxn(k, v));
+  ctx.m.clear();
+  UOp ret = x.substitute(subs);
+  if (ret == x) return std::nullopt;
+  return simplify(ret);
+}
+
+inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
+  ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
+  a.emplace_back(sub);
+  a.push_back(k.arg()[k.arg().size() - 1]);
+  return Arg(std::move(a));
+}
+
+struct pm_split_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
+          if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
+              c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
+            ctx.m[r] = c;
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
+            return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
+                   k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
+          });
+        }));
+  }
+};
+
+// index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
+inline std::size_t count_divmod(const UOp& x) {
+  std::size_t n = 0;
+  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
+  return n;
+}
+
+template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
+  RangeMap rm;
+  std::vector<std::vector<UOp>> reduce_ranges;
+  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
+  const std::vector<UOp> ended = ended_ranges(u);
+  std::vector<std::pair<UOp, UOp>> pairs;
+  // on END only adjacent ranges merge, on REDUCE any two
+  if (u.op() == Ops::END) for (std::size_t i = 0; i + 1 < ended.size(); ++i) pairs.emplace_back(ended[i], ended[i + 1]);
+  else
+    for (std::size_t i = 0; i < ended.size(); ++i)
+      for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
+  for (const auto& [r0, r1] : pairs) {
+    if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
+    bool same = true;
+    for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
+    if (!same) continue;
+    const UOp s0 = r0.src(0), s1 = r1.src(0);
+    const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
+    UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
+    nidx = graph_rewrite(nidx, pm_flatten_range);
+    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
+  }
+  return u;
+}
+
+template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
+  if (idx.nsrc() < 2) return;
+  const UOp i = idx.src(1);
+  std::unordered_map<UOp, UOp> guards;
+  const UOp x = get_idx(i);
+  if (is_gated_index(i))
+    for (const UOp& v : get_valid(i).split_uop(Ops::AND))
+      if (v.op() == Ops::CMPLT && v.src(0).op() == Ops::RANGE && v.src(1).op() == Ops::CONST) guards[v.src(0)] = v.src(1);
+  // choose the largest bound c over every gate r < c
+  for (auto& [r, c] : guards) {
+    auto it = ctx.m.find(r);
+    if (it == ctx.m.end()) ctx.m[r] = c;
+    else if (it->second.op() == Ops::CONST && it->second.arg().as_int() < c.arg().as_int()) it->second = c;
+  }
+  // but a range used ungated anywhere keeps its size
+  for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
+}
+
+struct pm_simplify_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
+        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
+          mark_gated(ctx, idx);
+          return std::nullopt;
+        }),
+        // reduce ranges can't be shrunk
+        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
+          for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
+inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
+
+}  // namespace mg

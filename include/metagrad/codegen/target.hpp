@@ -1,0 +1,32 @@
+#pragma once
+// Target: what codegen needs to know about the backend it lowers for (tinygrad's Renderer fields that
+// codegen reads): which ALU ops the backend renders (the rest are decomposed), how many threads a CPU
+// kernel may be split over (tinygrad's THREAD opt + core_id), and which narrow floats it has natively.
+#include <cstdint>
+#include <string>
+
+#include "../core/ops.hpp"
+
+namespace mg {
+
+struct Target {
+  std::string device = "INTERP";
+  // the ALU ops the backend renders (tinygrad's code_for_op keys); FLOORDIV/FLOORMOD are always lowered
+  OpSet ops = GroupOp::ALU - OpSet{Ops::THREEFRY, Ops::FDIV};
+  // CPU: the most threads the outermost LOOP range may be split over (1 = never split)
+  std::int64_t threads = 1;
+  // tinygrad's heuristic: split only when the kernel has at least this many elements per thread
+  std::int64_t min_work_per_thread = std::int64_t(128) << 10;
+  // native float16 / bfloat16 support; where false, to_program throws naming the first uop of that
+  // dtype (tinygrad's pm_dtype_decomps emulation is not ported yet)
+  bool half = true, bfloat16 = true;
+  // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
+  bool disable_fast_idiv = false;
+  // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included)
+  bool noopt = false;
+};
+
+// tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
+inline Target interp_target() { return Target{}; }
+
+}  // namespace mg

@@ -1,0 +1,149 @@
+#pragma once
+// to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
+// Program every backend consumes. tinygrad's full_rewrite_to_sink (codegen/__init__.py) then linearize:
+// each stage is a graph_rewrite with a rule set, in tinygrad's order.
+//
+// Kernel name: the SINK's arg when it is a string (anything not a C identifier character becomes '_'),
+// else tinygrad's default, r_4_4 / E_16 (reduce or elementwise, then the loop sizes).
+// PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
+#include <cctype>
+#include <concepts>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../pattern/graph_rewrite.hpp"
+#include "../symbolic/decompositions.hpp"
+#include "../symbolic/sym.hpp"
+#include "devectorizer.hpp"
+#include "estimates.hpp"
+#include "gater.hpp"
+#include "gpudims.hpp"
+#include "late_rewrite.hpp"
+#include "linearizer.hpp"
+#include "lower_index.hpp"
+#include "opts.hpp"
+#include "program.hpp"
+#include "simplify.hpp"
+#include "spec.hpp"
+#include "target.hpp"
+
+namespace mg {
+
+namespace detail {
+// early clean-up: the parts of tinygrad's pm_syntactic_sugar and rangeify_codegen a kernel AST needs
+struct pm_early_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // kernel PARAMs have no sources (UOp::param gives them a NOOP)
+        rule(op<Ops::PARAM>(op<Ops::NOOP>).named("p"_n), [](UOp p) { return p.replace({.src = std::vector<UOp>{}}); }),
+        // no NOOP in the kernel graph
+        rule(op<Ops::NOOP>(var<"x">, etc), [](UOp x) { return x; }),
+        // INDEX on a pointer INDEX concatenates them
+        rule(op<Ops::INDEX>(op<Ops::INDEX>.named("i1"_n), etc).named("i2"_n), [](UOp i2, UOp i1) -> std::optional<UOp> {
+          if (!i1.dtype().is_ptr || i2.dtype().is_ptr) return std::nullopt;
+          std::vector<UOp> src(i1.src().begin(), i1.src().end());
+          src.insert(src.end(), i2.src().begin() + 1, i2.src().end());
+          return i2.replace({.src = std::move(src)});
+        }),
+        // early rangeify: an INDEX of an elementwise op indexes its sources
+        rule(op<Ops::INDEX>(op<GroupOp::Elementwise | OpSet{Ops::CONST}>.named("x"_n), etc).named("idx"_n), [](UOp idx, UOp x) {
+          std::vector<UOp> rest(idx.src().begin() + 1, idx.src().end()), src;
+          for (const UOp& s : x.src()) src.push_back(s.index(rest));
+          return x.replace({.src = std::move(src)});
+        }));
+  }
+};
+inline bool spec_on() {
+#ifndef NDEBUG
+  return true;
+#else
+  const char* s = std::getenv("SPEC");
+  return s && *s && std::atoi(s) > 0;
+#endif
+}
+inline std::string c_identifier(std::string s) {
+  for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "k_" + s;
+  return s;
+}
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_early_def> pm_early{};
+
+// tinygrad's full_rewrite_to_sink: the kernel AST lowered to the graph linearize orders. threads gets
+// the number of threads the kernel was split over (1 if not).
+template <std::same_as<UOp> U>
+U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads = nullptr) {
+  if (!ast || ast.op() != Ops::SINK) throw Error("to_program: the kernel AST must be a SINK, got " + (ast ? op_repr(ast.op()) : std::string("a null UOp")));
+  Target ren = target;
+  std::int64_t nthreads = 1;
+  U sink = graph_rewrite(ast, pm_early, RewriteOptions{.bottom_up = true});
+  if (ast.tag().is_none()) {
+    // split ranges used as r % c, simplify, merge and shrink ranges
+    detail::RangeSubCtx split;
+    sink = graph_rewrite(sink, pm_split_ranges.template get<U>() + pm_flatten_range.template get<U>(), split);
+    sink = graph_rewrite(graph_rewrite(sink, sym), pm_flatten_range);
+    detail::RangeSubCtx simp;
+    sink = graph_rewrite(sink, pm_flatten_range.template get<U>() + pm_simplify_ranges.template get<U>(), simp);
+    // optimizations: the THREAD split
+    sink = detail::apply_thread_opt(sink, ren, nthreads);
+  }
+  if (!sink.arg().template is<std::string>() || sink.arg().as_str().empty() || sink.arg().as_str() == "test")
+    sink = sink.replace({.arg = Arg(detail::default_kernel_name(sink))});
+  sink = graph_rewrite(sink, sym);  // postopt symbolic
+  // REDUCE -> accumulator in a DEFINE_REG
+  detail::ReduceContext rctx;
+  sink = graph_rewrite(sink, pm_reduce.template get<U>() + gep_pushing.template get<U>(), rctx);
+  sink = detail::add_gpudims(sink);
+  sink = graph_rewrite(sink, pm_add_loads);
+  // devectorize (scalar code: vector ALUs split, gated indices simplified), then symbolic
+  sink = graph_rewrite(graph_rewrite(sink, devectorize), sym);
+  // weakint -> int32 / int64
+  sink = graph_rewrite(sink, pm_lower_index_dtype);
+  sink = graph_rewrite(sink, gep_pushing);
+  sink = graph_rewrite(sink, symbolic);  // post index symbolic
+  // decompositions for what the backend does not render
+  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>(), ren);
+  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + get_transcendental_patterns<U>(ren.ops, false));
+  sink = graph_rewrite(sink, pm_move_gates_from_index);
+  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>() + pm_render.template get<U>() + pm_split_ends.template get<U>(), ren);  // final rewrite
+  detail::CFGContext cfg(sink);
+  sink = graph_rewrite(sink, pm_add_control_flow, cfg, RewriteOptions{.bottom_up = true});
+  if (threads) *threads = nthreads;
+  return sink;
+}
+
+// the kernel AST as a linear Program for target (verified when SPEC=1, and always without NDEBUG)
+template <std::same_as<UOp> U>  // a template parameter, so that only callers instantiate codegen
+Program to_program(const U& ast, const Target& target) {
+  Program p;
+  const U sink = full_rewrite_to_sink(ast, target, &p.threads);
+  p.name = detail::c_identifier(sink.arg().as_str());
+  p.uops = add_ifs(linearize(sink));
+  for (const UOp& u : p.uops) {
+    if (u.op() == Ops::PARAM) p.params.push_back(u);
+    if (u.op() == Ops::DEFINE_VAR) p.vars.push_back(u);
+  }
+  std::sort(p.params.begin(), p.params.end(), [](const UOp& a, const UOp& b) { return a.arg().as_param().slot < b.arg().as_param().slot; });
+  for (std::size_t i = 0; i < p.params.size(); ++i)
+    if (p.params[i].arg().as_param().slot != std::int64_t(i))
+      throw Error("to_program: kernel " + p.name + " has no PARAM of slot " + std::to_string(i) + " (slots must be 0..n-1)");
+  // tinygrad sorts vars by their arg (name, min, max)
+  std::sort(p.vars.begin(), p.vars.end(), [](const UOp& a, const UOp& b) {
+    const Arg &x = a.arg(), &y = b.arg();
+    if (x[0].as_str() != y[0].as_str()) return x[0].as_str() < y[0].as_str();
+    if (x[1].as_int() != y[1].as_int()) return x[1].as_int() < y[1].as_int();
+    return x[2].as_int() < y[2].as_int();
+  });
+  for (const UOp& u : p.uops) {
+    const DType d = u.dtype().is_ptr ? u.dtype().base().scalar() : u.dtype().scalar();
+    if ((d == dtypes::float16 && !target.half) || (d == dtypes::bfloat16 && !target.bfloat16))
+      throw Error("to_program: kernel " + p.name + " uses " + d.repr() + " (in " + op_repr(u.op()) + "), which device " + target.device +
+                  " does not support");
+  }
+  detail::estimate(p);
+  if (detail::spec_on()) verify(p);
+  return p;
+}
+
+}  // namespace mg

@@ -1,0 +1,198 @@
+#pragma once
+// Running schedules (tinygrad's engine/realize.py): every kernel of a schedule is turned into a Program
+// once (codegen), compiled once per device (the cache is keyed by the kernel AST, which is interned, so
+// identical kernels share one entry), and run on its buffers.
+//
+// Devices, all keeping their buffers in host memory:
+//   CPU     LLVM IR through ORC, kernels split over THREADS threads (default: all cores)
+//   INTERP  the linear UOps interpreted (runtime/interp.hpp), the oracle for compiled backends
+//   NULL    schedules and compiles (to linear UOps), runs nothing: for benchmarks of the compiler
+// DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
+// kernel ASTs, 4 the generated source, 5 the linear UOps.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "../codegen/to_program.hpp"
+#include "../core/env.hpp"
+#include "../core/error.hpp"
+#include "../render/llvmir.hpp"
+#include "../runtime/interp.hpp"
+#include "../runtime/llvm.hpp"
+#include "../schedule/rangeify.hpp"
+#include "../tensor/graph.hpp"
+
+namespace mg {
+
+enum class DeviceKind : std::uint8_t { CPU, INTERP, NULL_ };
+
+// the kind of a device name ("CPU", "INTERP", "NULL"; a ":n" suffix names one of several)
+inline DeviceKind device_kind(const std::string& device) {
+  const std::string base = device.substr(0, device.find(':'));
+  if (base == "CPU") return DeviceKind::CPU;
+  if (base == "INTERP" || base == "PYTHON") return DeviceKind::INTERP;
+  if (base == "NULL") return DeviceKind::NULL_;
+  throw Error("unknown device " + device + " (known: CPU, INTERP, NULL)");
+}
+
+namespace detail {
+
+inline std::int64_t debug_level() {
+  static const std::int64_t d = getenv_int("DEBUG", 0);
+  return d;
+}
+
+// the codegen target of a device kind
+inline Target device_target(DeviceKind k) {
+  if (k == DeviceKind::INTERP) return interp_target();
+  Target t;
+  t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
+  t.ops = llvm_supported_ops | llvm_intrinsic_ops;
+  const std::int64_t hw = std::int64_t(std::thread::hardware_concurrency());
+  t.threads = getenv_int("THREADS", hw > 0 ? hw : 1);
+  if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
+  return t;
+}
+
+struct CompiledKernel {
+  Program prog;
+  using Fn = void (*)(void* const*, const std::int64_t*);
+  Fn fn = nullptr;  // CPU: the kernel's <name>_call entry
+};
+
+template <class T = void>
+class Engine {
+ public:
+  static Engine& instance() {
+    static Engine* e = new Engine();  // never destroyed: kernels outlive other statics
+    return *e;
+  }
+
+  // the compiled form of a kernel AST on a device kind (made on first use)
+  std::shared_ptr<const CompiledKernel> get(const UOp& ast, DeviceKind k) {
+    {
+      std::lock_guard lock(mu_);
+      auto& c = cache_[std::size_t(k)];
+      if (auto it = c.find(ast.node()); it != c.end()) return it->second.second;
+    }
+    auto ck = std::make_shared<CompiledKernel>();
+    if (debug_level() >= 3) std::printf("%s\n", ast.repr().c_str());
+    ck->prog = to_program(ast, device_target(k));
+    if (debug_level() >= 5)
+      for (const UOp& u : ck->prog.uops) std::printf("%s %s %s\n", op_repr(u.op()).c_str(), u.dtype().repr().c_str(), u.arg().repr().c_str());
+    if (k == DeviceKind::CPU) {
+      const std::string ir = render_llvm(ck->prog);
+      if (debug_level() >= 4) std::printf("%s\n", ir.c_str());
+      const std::string obj = llvm::compile_cached(ir, ck->prog.name);
+      ck->fn = reinterpret_cast<CompiledKernel::Fn>(llvm::Jit::instance().load(obj, ck->prog.name + "_call"));
+    }
+    std::lock_guard lock(mu_);
+    auto& c = cache_[std::size_t(k)];
+    auto [it, fresh] = c.try_emplace(ast.node(), ast, std::move(ck));
+    return it->second.second;
+  }
+
+  void run(const Schedule& s) {
+    for (const ScheduleItem& item : s.items) run_item(item);
+  }
+
+  std::size_t cached_kernels() {
+    std::lock_guard lock(mu_);
+    std::size_t n = 0;
+    for (const auto& c : cache_) n += c.size();
+    return n;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
+  std::int64_t runs_ = 0;
+
+  void run_item(const ScheduleItem& item) {
+    const DeviceKind k = device_kind(item.device);
+    if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
+      if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
+      auto& dst = host_buffer(item.bufs[0]).bytes;
+      const auto& src = host_buffer(item.bufs[1]).bytes;
+      if (dst.size() != src.size())
+        throw Error("COPY: " + std::to_string(src.size()) + " bytes into a buffer of " + std::to_string(dst.size()));
+      if (!src.empty()) std::memcpy(dst.data(), src.data(), src.size());
+      return;
+    }
+    const std::shared_ptr<const CompiledKernel> ck = get(item.ast, k);
+    if (k == DeviceKind::NULL_) return;
+    const Program& p = ck->prog;
+    std::vector<void*> bufs;
+    for (const UOp& b : item.bufs) bufs.push_back(host_buffer(b).bytes.data());
+    for (const UOp& prm : p.params)
+      if (prm.arg().as_param().slot >= std::int64_t(bufs.size()))
+        throw Error("kernel " + p.name + ": PARAM slot " + std::to_string(prm.arg().as_param().slot) + " but " + std::to_string(bufs.size()) + " buffers");
+    std::vector<std::int64_t> vals(p.vars.size(), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (k == DeviceKind::INTERP) interp_run(p, bufs, vals);
+    else run_threads(*ck, bufs, vals);
+    if (debug_level() >= 2) {
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
+                  static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
+    }
+  }
+
+  // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
+  static void run_threads(const CompiledKernel& ck, const std::vector<void*>& bufs, const std::vector<std::int64_t>& vals) {
+    const int slot = ck.prog.core_id_slot();
+    if (slot < 0 || ck.prog.threads <= 1) {
+      std::vector<std::int64_t> v = vals;
+      if (slot >= 0) v[std::size_t(slot)] = 0;
+      ck.fn(bufs.data(), v.data());
+      return;
+    }
+    std::vector<std::vector<std::int64_t>> per(std::size_t(ck.prog.threads), vals);
+    std::vector<std::thread> pool;
+    for (std::int64_t t = 1; t < ck.prog.threads; ++t) {
+      per[std::size_t(t)][std::size_t(slot)] = t;
+      pool.emplace_back([&, t] { ck.fn(bufs.data(), per[std::size_t(t)].data()); });
+    }
+    per[0][std::size_t(slot)] = 0;
+    ck.fn(bufs.data(), per[0].data());
+    for (auto& th : pool) th.join();
+  }
+};
+
+}  // namespace detail
+
+// Runs every item of a schedule, in order. Not inline, so that MG_EXTERN_ENGINE can keep it out of a
+// translation unit.
+template <class T>
+void run_schedule(const Schedule& s) {
+  detail::Engine<T>::instance().run(s);
+}
+
+// Computes roots (tensor-graph nodes) on their devices; returns, for each root, the BUFFER holding its
+// value (row-major in its shape; a root that is a BUFFER is returned as it is).
+template <class T = void>
+std::vector<UOp> realize_uops(const std::vector<UOp>& roots) {
+  const Schedule s = create_schedule<void>(roots);
+  run_schedule<void>(s);
+  return s.outputs;
+}
+
+// MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
+// the runtimes once. Define MG_EXTERN_ENGINE everywhere, and in one translation unit also define
+// MG_ENGINE_INSTANCE before including metagrad (the test suite does this, see tests/meson.build).
+#if defined(MG_ENGINE_INSTANCE)
+template Schedule create_schedule<void>(const std::vector<UOp>&);
+template void run_schedule<void>(const Schedule&);
+#elif defined(MG_EXTERN_ENGINE)
+extern template Schedule create_schedule<void>(const std::vector<UOp>&);
+extern template void run_schedule<void>(const Schedule&);
+#endif
+
+}  // namespace mg

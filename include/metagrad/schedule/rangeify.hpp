@@ -1,0 +1,456 @@
+#pragma once
+// The scheduler: tinygrad's rangeify (schedule/indexing.py run_rangeify, schedule/rangeify.py). It turns
+// the tensor graph under a set of roots into kernels.
+//
+// 1. Ranges. Walking from the roots to the leaves, every node gets the index expressions its output is
+//    read at (its "out ranges", UOps over RANGEs) and passes index expressions to its sources (its
+//    "in ranges"): movement ops rewrite them (apply_movement_op), a REDUCE opens new REDUCE ranges.
+// 2. Realize decisions, as run_rangeify makes them: roots, CONTIGUOUS, COPY and COPY's source are
+//    always realized; a node whose consumers read it at different indices is realized; an elementwise
+//    op or REDUCE under an EXPAND that drops a range (the range "ends" there) is realized. A realized
+//    node that was not forced is then inlined again (tinygrad's remove_bufferize cost function) unless
+//    it reads more than 3 buffers or holds a REDUCE that reads a buffer: cheap elementwise work is
+//    recomputed, reductions are not.
+// 3. Kernels. Each realized node becomes one kernel AST in tinygrad's form:
+//    SINK(END(STORE(INDEX(PARAM 0, idx), value), ranges...)), where the value indexes its inputs with
+//    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
+//    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
+//
+// Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
+// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; reductions are not split into two
+// kernels (SPLIT_REDUCEOP); there is no kernel buffer limit (the CPU has none).
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../core/error.hpp"
+#include "../core/ptr_map.hpp"
+#include "../core/uop.hpp"
+#include "../codegen/ranges.hpp"  // get_idx / get_valid of `valid.where(idx, Invalid)` indices
+#include "../symbolic/symbolic.hpp"
+#include "../tensor/graph.hpp"
+
+namespace mg {
+
+// One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
+// output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
+struct ScheduleItem {
+  UOp ast;
+  std::vector<UOp> bufs;
+  std::string device;
+};
+
+struct Schedule {
+  std::vector<ScheduleItem> items;
+  std::vector<UOp> outputs;  // for each root, the BUFFER that holds its value, row-major in its shape
+};
+
+namespace detail {
+
+inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
+
+// the RANGE nodes an expression depends on, in toposort order
+inline std::vector<UOp> ranges_in(const UOp& u) {
+  std::vector<UOp> out;
+  for (const UOp& x : u.toposort())
+    if (x.op() == Ops::RANGE) out.push_back(x);
+  return out;
+}
+
+// tinygrad's apply_movement_op: the index expressions of the source from those of the output
+template <class T = void>
+std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Shape& out_shape, std::vector<UOp> rngs) {
+  switch (x.op()) {
+    case Ops::SHRINK: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (pairs[i].first != 0) rngs[i] = rngs[i] + windex(pairs[i].first);
+      return rngs;
+    }
+    case Ops::PERMUTE: {
+      const ArgTuple& perm = x.arg().as_tuple();
+      std::vector<UOp> out(rngs.size());
+      for (std::size_t i = 0; i < perm.size(); ++i) out[std::size_t(perm[i].as_int())] = rngs[i];
+      return out;
+    }
+    case Ops::FLIP: {
+      const ArgTuple& flip = x.arg().as_tuple();
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (flip[i].as_bool()) rngs[i] = windex(in_shape[i] - 1) - rngs[i];
+      return rngs;
+    }
+    case Ops::EXPAND:
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (in_shape[i] != out_shape[i]) rngs[i] = windex(0);
+      return rngs;
+    case Ops::PAD: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i) {
+        const auto [off, sz] = pairs[i];
+        if (sz == in_shape[i] && off == 0) continue;
+        const UOp& r = rngs[i];
+        const UOp valid = simplify((r >= windex(off)) & (r < windex(in_shape[i] + off)));
+        rngs[i] = valid.where(r - windex(off), UOp::invalid());
+      }
+      return rngs;
+    }
+    case Ops::RESHAPE: {
+      // flatten the output indices, then split the flat index by the input shape; symbolic folds the
+      // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
+      UOp combined = windex(0);
+      std::int64_t acc = 1;
+      for (std::size_t i = rngs.size(); i-- > 0;) {
+        combined = combined + rngs[i] * windex(acc);
+        acc *= out_shape[i];
+      }
+      std::vector<UOp> axes(in_shape.size());
+      for (std::size_t i = in_shape.size(); i-- > 0;) {
+        axes[i] = combined % windex(in_shape[i]);
+        combined = combined.floordiv(windex(in_shape[i]));
+      }
+      if (axes.empty()) return axes;
+      const UOp s = simplify(UOp::sink(axes));
+      return std::vector<UOp>(s.src().begin(), s.src().end());
+    }
+    default: throw Error("apply_movement_op: " + op_repr(x.op()) + " is not a movement op");
+  }
+}
+
+template <class T = void>
+class Rangeify {
+ public:
+  explicit Rangeify(const std::vector<UOp>& roots) : roots_(roots) {}
+
+  Schedule run() {
+    Schedule sched;
+    std::vector<UOp> sink_src;
+    for (const UOp& r : roots_) {
+      if (!r) throw Error("schedule: a root is a null UOp");
+      sink_src.push_back(r);
+    }
+    topo_ = UOp::sink(sink_src).toposort();
+    topo_.pop_back();  // the SINK
+    info_.resize(topo_.size());
+    for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
+    analyse();
+    for (const UOp& r : roots_)
+      if (r.op() != Ops::BUFFER) at(r).realize = Forced;
+    assign_ranges();
+    decide_inlining();
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      Info& in = info_[k];
+      if (!in.kept()) continue;
+      emit(topo_[k], sched);
+    }
+    for (const UOp& r : roots_) sched.outputs.push_back(r.op() == Ops::BUFFER ? r : at(r).buffer);
+    return sched;
+  }
+
+ private:
+  enum Realize : std::uint8_t { None, Forced, Realized };
+  struct Info {
+    std::optional<Shape> shape;
+    std::string device;
+    std::vector<std::size_t> consumers;
+    bool has_rngs = false;
+    std::vector<UOp> in, out;  // index expressions given to the sources / of the output
+    std::vector<UOp> ending;   // ranges that end at an EXPAND above
+    Realize realize = None;
+    bool inlined = false;  // realized, then recomputed in place by its consumers
+    UOp buffer;            // the BUFFER a kept realized node is stored into
+    UOp expr;              // its value in terms of `out` (memoized)
+    bool kept() const { return realize != None && !inlined; }
+  };
+
+  std::vector<UOp> roots_;
+  std::vector<UOp> topo_;
+  std::vector<Info> info_;
+  detail::PtrMap<std::size_t> index_;
+  std::int64_t next_range_ = 0;
+
+  std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
+  Info& at(const UOp& u) { return info_[idx(u)]; }
+
+  static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
+  static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
+  static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
+  // the sources that carry values (movement ops' shape arguments, devices and uniques do not)
+  static std::size_t nvalue_srcs(const UOp& u) {
+    switch (u.op()) {
+      case Ops::BUFFER: case Ops::CONST: case Ops::DEVICE: case Ops::UNIQUE: return 0;
+      case Ops::COPY: return 1;
+      default: break;
+    }
+    if (GroupOp::Movement.contains(u.op())) return 1;
+    return u.nsrc();
+  }
+
+  UOp new_range(std::int64_t size, AxisType t = AxisType::LOOP) {
+    if (size == 1) return windex(0);
+    return UOp::range(size, next_range_++, t);
+  }
+
+  // shapes, devices, consumers; rejects what the scheduler cannot run
+  void analyse() {
+    static const std::optional<Shape> no_shape;
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      const UOp& u = topo_[k];
+      Info& in = info_[k];
+      const Ops op = u.op();
+      if (op == Ops::DEVICE || op == Ops::UNIQUE || is_index_node(u)) continue;
+      std::vector<const std::optional<Shape>*> src_shapes;
+      for (const UOp& s : u.src()) src_shapes.push_back(index_.find(s.node()) ? &info_[idx(s)].shape : &no_shape);
+      in.shape = node_shape(u, src_shapes);
+      if (op == Ops::BUFFER || op == Ops::COPY) in.device = u.src(1).arg().as_str();
+      else if (op == Ops::CONST && u.nsrc() && u.src(0).op() == Ops::DEVICE) in.device = u.src(0).arg().as_str();
+      else
+        for (const UOp& s : u.src())
+          if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
+      const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
+                             op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
+      if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
+      if (u.dtype().count != 1) throw Error("schedule: " + op_repr(op) + " has vector dtype " + u.dtype().repr());
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) info_[idx(u.src(i))].consumers.push_back(k);
+      if (op == Ops::CONTIGUOUS) in.realize = Forced;
+      if (op == Ops::COPY) {
+        in.realize = Forced;
+        if (u.src(0).op() != Ops::BUFFER) at(u.src(0)).realize = Forced;
+      }
+    }
+  }
+
+  // tinygrad's run_rangeify: ranges from the roots down, with the realize decisions
+  void assign_ranges() {
+    for (std::size_t k = topo_.size(); k-- > 0;) {
+      const UOp& x = topo_[k];
+      Info& in = info_[k];
+      const Ops op = x.op();
+      if (!in.shape || op == Ops::BUFFER || op == Ops::CONST || shape_prod(*in.shape) == 0) continue;
+      const Shape& shape = *in.shape;
+      for (std::size_t c : in.consumers) {
+        const auto& e = info_[c].ending;
+        in.ending.insert(in.ending.end(), e.begin(), e.end());
+      }
+      std::vector<const std::vector<UOp>*> consumer_rngs;
+      for (std::size_t c : in.consumers)
+        if (info_[c].has_rngs) consumer_rngs.push_back(&info_[c].in);
+
+      std::vector<UOp> out;
+      if (in.realize != None) {
+        out = fresh_ranges(shape);
+        in.ending.clear();
+      } else if (consumer_rngs.empty()) {
+        continue;
+      } else if (consumer_rngs.size() == 1) {
+        out = *consumer_rngs[0];
+      } else {
+        bool all_same = true;
+        for (std::size_t i = 0; all_same && i < shape.size(); ++i)
+          for (const auto* cr : consumer_rngs) all_same = all_same && get_idx((*cr)[i]) == get_idx((*consumer_rngs[0])[i]);
+        if (all_same) {
+          for (std::size_t i = 0; i < shape.size(); ++i) {
+            UOp valid = UOp::const_(dtypes::bool_, Arg(false));
+            for (const auto* cr : consumer_rngs) valid = valid | get_valid((*cr)[i]);
+            out.push_back(simplify(valid.where(get_idx((*consumer_rngs[0])[i]), UOp::invalid())));
+          }
+        } else {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+      }
+      // an elementwise op or a reduce below an EXPAND that ends a range is realized
+      if (!in.ending.empty() && (is_elementwise(op) || op == Ops::REDUCE)) {
+        if (in.realize == None && !shape.empty()) {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+        in.ending.clear();
+      }
+
+      std::vector<UOp> rngs = out;
+      if (GroupOp::Movement.contains(op)) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        rngs = apply_movement_op(x, src_shape, shape, rngs);
+        if (op == Ops::EXPAND)
+          for (std::size_t i = 0; i < rngs.size(); ++i)
+            if (rngs[i] != out[i])
+              for (const UOp& r : ranges_in(out[i])) in.ending.push_back(r);
+      }
+      if (op == Ops::REDUCE) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        for (const Arg& a : x.arg()[1].as_tuple()) {
+          const std::size_t i = std::size_t(a.as_int());
+          rngs[i] = new_range(src_shape[i], AxisType::REDUCE);
+        }
+      }
+      in.in = std::move(rngs);
+      in.out = std::move(out);
+      in.has_rngs = true;
+    }
+  }
+  std::vector<UOp> fresh_ranges(const Shape& shape) {
+    std::vector<UOp> out;
+    for (std::int64_t s : shape) out.push_back(new_range(s));
+    return out;
+  }
+
+  // tinygrad's remove_bufferize: a realized node that was not forced is recomputed by its consumers
+  // unless it reads more than 3 buffers or one of its reductions reads a buffer
+  void decide_inlining() {
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      if (info_[k].realize != Realized) continue;
+      std::vector<UOp> buffers, reduces;
+      walk_inputs(topo_[k], buffers, &reduces);
+      bool reduce_reads = false;
+      for (const UOp& r : reduces) {
+        std::vector<UOp> b;
+        walk_inputs(r, b, nullptr);
+        reduce_reads = reduce_reads || !b.empty();
+      }
+      info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
+    }
+  }
+  // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
+  void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
+    std::vector<UOp> stack;
+    detail::PtrMap<std::uint8_t> seen;
+    for (std::size_t i = 0; i < nvalue_srcs(x); ++i) stack.push_back(x.src(i));
+    if (reduces && x.op() == Ops::REDUCE) reduces->push_back(x);
+    while (!stack.empty()) {
+      UOp u = stack.back();
+      stack.pop_back();
+      if (seen.contains(u.node())) continue;
+      seen.set(u.node(), 1);
+      const Info& in = at(u);
+      if (u.op() == Ops::BUFFER || in.kept()) {
+        buffers.push_back(u);
+        continue;
+      }
+      if (reduces && u.op() == Ops::REDUCE) reduces->push_back(u);
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) stack.push_back(u.src(i));
+    }
+  }
+
+  // the flat index into a row-major buffer of `shape` from per-axis index expressions
+  static UOp flat_index(const std::vector<UOp>& rngs, const Shape& shape) {
+    UOp valid = UOp::const_(dtypes::bool_, Arg(true)), e = windex(0);
+    std::int64_t stride = 1;
+    for (std::size_t i = rngs.size(); i-- > 0;) {
+      e = e + get_idx(rngs[i]) * windex(stride);
+      stride *= shape[i];
+      const UOp v = get_valid(rngs[i]);
+      if (!(v.op() == Ops::CONST && v.arg().py_equals(Arg(true)))) valid = valid & v;
+    }
+    return simplify(valid.where(e, UOp::invalid()));
+  }
+
+  // x's value at its out ranges
+  UOp expr(const UOp& x) {
+    Info& in = at(x);
+    if (in.expr) return in.expr;
+    const Ops op = x.op();
+    const Shape& shape = *in.shape;
+    UOp r;
+    if (shape_prod(shape) == 0) {
+      r = UOp::const_(x.dtype(), Arg(std::int64_t(0)));
+    } else if (op == Ops::CONST) {
+      r = UOp::const_(x.dtype(), x.arg());
+    } else if (op == Ops::REDUCE) {
+      const Ops rop = x.arg()[0].as_op();
+      if (shape_prod(*at(x.src(0)).shape) == 0) {
+        r = UOp::const_(x.dtype(), UOp::const_(x.dtype(), Arg(std::int64_t(0))).pop_const(rop).second);
+      } else {
+        std::vector<UOp> rr;
+        for (const Arg& a : x.arg()[1].as_tuple())
+          if (in.in[std::size_t(a.as_int())].op() == Ops::RANGE) rr.push_back(in.in[std::size_t(a.as_int())]);
+        r = src_value(x, x.src(0)).reduce(rop, rr);
+      }
+    } else if (op == Ops::PAD) {
+      UOp valid = UOp::const_(dtypes::bool_, Arg(true));
+      for (const UOp& rg : in.in) valid = valid & get_valid(rg);
+      r = simplify(valid).where(src_value(x, x.src(0)), UOp::const_(x.dtype(), Arg(std::int64_t(0))));
+    } else if (GroupOp::Movement.contains(op) || op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD) {
+      r = src_value(x, x.src(0));
+    } else if (is_elementwise(op)) {
+      std::vector<UOp> src;
+      for (const UOp& s : x.src()) src.push_back(src_value(x, s));
+      r = x.replace({.src = std::move(src)});
+    } else {
+      throw Error("schedule: no kernel form for " + op_repr(op));
+    }
+    return in.expr = r;
+  }
+
+  // source s of x, read at x's in ranges
+  UOp src_value(const UOp& x, const UOp& s) {
+    const Info& xi = at(x);
+    const Info& si = at(s);
+    if (s.op() == Ops::BUFFER) return s.index({xi.in.at(0)});
+    if (s.op() == Ops::CONST) return expr(s);
+    if (si.kept()) return si.buffer.index({flat_index(xi.in, *si.shape)});
+    if (si.inlined) {
+      std::vector<std::pair<UOp, UOp>> sub;
+      for (std::size_t i = 0; i < si.out.size(); ++i)
+        if (si.out[i].op() == Ops::RANGE && !is_invalid_const(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
+      return expr(s).substitute(sub);
+    }
+    return expr(s);
+  }
+
+  void emit(const UOp& x, Schedule& sched) {
+    Info& in = at(x);
+    const Shape& shape = *in.shape;
+    const DType dt = x.dtype();
+    if (shape_prod(shape) == 0) {
+      in.buffer = new_buffer(in.device, 0, dt);
+      return;
+    }
+    // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
+    if (passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
+      in.buffer = at(x.src(0)).buffer;
+      return;
+    }
+    in.buffer = new_buffer(in.device, shape_prod(shape), dt);
+    if (x.op() == Ops::COPY) {
+      const UOp& s = x.src(0);
+      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device});
+      return;
+    }
+    const UOp value = expr(x);
+    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
+    std::vector<UOp> ends;
+    for (const UOp& r : in.out)
+      if (r.op() == Ops::RANGE) ends.push_back(r);
+    // symbolic first (tinygrad runs it on the rangeified graph): folds what makes a buffer unused
+    UOp ast = simplify(UOp::sink(store.end(ends)));
+    // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
+    std::vector<UOp> bufs{in.buffer};
+    std::vector<std::pair<UOp, UOp>> sub;
+    std::int64_t next_axis = 0;
+    std::vector<std::pair<UOp, UOp>> sub2;
+    for (const UOp& u : ast.toposort()) {
+      if (u.op() == Ops::BUFFER) {
+        if (u != in.buffer) bufs.push_back(u);
+      } else if (u.op() == Ops::RANGE) {
+        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
+        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
+      }
+    }
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
+    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device});
+  }
+};
+
+}  // namespace detail
+
+// The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
+template <class T = void>
+Schedule create_schedule(const std::vector<UOp>& roots) {
+  return detail::Rangeify<T>(roots).run();
+}
+
+}  // namespace mg
