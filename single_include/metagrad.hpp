@@ -6951,9 +6951,9 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
 
 // ---- metagrad/tensor/tensor.hpp ----
 // Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
-// computes until realize(), to_vector<T>() or item<T>(), which schedule the graph into kernels and run
-// them on the tensor's device (engine/realize.hpp). The reference evaluator (tensor/reference.hpp)
-// stays as the oracle the devices are tested against.
+// computes until realize(), to_vector<T>() or item<T>(). These still compute through the reference
+// evaluator (tensor/reference.hpp); the engine that schedules graphs into kernels and runs them on a
+// device (engine/realize.hpp) is called directly with realize_uops until Tensor switches to it.
 //
 //   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
 //   Tensor b = (a * 2 + 1).sum(1);                              // lazy
@@ -7266,37 +7266,2013 @@ inline HostArray reference_eval(const UOp& root) {
 
 }  // namespace mg
 
-// ---- metagrad/engine/realize.hpp ----
-// Running schedules (tinygrad's engine/realize.py): every kernel of a schedule is turned into a Program
-// once (codegen), compiled once per device (the cache is keyed by the kernel AST, which is interned, so
-// identical kernels share one entry), and run on its buffers.
+namespace mg {
+
+// the dtype tinygrad gives a C++ value of type T (dtypes.from_py for bool, int and float)
+template <class T> constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return dtypes::bool_;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return dtypes::int8;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return dtypes::uint8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return dtypes::int16;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return dtypes::uint16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return dtypes::int32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return dtypes::uint32;
+  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return dtypes::int64;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return dtypes::uint64;
+  else if constexpr (std::is_same_v<T, float>) return dtypes::float32;
+  else if constexpr (std::is_same_v<T, double>) return dtypes::float64;
+  else static_assert(std::is_same_v<T, bool>, "Tensor: no dtype for this element type");
+}
+
+// a scalar operand of a Tensor operation: bool, int or float, as a Python scalar
+struct ConstType {
+  Arg v;
+  template <class T> requires std::is_arithmetic_v<T>
+  ConstType(T x) : v(std::is_same_v<T, bool> ? Arg(bool(x)) : std::is_floating_point_v<T> ? Arg(double(x)) : Arg(std::int64_t(x))) {}
+  // tinygrad's dtypes.from_py
+  DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
+};
+
+// an int or a list of ints, as tinygrad's `int|tuple[int, ...]` arguments (kernel size, stride,
+// padding); empty where an argument defaults to another (a pool's stride to its kernel size)
+struct Sizes {
+  std::vector<std::int64_t> v;
+  bool scalar = false;  // one int, which stands for every dim (tinygrad's int); {k} is a list of one
+  Sizes() = default;
+  Sizes(std::int64_t x) : v{x}, scalar(true) {}
+  Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
+  Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
+};
+// one axis of pad or shrink: (before, after) or (start, end); none leaves the axis. Written {1, 2},
+// std::pair{1, 2} or std::nullopt.
+struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
+  using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
+  AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
+};
+// pad/shrink's argument that touches one axis: (a, b) at dim, nothing on the other ndim - 1 axes
+inline std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
+  std::vector<AxisPair> r(ndim);
+  r[dim] = AxisPair(a, b);
+  return r;
+}
+// pad's modes, as tinygrad's pad(mode=...)
+enum class PadMode { constant, reflect, replicate, circular };
+// how a loss reduces over its elements
+enum class Reduction { none, sum, mean };
+class Index;  // getitem's index (tensor/index.hpp)
+
+class Tensor;
+namespace detail {
+// tinygrad's UOp.base: below the movement ops
+inline const UOp& view_base(const UOp& u) {
+  const UOp* b = &u;
+  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
+  return *b;
+}
+
+// What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
+// Tensor do: realize() and the gradient are seen through every copy.
+struct TensorData {
+  UOp uop;
+  Shape shape;
+  std::string device;                       // found once, when the graph is first wrapped
+  std::optional<bool> requires_grad;        // tinygrad's None / True / False
+  std::shared_ptr<TensorData> grad;         // filled by backward()
+  static std::shared_ptr<TensorData> make(UOp u, Shape s, std::string device);
+};
+// Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
+struct TensorRegistry {
+  std::mutex m;
+  std::vector<std::weak_ptr<TensorData>> all;
+  std::size_t sweep_at = 1024;
+  static TensorRegistry& get() {
+    static TensorRegistry* r = new TensorRegistry();  // never destroyed: tensors in statics may die at exit
+    return *r;
+  }
+  void add(const std::shared_ptr<TensorData>& d) {
+    std::lock_guard lock(m);
+    if (all.size() >= sweep_at) {  // drop the dead, amortized
+      std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
+      sweep_at = std::max<std::size_t>(1024, all.size() * 2);
+    }
+    all.push_back(d);
+  }
+  std::vector<std::shared_ptr<TensorData>> live() {
+    std::lock_guard lock(m);
+    std::vector<std::shared_ptr<TensorData>> out;
+    for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
+    return out;
+  }
+};
+}  // namespace detail
+
+class Tensor {
+ public:
+  inline static std::string default_device = [] {
+    const char* d = std::getenv("DEV");  // tinygrad's DEV=CPU / DEV=INTERP
+    return std::string(d && *d ? d : "CPU");
+  }();
+
+  // A Tensor is a handle: copies share the graph. Assigning to a temporary (`t[1] = x`) is a compile
+  // error rather than a silent no-op; setitem and assign write values.
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  ~Tensor() = default;
+
+  // ---- creation ----
+  // a tensor viewing a UOp graph (its shape is inferred)
+  explicit Tensor(UOp u) {
+    auto s = shape_of(u);
+    if (!s) throw Error("Tensor: " + op_repr(u.op()) + " has no shape");
+    std::string dev = default_device;  // the first DEVICE the graph starts from
+    for (const UOp& n : u.toposort())
+      if (n.op() == Ops::DEVICE) { dev = n.arg().as_str(); break; }
+    d_ = detail::TensorData::make(std::move(u), std::move(*s), std::move(dev));
+  }
+  // a 0-d tensor holding one value
+  Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
+
+  // data in row-major order with its shape (empty shape: the data's length). The dtype defaults to T's;
+  // double is a Python float, so it defaults to dtypes::default_float (float32) as in tinygrad.
+  template <class T>
+  static Tensor from(std::span<const T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    if (shape.empty()) shape = {std::int64_t(data.size())};  // a list is 1-d, as Tensor([x]) is (1,)
+    check_shape("Tensor::from", shape);
+    if (shape_prod(shape) != std::int64_t(data.size()))
+      throw Error("Tensor::from: " + std::to_string(data.size()) + " values for shape " + shape_str(shape));
+    const DType dt = dtype.value_or(std::is_same_v<T, double> ? dtypes::default_float : dtype_of<T>());
+    HostArray a(dt, shape);
+    for (std::size_t i = 0; i < data.size(); ++i) a.set(std::int64_t(i), ConstType(data[i]).v);
+    return from_host(a, device);
+  }
+  template <class T>
+  static Tensor from(const std::vector<T>& data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    if constexpr (std::is_same_v<T, bool>) {  // vector<bool> has no contiguous storage
+      std::vector<std::uint8_t> b(data.begin(), data.end());
+      return from(std::span<const std::uint8_t>(b), std::move(shape), dtype.value_or(dtypes::bool_), device);
+    } else return from(std::span<const T>(data), std::move(shape), dtype, device);
+  }
+  template <class T>
+  static Tensor from(std::initializer_list<T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
+                     const std::string& device = default_device) {
+    return from(std::vector<T>(data), std::move(shape), dtype, device);
+  }
+  // a host array copied into a new buffer on device
+  static Tensor from_host(const HostArray& a, const std::string& device = default_device) {
+    UOp buf = new_buffer(device, a.numel(), a.dtype);
+    host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
+    return Tensor(a.shape == Shape{a.numel()} ? buf : mop_reshape(buf, a.shape));
+  }
+  // tinygrad's Tensor.full / zeros / ones: a constant, reshaped and expanded (no memory)
+  static Tensor full(const Shape& shape, ConstType value, std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
+    check_shape("Tensor::full", shape);
+    UOp c = UOp(Ops::CONST, dtype.value_or(value.py_dtype()), {device_uop(device)}, normalize_const(dtype.value_or(value.py_dtype()), value.v));
+    if (shape.empty()) return Tensor(c);
+    const Shape ones(shape.size(), 1);
+    return Tensor(shape == ones ? mop_reshape(c, ones) : mop_expand(mop_reshape(c, ones), shape));
+  }
+  static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    return full(shape, 0, dtype, device);
+  }
+  static Tensor ones(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    return full(shape, 1, dtype, device);
+  }
+  // tinygrad's Tensor.empty: a buffer whose contents are not set (here: zero)
+  static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
+    check_shape("Tensor::empty", shape);
+    UOp buf = new_buffer(device, shape_prod(shape), dtype);
+    return Tensor(shape == Shape{shape_prod(shape)} ? buf : mop_reshape(buf, shape));
+  }
+  // tinygrad's Tensor.arange: start, start+step, ... below stop (above it for a negative step). An int
+  // tensor when all three are ints, else default_float. (Built from host data here; tinygrad builds it lazily.)
+  static Tensor arange(ConstType start, std::optional<ConstType> stop = std::nullopt, ConstType step = 1,
+                       std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
+    if (!stop) stop = start, start = ConstType(0);
+    const bool ints = !start.v.is_float() && !stop->v.is_float() && !step.v.is_float();
+    const double a = start.v.as_float(), b = stop->v.as_float(), d = step.v.as_float();
+    if (d == 0) throw Error("arange: step is 0");
+    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
+    const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
+    HostArray h(dt, {n});
+    for (std::int64_t i = 0; i < n; ++i)
+      h.set(i, ints ? Arg(start.v.as_int() + i * step.v.as_int()) : Arg(a + double(i) * d));
+    return from_host(h, device);
+  }
+  // tinygrad's Tensor.eye: ones on the diagonal of an n x m matrix
+  static Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, DType dtype = dtypes::default_float,
+                    const std::string& device = default_device) {
+    const Tensor r = arange(n, std::nullopt, 1, std::nullopt, device).reshape({n, 1});
+    const Tensor c = arange(m.value_or(n), std::nullopt, 1, std::nullopt, device).reshape({1, m.value_or(n)});
+    return (r == c).cast(dtype);
+  }
+  // tinygrad's Tensor.linspace: steps points from start to stop, both included
+  static Tensor linspace(double start, double stop, std::int64_t steps, DType dtype = dtypes::default_float,
+                         const std::string& device = default_device) {
+    if (steps < 0) throw Error("linspace: number of steps " + std::to_string(steps) + " is negative");
+    if (steps == 1) return full({1}, start, dtype, device);
+    return (arange(0, steps, 1, dtypes::float64, device) * ((stop - start) / double(steps - 1)) + start).cast(dtype);
+  }
+  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(d_->shape, value, dtype.value_or(dtype_()), device()); }
+  Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const { return full_like(0, dtype); }
+  Tensor ones_like(std::optional<DType> dtype = std::nullopt) const { return full_like(1, dtype); }
+
+  // ---- properties ----
+  const UOp& uop() const { return d_->uop; }
+  const Shape& shape() const { return d_->shape; }
+  DType dtype() const { return d_->uop.dtype(); }
+  std::int64_t ndim() const { return std::int64_t(d_->shape.size()); }
+  std::int64_t numel() const { return shape_prod(d_->shape); }
+  // the device of the buffers or constants the graph starts from (the default when it has none)
+  const std::string& device() const { return d_->device; }
+
+  // ---- autograd ----
+  // backward() fills grad() for the float tensors in the graph (tinygrad's rule: every live float
+  // tensor the loss depends on, except constants), skipping those with requires_grad(false) and those
+  // made inside a NoGrad scope.
+  Tensor& requires_grad(bool r) { d_->requires_grad = r; return *this; }
+  std::optional<bool> requires_grad() const { return d_->requires_grad; }
+  std::optional<Tensor> grad() const {
+    if (!d_->grad) return std::nullopt;
+    return Tensor(d_->grad);
+  }
+  void set_grad(const Tensor& g) { d_->grad = g.d_; }
+  void clear_grad() { d_->grad.reset(); }
+  // the same values, with no gradient flowing back through them
+  Tensor detach() const { return view(UOp(Ops::DETACH, dtype(), {d_->uop}), d_->shape); }
+  // a marker where the scheduler materializes the values (a CONTIGUOUS node); the same values
+  Tensor contiguous() const { return view(UOp(Ops::CONTIGUOUS, dtype(), {d_->uop}), d_->shape); }
+  // the same values; the gradient flowing back through it is made contiguous
+  Tensor contiguous_backward() const { return view(UOp(Ops::CONTIGUOUS_BACKWARD, dtype(), {d_->uop}), d_->shape); }
+  // the tensor on another device (a COPY; the gradient is copied back); the same tensor when it is there
+  Tensor to(const std::string& device) const {
+    if (device == d_->device) return *this;
+    Tensor r(UOp(Ops::COPY, dtype(), {d_->uop, device_uop(device)}), d_->shape, device);
+    if (d_->grad) r.d_->grad = Tensor(d_->grad).to(device).d_;
+    return r;
+  }
+  // While one is alive on this thread, new tensors do not take gradients.
+  class NoGrad {
+   public:
+    NoGrad() : prev_(std::exchange(active(), true)) {}
+    ~NoGrad() { active() = prev_; }
+    NoGrad(const NoGrad&) = delete;
+    NoGrad& operator=(const NoGrad&) = delete;
+    static bool& active() { static thread_local bool on = false; return on; }
+   private:
+    bool prev_;
+  };
+  // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
+  template <class = void>  // a template: only files that differentiate compile pm_gradient
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const std::optional<Tensor>& gradient = std::nullopt) const {
+    if (!gradient && !d_->shape.empty())
+      throw Error("gradient: without a gradient argument, backward needs a scalar; this tensor has shape " + shape_str(d_->shape));
+    if (!dtype().is_float()) throw Error("gradient: only float tensors have gradients, this one is " + dtype().repr());
+    for (const Tensor& t : targets)
+      if (!t.dtype().is_float()) throw Error("gradient: only float tensors have gradients, a target is " + t.dtype().repr());
+    const Tensor g = gradient ? *gradient : Tensor::full({}, 1.0, dtype(), device());
+    if (g.shape() != d_->shape) throw Error("gradient: the gradient has shape " + shape_str(g.shape()) + ", the tensor " + shape_str(d_->shape));
+    std::vector<UOp> tu;
+    for (const Tensor& t : targets) tu.push_back(t.d_->uop);
+    const auto grads = compute_gradient(d_->uop, g.d_->uop, tu);
+    std::vector<Tensor> out;
+    for (const Tensor& t : targets) {
+      auto it = grads.find(t.d_->uop);
+      out.push_back(it == grads.end() ? t.zeros_like() : t.view(it->second, t.d_->shape));
+    }
+    return out;
+  }
+  template <class = void>
+  Tensor& backward(const std::optional<Tensor>& gradient = std::nullopt) {
+    std::vector<UOp> topo = d_->uop.toposort();
+    detail::PtrMap<char> in_graph;
+    for (const UOp& u : topo) in_graph.set(u.node(), 1);
+    std::vector<Tensor> need;
+    for (auto& d : detail::TensorRegistry::get().live())
+      if (in_graph.contains(d->uop.node()) && d->uop.dtype().is_float() && d->uop.op() != Ops::CONST && d->requires_grad != false)
+        need.push_back(Tensor(std::move(d)));
+    const std::vector<Tensor> gs = this->gradient(need, gradient);
+    for (std::size_t i = 0; i < need.size(); ++i) {
+      if (need[i].d_->grad) need[i].set_grad(Tensor(need[i].d_->grad) + gs[i]);
+      else need[i].set_grad(gs[i]);
+    }
+    return *this;
+  }
+
+  // ---- realizing ----
+  // computes the graph into a new buffer; the tensor then views that buffer
+  template <class T = void>
+  Tensor& realize() {
+    if (is_realized()) return *this;
+    d_->uop = from_host(to_host<T>(), device()).d_->uop;
+    return *this;
+  }
+  // the tensor's value as a host array. Still computed by the reference evaluator: the switch to the
+  // engine (engine/realize.hpp, realize_uops) waits on the failures listed in docs/devices.md
+  template <class T = void>
+  HostArray to_host() const { return reference_eval(d_->uop); }
+  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
+  // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
+  // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
+  // buffer.
+  template <class T = void>
+  Tensor& assign(const Tensor& x) {
+    if (x.d_->uop == d_->uop) return *this;
+    std::optional<Tensor> bx;
+    try {
+      bx = x.d_->shape == d_->shape ? x : x.expand(d_->shape);
+    } catch (const Error&) {
+      throw Error("assign: shape mismatch " + shape_str(d_->shape) + " != " + shape_str(x.d_->shape));
+    }
+    const Tensor& v = *bx;
+    if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
+    if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
+    HostArray a = v.to_host<T>();
+    const UOp& buf = detail::view_base(d_->uop);
+    if (buf.op() != Ops::BUFFER) {
+      d_->uop = from_host(a, device()).d_->uop;
+    } else if (is_realized()) {
+      host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
+    } else {
+      write_through_view(buf, a);
+    }
+    return *this;
+  }
+  template <class T = void>
+  Tensor& assign(ConstType x) { return assign<T>(full(d_->shape, x, dtype(), device())); }
+  template <class T> std::vector<T> to_vector() const { return to_host<T>().template to_vector<T>(); }
+  template <class T> T item() const {
+    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
+    return to_vector<T>()[0];
+  }
+
+  // ---- movement ----
+  // a size of -1 is inferred from the others
+  Tensor reshape(Shape shape) const {
+    std::int64_t known = 1, infer = -1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) {
+        if (infer >= 0) throw Error("reshape: more than one -1 in " + shape_str(shape));
+        infer = std::int64_t(i);
+      } else if (shape[i] < 0) throw Error("reshape: negative size in " + shape_str(shape));
+      else known *= shape[i];
+    }
+    if (infer >= 0) shape[std::size_t(infer)] = known == 0 ? 0 : numel() / known;
+    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(d_->shape) + " -> " + shape_str(shape));
+    if (shape == d_->shape) return *this;
+    return view(mop_reshape(d_->uop, shape), shape);
+  }
+  // sizes of -1 keep the axis; new axes can be added on the left
+  Tensor expand(Shape shape) const {
+    if (shape.size() < d_->shape.size()) throw Error("expand: cannot expand " + shape_str(d_->shape) + " to fewer dims " + shape_str(shape));
+    const std::size_t off = shape.size() - d_->shape.size();
+    Shape from(off, 1);
+    from.insert(from.end(), d_->shape.begin(), d_->shape.end());
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] == -1) shape[i] = from[i];
+      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(d_->shape) + " to " + shape_str(shape));
+    }
+    const Tensor r = reshape(from);
+    if (shape == from) return r;
+    return r.view(mop_expand(r.d_->uop, shape), shape);
+  }
+  Tensor permute(const std::vector<std::int64_t>& order) const {
+    std::vector<std::int64_t> o;
+    for (std::int64_t d : order) o.push_back(resolve_dim("permute", d));
+    std::vector<std::int64_t> sorted = o;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+      if (sorted.size() != d_->shape.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
+    if (sorted.size() != d_->shape.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
+    bool identity = true;
+    for (std::size_t i = 0; i < o.size(); ++i) identity = identity && o[i] == std::int64_t(i);
+    if (identity) return *this;
+    Shape s;
+    for (std::int64_t d : o) s.push_back(d_->shape[std::size_t(d)]);
+    return view(mop_permute(d_->uop, o), s);
+  }
+  // tinygrad's pad (tensor/index.hpp): (before, after) per axis, nullopt leaves the axis; or torch's flat
+  // list, last axis first. Negative pads cut. Modes: constant (value), reflect, replicate, circular.
+  Tensor pad(const std::vector<AxisPair>& arg, PadMode mode = PadMode::constant,
+             ConstType value = 0) const;
+  Tensor pad(std::initializer_list<std::int64_t> flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(std::span<const std::int64_t>(flat.begin(), flat.size()), mode, value);
+  }
+  // the flat form from a std::vector<std::int64_t> (a template, so that {{1, 2}} stays one pair)
+  template <class V>
+    requires std::same_as<V, std::vector<std::int64_t>>
+  Tensor pad(const V& flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
+    return pad_flat(flat, mode, value);
+  }
+  // (start, end) per axis; nullopt keeps the axis
+  Tensor shrink(const std::vector<AxisPair>& arg) const {
+    if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
+    std::vector<std::pair<std::int64_t, std::int64_t>> m;
+    Shape s;
+    bool any = false;
+    for (std::size_t i = 0; i < arg.size(); ++i) {
+      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, d_->shape[i]});
+      if (b < 0 || e < b || e > d_->shape[i])
+        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(d_->shape));
+      any = any || b != 0 || e != d_->shape[i];
+      m.emplace_back(b, e - b);
+      s.push_back(e - b);
+    }
+    if (!any) return *this;
+    return view(mop_shrink(d_->uop, m), s);
+  }
+  Tensor flip(const std::vector<std::int64_t>& axes) const {
+    std::vector<bool> f(d_->shape.size(), false);
+    for (std::int64_t a : axes) {
+      const std::int64_t d = resolve_dim("flip", a);
+      if (f[std::size_t(d)]) throw Error("flip: axis " + std::to_string(a) + " appears twice");
+      f[std::size_t(d)] = true;
+    }
+    if (std::none_of(f.begin(), f.end(), [](bool b) { return b; })) return *this;
+    return view(mop_flip(d_->uop, f), d_->shape);
+  }
+  Tensor transpose(std::int64_t a = 1, std::int64_t b = 0) const {
+    std::vector<std::int64_t> o(d_->shape.size());
+    for (std::size_t i = 0; i < o.size(); ++i) o[i] = std::int64_t(i);
+    std::swap(o[std::size_t(resolve_dim("transpose", a))], o[std::size_t(resolve_dim("transpose", b))]);
+    return permute(o);
+  }
+  Tensor T() const { return transpose(); }
+  Tensor flatten(std::int64_t start = 0, std::int64_t end = -1) const {
+    if (d_->shape.empty()) return reshape({1});
+    const std::int64_t s = resolve_dim("flatten", start), e = resolve_dim("flatten", end);
+    Shape n(d_->shape.begin(), d_->shape.begin() + s);
+    n.push_back(shape_prod(Shape(d_->shape.begin() + s, d_->shape.begin() + e + 1)));
+    n.insert(n.end(), d_->shape.begin() + e + 1, d_->shape.end());
+    return reshape(n);
+  }
+  // tinygrad's unflatten: dim split into sizes (one of them may be -1)
+  Tensor unflatten(std::int64_t dim, const Shape& sizes) const {
+    const std::size_t d = std::size_t(resolve_dim("unflatten", dim));
+    Shape n(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(d));
+    n.insert(n.end(), sizes.begin(), sizes.end());
+    n.insert(n.end(), d_->shape.begin() + std::ptrdiff_t(d) + 1, d_->shape.end());
+    return reshape(n);
+  }
+  // the lower (tril) or upper (triu) triangle of the last two axes; diagonal > 0 moves it up
+  Tensor triu(std::int64_t diagonal = 0) const { return tri("triu", diagonal, false); }
+  Tensor tril(std::int64_t diagonal = 0) const { return tri("tril", diagonal, true); }
+  Tensor unsqueeze(std::int64_t dim) const {
+    const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
+    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(d_->shape));
+    Shape n = d_->shape;
+    n.insert(n.begin() + d, 1);
+    return reshape(n);
+  }
+  // drops size-1 axes (all of them, or just dim)
+  Tensor squeeze(std::optional<std::int64_t> dim = std::nullopt) const {
+    Shape n;
+    if (!dim) {
+      for (std::int64_t s : d_->shape) if (s != 1) n.push_back(s);
+      return reshape(n);
+    }
+    if (d_->shape.empty()) return *this;
+    const std::int64_t d = resolve_dim("squeeze", *dim);
+    if (d_->shape[std::size_t(d)] != 1) return *this;
+    n = d_->shape;
+    n.erase(n.begin() + d);
+    return reshape(n);
+  }
+
+  // tinygrad's cat: each tensor padded into its place along dim, then summed
+  static Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim = 0) {
+    if (ts.empty()) throw Error("cat: no tensors");
+    const Tensor& first = ts[0];
+    const std::int64_t d = first.resolve_dim("cat", dim);
+    std::vector<std::int64_t> starts{0};
+    for (const Tensor& t : ts) {
+      bool ok = t.ndim() == first.ndim();
+      for (std::int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.d_->shape[std::size_t(i)] == first.d_->shape[std::size_t(i)];
+      if (!ok) throw Error("cat: shapes " + shape_str(first.d_->shape) + " and " + shape_str(t.d_->shape) + " differ off dim " + std::to_string(d));
+      starts.push_back(starts.back() + t.d_->shape[std::size_t(d)]);
+    }
+    std::optional<Tensor> out;
+    for (std::size_t k = 0; k < ts.size(); ++k) {
+      const Tensor padded = ts[k].pad(on_axis(std::size_t(first.ndim()), std::size_t(d), starts[k], starts.back() - starts[k + 1]));
+      out = out ? *out + padded : padded;
+    }
+    return *out;
+  }
+  Tensor cat(const Tensor& other, std::int64_t dim = 0) const { return cat(std::vector<Tensor>{*this, other}, dim); }
+  static Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim = 0) {
+    if (ts.empty()) throw Error("stack: no tensors");
+    std::vector<Tensor> u;
+    for (const Tensor& t : ts) u.push_back(t.unsqueeze(dim));
+    return cat(u, dim);
+  }
+  // pieces of the given sizes along dim (the last may be smaller when one size is given)
+  std::vector<Tensor> split(const std::vector<std::int64_t>& sizes, std::int64_t dim = 0) const {
+    const std::int64_t d = resolve_dim("split", dim);
+    std::int64_t total = 0;
+    for (std::int64_t z : sizes) {
+      if (z < 0) throw Error("split: negative size " + std::to_string(z));
+      total += z;
+    }
+    if (total != d_->shape[std::size_t(d)])
+      throw Error("split: sizes add up to " + std::to_string(total) + ", dim " + std::to_string(d) + " of " + shape_str(d_->shape) + " has " + std::to_string(d_->shape[std::size_t(d)]));
+    std::vector<Tensor> out;
+    std::int64_t at = 0;
+    for (std::int64_t z : sizes) {
+      out.push_back(shrink(on_axis(d_->shape.size(), std::size_t(d), at, at + z)));
+      at += z;
+    }
+    return out;
+  }
+  std::vector<Tensor> split(std::int64_t size, std::int64_t dim = 0) const {
+    if (size <= 0) throw Error("split: size " + std::to_string(size) + " must be positive");
+    const std::int64_t n = d_->shape[std::size_t(resolve_dim("split", dim))];
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t i = 0; i < std::max<std::int64_t>(1, n); i += size) sizes.push_back(std::min(size, n - i));
+    return split(sizes, dim);
+  }
+  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const {
+    if (chunks <= 0) throw Error("chunk: " + std::to_string(chunks) + " chunks");
+    const std::int64_t n = d_->shape[std::size_t(resolve_dim("chunk", dim))];
+    if (n == 0) return split(std::vector<std::int64_t>(std::size_t(chunks), 0), dim);
+    return split((n + chunks - 1) / chunks, dim);
+  }
+  // tinygrad's repeat: tile the tensor repeats[i] times along each axis (extra leading axes allowed)
+  Tensor repeat(const std::vector<std::int64_t>& repeats) const {
+    if (repeats.size() < d_->shape.size())
+      throw Error("repeat: " + std::to_string(repeats.size()) + " repeats for shape " + shape_str(d_->shape));
+    Shape base(repeats.size() - d_->shape.size(), 1);
+    base.insert(base.end(), d_->shape.begin(), d_->shape.end());
+    Shape unsq, expd, fin;
+    for (std::size_t i = 0; i < base.size(); ++i) {
+      if (repeats[i] < 0) throw Error("repeat: negative repeat " + std::to_string(repeats[i]));
+      if (repeats[i] != 1) unsq.push_back(1), expd.push_back(repeats[i]);
+      unsq.push_back(base[i]), expd.push_back(base[i]);
+      fin.push_back(base[i] * repeats[i]);
+    }
+    return reshape(unsq).expand(expd).reshape(fin);
+  }
+
+  // ---- elementwise ----
+  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(d_->uop.cast(dt), d_->shape); }
+  Tensor bitcast(DType dt) const {
+    if (dt.itemsize() != dtype().itemsize())
+      throw Error("bitcast: " + dtype().repr() + " to " + dt.repr() + " changes the item size");
+    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {d_->uop}), d_->shape);
+  }
+  Tensor alu(Ops op) const { return view(d_->uop.alu(op), d_->shape); }
+
+  // tinygrad's _broadcasted: the scalar takes this tensor's dtype when it fits it, then both sides
+  // broadcast to one shape and promote to one dtype
+  std::pair<Tensor, Tensor> broadcasted(const Tensor& y, bool reverse = false) const {
+    Tensor a = reverse ? y : *this, b = reverse ? *this : y;
+    const Shape out = broadcast_shape({a.d_->shape, b.d_->shape}, "broadcast");
+    a = a.expand(out), b = b.expand(out);
+    if (a.dtype() == b.dtype()) return {a, b};
+    const DType dt = least_upper_dtype(a.dtype(), b.dtype());
+    return {a.cast(dt), b.cast(dt)};
+  }
+  Tensor ufix(const ConstType& x) const {
+    const bool keep = dtype().is_float() || (dtype().is_int() && x.v.is_int());
+    return full(d_->shape, x, keep ? dtype() : x.py_dtype(), device());
+  }
+  Tensor binop(Ops op, const Tensor& y, bool reverse = false) const {
+    auto [a, b] = broadcasted(y, reverse);
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
+  }
+
+  Tensor add(const Tensor& y) const { return binop(Ops::ADD, y); }
+  Tensor mul(const Tensor& y) const { return binop(Ops::MUL, y); }
+  Tensor sub(const Tensor& y) const { auto [a, b] = broadcasted(y); return a + (-b); }
+  // true division (a float result); idiv is Python's // on ints (tinygrad's div rounding_mode="floor")
+  Tensor div(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    return a.ensure_float() * b.reciprocal();
+  }
+  Tensor idiv(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (!a.dtype().is_int()) throw Error("idiv: needs int tensors, got " + a.dtype().repr());
+    return a.view(a.d_->uop.alu(Ops::FLOORDIV, b.d_->uop), a.d_->shape);
+  }
+  Tensor mod(const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (a.dtype().is_int()) return a.view(a.d_->uop.alu(Ops::FLOORMOD, b.d_->uop), a.d_->shape);
+    return a - b * (a / b).floor();  // Python's % on floats: the sign of the divisor
+  }
+  Tensor maximum(const Tensor& y) const { return binop(Ops::MAX, y); }
+  Tensor minimum(const Tensor& y) const { auto [a, b] = broadcasted(y); return -((-a).maximum(-b)); }
+  // a scalar branch takes the other branch's dtype when it fits it (tinygrad's ufix through the tensor branch)
+  Tensor where(const Tensor& x, ConstType y) const { return where(x, x.ufix(y)); }
+  Tensor where(ConstType x, const Tensor& y) const { return where(y.ufix(x), y); }
+  Tensor where(const Tensor& x, const Tensor& y) const {
+    auto [xb, yb] = x.broadcasted(y);
+    const Shape out = broadcast_shape({d_->shape, xb.d_->shape}, "where");
+    const Tensor c = cast(dtypes::bool_).expand(out), xe = xb.expand(out), ye = yb.expand(out);
+    return c.view(c.d_->uop.alu(Ops::WHERE, xe.d_->uop, ye.d_->uop), out);
+  }
+  Tensor cmplt(const Tensor& y) const { return binop(Ops::CMPLT, y); }
+  Tensor cmpne(const Tensor& y) const { return binop(Ops::CMPNE, y); }
+  Tensor cmpeq(const Tensor& y) const { return cmpne(y).logical_not(); }
+  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(d_->shape, true, dtypes::bool_, device())); }
+  Tensor bitwise(Ops op, const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
+  }
+  Tensor bitwise_and(const Tensor& y) const { return bitwise(Ops::AND, y); }
+  Tensor bitwise_or(const Tensor& y) const { return bitwise(Ops::OR, y); }
+  Tensor bitwise_xor(const Tensor& y) const { return bitwise(Ops::XOR, y); }
+  Tensor bitwise_not() const {
+    if (dtype().is_float()) throw Error("bitwise_not: bitwise ops need int or bool tensors, got " + dtype().repr());
+    if (dtype().is_bool()) return logical_not();
+    return bitwise_xor(full_like(-1));  // -1 wraps to all ones in an unsigned dtype
+  }
+  // arithmetic shifts of an int tensor (SHL, SHR)
+  Tensor lshift(const Tensor& y) const { return shift(Ops::SHL, y); }
+  Tensor rshift(const Tensor& y) const { return shift(Ops::SHR, y); }
+  Tensor isnan() const { return *this != *this; }
+  Tensor isinf(bool detect_positive = true, bool detect_negative = true) const {
+    const Tensor f = Tensor::full(d_->shape, false, dtypes::bool_, device());
+    return (detect_positive ? *this == ConstType(INFINITY) : f) | (detect_negative ? *this == ConstType(-INFINITY) : f);
+  }
+  Tensor isfinite() const { return (isinf() | isnan()).logical_not(); }
+  Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
+  Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
+  Tensor sqrt() const { return ensure_float().alu(Ops::SQRT); }
+  Tensor exp2() const { return ensure_float().alu(Ops::EXP2); }
+  Tensor log2() const { return ensure_float().alu(Ops::LOG2); }
+  Tensor sin() const { return ensure_float().alu(Ops::SIN); }
+  Tensor trunc() const { return dtype().is_float() ? alu(Ops::TRUNC) : *this; }
+  // tinygrad's floor / ceil: the truncation moved by one where it went the wrong way
+  Tensor floor() const { const Tensor t = trunc(); return (*this < t).where(t - ConstType(1), t); }
+  Tensor ceil() const { const Tensor t = trunc(); return (*this > t).where(t + ConstType(1), t); }
+  Tensor exp() const { return (ensure_float() * ConstType(1 / std::numbers::ln2)).exp2(); }
+  Tensor log() const { return ensure_float().log2() * ConstType(std::numbers::ln2); }
+  Tensor relu() const { return (*this > ConstType(0)).where(*this, ConstType(0)); }
+  Tensor sigmoid() const { return (ConstType(1) + (*this * ConstType(-1 / std::numbers::ln2)).exp2()).reciprocal(); }
+  Tensor sign() const {
+    return cmpne(ufix(0)).where((*this < ConstType(0)).where(ufix(-1), ufix(1)), ufix(0));
+  }
+  Tensor abs() const { return *this * sign(); }
+  Tensor cos() const {
+    if (dtype().is_float()) return (ConstType(std::numbers::pi / 2) - cast(least_upper_dtype(dtype(), dtypes::float32))).sin().cast(dtype());
+    return (ConstType(std::numbers::pi / 2) - *this).sin();
+  }
+  Tensor tan() const { return sin() / cos(); }
+  Tensor tanh() const { return ConstType(2.0) * (ConstType(2.0) * *this).sigmoid() - ConstType(1.0); }
+  Tensor rsqrt() const { return sqrt().reciprocal(); }
+  // round half to even, as tinygrad (and Python) do
+  Tensor round() const {
+    const Tensor b = trunc() / ConstType(2.0);
+    return ((*this > ConstType(0)) == (b.trunc() == b)).where((*this - ConstType(0.5)).ceil(), (*this + ConstType(0.5)).floor());
+  }
+  Tensor clip(std::optional<ConstType> lo, std::optional<ConstType> hi) const {
+    if (!lo && !hi) throw Error("clip: at least one of min and max must be given");
+    const Tensor r = lo ? (*this < *lo).where(ufix(*lo), *this) : *this;
+    return hi ? (r > *hi).where(r.ufix(*hi), r) : r;
+  }
+  Tensor pow(const Tensor& e) const {
+    auto [b, x] = broadcasted(e);
+    const Tensor r = b.view(b.d_->uop.alu(Ops::POW, x.d_->uop), b.d_->shape);
+    // pow(int, float) is rounded back to the int dtype, as tinygrad does
+    return !dtype().is_float() && e.dtype().is_float() ? r.round().cast(dtype()) : r;
+  }
+  Tensor pow(ConstType e) const {
+    if (!dtype().is_float() && !(e.v.is_int() && e.v.as_int() >= 0)) throw Error("pow: base needs to be float, got " + dtype().repr());
+    return pow(ufix(e));
+  }
+  Tensor lerp(const Tensor& end, const Tensor& weight) const { return *this + (end - *this) * weight; }
+  Tensor lerp(const Tensor& end, ConstType weight) const { return *this + (end - *this) * weight; }
+  Tensor logaddexp(const Tensor& o) const {
+    auto [a, b] = broadcasted(o);
+    const Tensor m = a.maximum(b);
+    return ((a - m).exp() + (b - m).exp()).log() + m;
+  }
+  // activations (tinygrad's formulas)
+  Tensor relu6() const { return relu() - (*this - ConstType(6)).relu(); }
+  Tensor leaky_relu(double neg_slope = 0.01) const { return (*this < ConstType(0)).where(*this * ConstType(neg_slope), *this); }
+  Tensor elu(double alpha = 1.0) const { return relu() - ConstType(alpha) * (ConstType(1) - exp()).relu(); }
+  Tensor celu(double alpha = 1.0) const {
+    return maximum(ufix(0)) + (ConstType(alpha) * ((*this / ConstType(alpha)).exp() - ConstType(1))).minimum(ufix(0));
+  }
+  Tensor selu(double alpha = 1.67326, double gamma = 1.0507) const {
+    return ConstType(gamma) * (*this >= ConstType(0)).where(*this, ConstType(alpha) * (exp() - ConstType(1)));
+  }
+  Tensor softplus(double beta = 1.0) const { return ConstType(1 / beta) * (*this * ConstType(beta)).logaddexp(ufix(0.0)); }
+  Tensor mish() const { return *this * softplus().tanh(); }
+  Tensor swish() const { return *this * sigmoid(); }
+  Tensor silu() const { return swish(); }
+  Tensor gelu() const {  // the tanh approximation
+    return ConstType(0.5) * *this * (ConstType(1) + (ConstType(std::sqrt(2 / std::numbers::pi)) * (*this + ConstType(0.044715) * *this * *this * *this)).tanh());
+  }
+  Tensor quick_gelu() const { return *this * (*this * ConstType(1.702)).sigmoid(); }
+  Tensor hardsigmoid(double alpha = 1.0 / 6, double beta = 0.5) const {
+    return (ConstType(alpha) * *this + ConstType(beta)).relu() - (ConstType(alpha) * *this + ConstType(beta - 1)).relu();
+  }
+  Tensor hardtanh(double lo = -1, double hi = 1) const { return clip(lo, hi); }
+  Tensor hardswish() const { return *this * (*this + ConstType(3)).relu6() * ConstType(1.0 / 6); }
+  Tensor softsign() const { return *this / (ConstType(1) + abs()); }
+  Tensor logsigmoid() const { return -(-*this).softplus(); }
+  Tensor square() const { return *this * *this; }
+  Tensor ensure_float() const { return dtype().is_float() ? *this : cast(least_upper_float(dtype())); }
+
+  // operators: a ConstType on either side wraps into a tensor as tinygrad's ufix does
+#define MG_TENSOR_BINOP(SYM, FN)                                                                           \
+  friend Tensor operator SYM(const Tensor& a, const Tensor& b) { return a.FN(b); }                          \
+  friend Tensor operator SYM(const Tensor& a, ConstType b) { return a.FN(a.ufix(b)); }                         \
+  friend Tensor operator SYM(ConstType a, const Tensor& b) { return b.ufix(a).FN(b); }
+  MG_TENSOR_BINOP(+, add) MG_TENSOR_BINOP(*, mul) MG_TENSOR_BINOP(-, sub) MG_TENSOR_BINOP(/, div)
+  MG_TENSOR_BINOP(%, mod) MG_TENSOR_BINOP(<, cmplt) MG_TENSOR_BINOP(!=, cmpne) MG_TENSOR_BINOP(==, cmpeq)
+#undef MG_TENSOR_BINOP
+  friend Tensor operator>(const Tensor& a, const Tensor& b) { return b.cmplt(a); }
+  friend Tensor operator>(const Tensor& a, ConstType b) { return a.ufix(b).cmplt(a); }
+  friend Tensor operator>=(const Tensor& a, const Tensor& b) { return (a < b).logical_not(); }
+  friend Tensor operator>=(const Tensor& a, ConstType b) { return (a < b).logical_not(); }
+  friend Tensor operator<=(const Tensor& a, const Tensor& b) { return (a > b).logical_not(); }
+  friend Tensor operator<=(const Tensor& a, ConstType b) { return (a > b).logical_not(); }
+  friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::AND, b); }
+  friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::OR, b); }
+  friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::XOR, b); }
+  friend Tensor operator&(const Tensor& a, ConstType b) { return a.bitwise(Ops::AND, a.ufix(b)); }
+  friend Tensor operator|(const Tensor& a, ConstType b) { return a.bitwise(Ops::OR, a.ufix(b)); }
+  friend Tensor operator^(const Tensor& a, ConstType b) { return a.bitwise(Ops::XOR, a.ufix(b)); }
+  friend Tensor operator<<(const Tensor& a, const Tensor& b) { return a.lshift(b); }
+  friend Tensor operator<<(const Tensor& a, ConstType b) { return a.lshift(a.ufix(b)); }
+  friend Tensor operator>>(const Tensor& a, const Tensor& b) { return a.rshift(b); }
+  friend Tensor operator>>(const Tensor& a, ConstType b) { return a.rshift(a.ufix(b)); }
+  friend Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
+  friend Tensor operator-(const Tensor& a) { return a.neg(); }
+
+  // ---- reductions ----
+  // axes may be negative; none = all. keepdim keeps the reduced axes as size 1.
+  Tensor sum(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::optional<DType> acc = std::nullopt) const {
+    const Tensor r = cast(acc.value_or(sum_acc_dtype(dtype()))).reduce(Ops::ADD, std::move(axes), keepdim);
+    const DType d = dtype().scalar();
+    return !acc && (d == dtypes::float16 || d == dtypes::bfloat16 || d.is_fp8()) ? r.cast(dtype()) : r;
+  }
+  Tensor sum(std::int64_t axis, bool keepdim = false) const { return sum(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor prod(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MUL, std::move(axes), keepdim); }
+  Tensor max(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MAX, std::move(axes), keepdim); }
+  Tensor max(std::int64_t axis, bool keepdim = false) const { return max(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor min(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return -((-*this).max(std::move(axes), keepdim)); }
+  Tensor min(std::int64_t axis, bool keepdim = false) const { return min(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor prod(std::int64_t axis, bool keepdim = false) const { return prod(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor mean(std::vector<std::int64_t> axes = {}, bool keepdim = false) const {
+    const DType out = dtype().is_float() ? dtype() : dtypes::float32;
+    const Tensor s = cast(sum_acc_dtype(dtype())).sum(axes, keepdim);
+    const std::int64_t n = numel() / std::max<std::int64_t>(1, s.numel());
+    return (s / ConstType(n)).cast(out);
+  }
+  Tensor mean(std::int64_t axis, bool keepdim = false) const { return mean(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor any(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).max(std::move(axes), keepdim); }
+  Tensor all(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).prod(std::move(axes), keepdim); }
+  Tensor any(std::int64_t axis, bool keepdim = false) const { return any(std::vector<std::int64_t>{axis}, keepdim); }
+  Tensor all(std::int64_t axis, bool keepdim = false) const { return all(std::vector<std::int64_t>{axis}, keepdim); }
+
+  // tinygrad's softmax family: shifted by the max along the axis for stability
+  Tensor softmax(std::int64_t axis = -1) const {
+    const Tensor m = *this - max(axis, true), e = m.exp();
+    return e / e.sum(axis, true);
+  }
+  Tensor log_softmax(std::int64_t axis = -1) const {
+    const Tensor m = *this - max(axis, true);
+    return m - m.exp().sum(axis, true).log();
+  }
+  Tensor logsumexp(std::int64_t axis, bool keepdim = false) const {
+    const Tensor m = max(axis, true);
+    const Tensor r = (*this - m).exp().sum(axis, true).log() + m;
+    return keepdim ? r : r.squeeze(axis);
+  }
+  // variance with Bessel's correction by default, over the reduced elements
+  Tensor var(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
+    const Tensor sq = (*this - mean(axes, true)).square();
+    const Tensor s = sq.sum(axes, keepdim);
+    const std::int64_t n = numel() / std::max<std::int64_t>(1, sq.sum(axes, true).numel());
+    return s / ConstType(double(std::max<std::int64_t>(0, n - correction)));
+  }
+  Tensor var(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const {
+    return var(std::vector<std::int64_t>{axis}, keepdim, correction);
+  }
+  Tensor std(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
+    return var(std::move(axes), keepdim, correction).sqrt();
+  }
+  Tensor std(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const { return var(axis, keepdim, correction).sqrt(); }
+  // the index of the first maximum (over the flattened tensor when no axis is given), int32
+  Tensor argmax(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const {
+    if (!axis) return flatten().argmax(0);
+    const std::int64_t ax = resolve_dim("argmax", *axis), n = d_->shape[std::size_t(ax)];
+    Shape s(d_->shape.size(), 1);
+    s[std::size_t(ax)] = n;
+    const Tensor down = arange(n, 0, -1, dtypes::int32, device()).reshape(s);  // n, n-1, ..., 1
+    const Tensor idx = (*this == max(ax, true)).cast(dtypes::int32) * down;
+    return (Tensor::full({}, n, dtypes::int32, device()) - idx.max(ax, keepdim)).cast(dtypes::int32);
+  }
+  Tensor argmin(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const { return (-*this).argmax(axis, keepdim); }
+  // running sum along an axis (tinygrad's cumsum): each output sums the inputs at or before it
+  Tensor cumsum(std::int64_t axis = 0) const {
+    if (d_->shape.empty()) return *this;
+    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = d_->shape[std::size_t(ax)];
+    const Tensor x = transpose(ax, last);
+    const Tensor mask = arange(n, std::nullopt, 1, std::nullopt, device()).reshape({n, 1}) >=
+                        arange(n, std::nullopt, 1, std::nullopt, device()).reshape({1, n});
+    return (x.unsqueeze(-2) * mask.cast(x.dtype())).sum(-1).transpose(ax, last);
+  }
+  // tinygrad's dot / matmul: the last axis of this against the second-to-last of w (the only one of a 1-d w)
+  Tensor dot(const Tensor& w, std::optional<DType> acc = std::nullopt) const {
+    const std::int64_t dx = ndim(), dw = w.ndim();
+    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
+    const std::int64_t axis_w = -std::min<std::int64_t>(dw, 2);
+    if (d_->shape.back() != w.d_->shape[std::size_t(dw + axis_w)])
+      throw Error("dot: cannot dot " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
+    const std::int64_t ones = std::min<std::int64_t>({dx - 1, dw - 1, 1});
+    Shape xs(d_->shape.begin(), d_->shape.end() - 1), ws(w.d_->shape.begin(), w.d_->shape.end() - std::min<std::int64_t>(dw, 2));
+    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(d_->shape.back());
+    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.d_->shape.end() + axis_w, w.d_->shape.end());
+    const Tensor x = reshape(xs), wt = w.reshape(ws).transpose(-1, axis_w);
+    return (x * wt).sum(std::vector<std::int64_t>{-1}, false, acc).cast(acc.value_or(least_upper_dtype(dtype(), w.dtype())));
+  }
+  Tensor matmul(const Tensor& w) const { return dot(w); }
+
+
+  // ==== random: defined in tensor/random.hpp ====
+  // tinygrad's generators, number for number: the same seed and the same draws (per device, in
+  // order, of the same sizes) give the same values
+  static void manual_seed(std::uint64_t seed = 0);  // the seed's low 32 bits count, as in tinygrad
+  // uniform on [0, 1), a float dtype
+  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // standard normal (Box-Muller on one rand draw of twice the size, in float32, then cast)
+  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  // ints uniform on [low, high)
+  static Tensor randint(const Shape& shape, std::int64_t low = 0, std::int64_t high = 10, DType dtype = dtypes::int32,
+                        const std::string& device = default_device);
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float,
+                        const std::string& device = default_device);
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std_dev = 1.0, DType dtype = dtypes::default_float,
+                       const std::string& device = default_device);
+  // initializers: uniform on [-prod(shape)^-0.5, prod(shape)^-0.5); Glorot's and Kaiming's (fan-in:
+  // the sizes after the first)
+  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                                const std::string& device = default_device);
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                               const std::string& device = default_device);
+  // this tensor's shape and device; the dtype defaults to this tensor's
+  Tensor rand_like(std::optional<DType> dtype = std::nullopt) const;
+  Tensor randn_like(std::optional<DType> dtype = std::nullopt) const;
+  // tinygrad's Tensor.training: dropout and friends act only while it is set
+  inline static bool training = false;
+  // zeroes each element with probability p and scales the rest by 1/(1-p), while training; else the identity
+  Tensor dropout(double p = 0.5) const;
+  // While one is alive, Tensor::training is `mode` (tinygrad's `with Tensor.train():`).
+  class Train {
+   public:
+    explicit Train(bool mode = true) : prev_(std::exchange(training, mode)) {}
+    ~Train() { training = prev_; }
+    Train(const Train&) = delete;
+    Train& operator=(const Train&) = delete;
+   private:
+    bool prev_;
+  };
+  // ==== end random ====
+
+  // ==== indexing: defined in tensor/index.hpp ====
+  // numpy's / tinygrad's indexing: ints, slices, newaxis, ellipsis and int tensors (advanced indexing).
+  // t[i] and t[{i, j}] read; setitem writes (t[i] = x does not compile: a Tensor is a handle).
+  Tensor operator[](const Index& i) const;
+  Tensor operator[](std::initializer_list<Index> i) const;
+  Tensor getitem(const std::vector<Index>& indices) const;
+  Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
+  Tensor& setitem(const std::vector<Index>& indices, ConstType v);
+  // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
+  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
+  Tensor one_hot(std::int64_t num_classes = -1) const;
+
+ private:
+  Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
+  Tensor one_hot_along_dim(std::int64_t n, std::int64_t dim) const;
+  Tensor pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const;
+  Tensor pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const;
+
+ public:
+  // ==== end indexing ====
+
+  // ==== nn ops: defined in tensor/nn_ops.hpp ====
+  // tinygrad's functional nn ops. Convolutions and pools work over any number of spatial dims (the
+  // trailing ones); padding is an int, one per spatial dim, or (left, right, top, bottom, ...).
+  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
+  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0) const;
+  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0, Sizes output_padding = 0) const;
+  Tensor max_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false) const;
+  Tensor avg_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false, bool count_include_pad = true) const;
+  Tensor layernorm(std::vector<std::int64_t> axes = {-1}, double eps = 1e-5) const;
+  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, std::vector<std::int64_t> axes = {1}) const;
+  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask = std::nullopt, double dropout_p = 0.0, bool is_causal = false) const;
+  Tensor cross_entropy(const Tensor& Y, Reduction reduction = Reduction::mean, double label_smoothing = 0.0) const;
+  Tensor sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index = -1, double label_smoothing = 0.0, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy(const Tensor& Y, Reduction reduction = Reduction::mean) const;
+  Tensor binary_crossentropy_logits(const Tensor& Y, Reduction reduction = Reduction::mean, const std::optional<Tensor>& pos_weight = std::nullopt) const;
+
+ private:
+  Tensor pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) const;
+  Tensor do_reduction_(Reduction reduction) const;
+
+ public:
+  // ==== end nn ops ====
+
+ private:
+  Tensor(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
+  explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
+  Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s), d_->device); }  // same device
+  DType dtype_() const { return dtype(); }
+  bool is_realized() const {
+    const UOp& u = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
+    return u.op() == Ops::BUFFER;
+  }
+  static void check_shape(const char* who, const Shape& s) {
+    for (std::int64_t d : s) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(s));
+  }
+  std::int64_t resolve_dim(const char* who, std::int64_t d) const {
+    const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
+    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
+    return d < 0 ? d + n : d;
+  }
+  // assign into a view of buf: the view's movement ops, replayed on the buffer's element indices, say
+  // which buffer element each of a's elements goes to (the last of repeats wins, as an expand's)
+  void write_through_view(const UOp& buf, const HostArray& a) const {
+    std::vector<UOp> chain;  // the movement ops, top to bottom
+    for (const UOp* u = &d_->uop; u->op() != Ops::BUFFER; u = &u->src(0)) {
+      if (u->op() == Ops::PAD) throw Error("assign: can't write through a padded view of a buffer, shape " + shape_str(d_->shape));
+      chain.push_back(*u);
+    }
+    std::vector<std::int64_t> ids(std::size_t(buf.arg().as_int()));
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int64_t(i);
+    UOp idx = from(ids, {std::int64_t(ids.size())}, dtypes::int64, device()).d_->uop;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      std::vector<UOp> src(it->src().begin(), it->src().end());
+      src[0] = idx;
+      idx = UOp(it->op(), dtypes::int64, src, it->arg());
+    }
+    const std::vector<std::int64_t> to = reference_eval(idx).to_vector<std::int64_t>();
+    AlignedBytes& bytes = host_buffer(buf).bytes;
+    const std::size_t isz = std::size_t(dtype().itemsize());
+    for (std::size_t i = 0; i < to.size(); ++i)
+      std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);
+  }
+  Tensor pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const;
+  Tensor shift(Ops op, const Tensor& y) const {
+    auto [a, b] = broadcasted(y);
+    if (!a.dtype().is_int()) throw Error(op_repr(op) + ": shifts need int tensors, got " + a.dtype().repr());
+    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
+  }
+  Tensor tri(const char* who, std::int64_t diagonal, bool lower) const {
+    if (ndim() < 2) throw Error(std::string(who) + ": needs at least 2 dims, got shape " + shape_str(d_->shape));
+    const std::int64_t r = d_->shape[d_->shape.size() - 2], c = d_->shape.back();
+    const Tensor rows = arange(r, std::nullopt, 1, dtypes::default_int, device()).unsqueeze(-1);
+    const Tensor cols = arange(c, std::nullopt, 1, dtypes::default_int, device());
+    const Tensor keep = lower ? cols <= rows + ConstType(diagonal) : rows + ConstType(diagonal) <= cols;
+    return keep.where(*this, full_like(0));
+  }
+  Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
+    std::vector<std::int64_t> ax;
+    if (axes.empty()) for (std::int64_t i = 0; i < ndim(); ++i) ax.push_back(i);
+    for (std::int64_t a : axes) {
+      const std::int64_t d = resolve_dim("reduce", a);
+      if (std::find(ax.begin(), ax.end(), d) != ax.end()) throw Error("reduce: axis " + std::to_string(a) + " appears twice");
+      ax.push_back(d);
+    }
+    if (ndim() == 0) ax.clear();
+    Shape kept = d_->shape, dropped;
+    std::vector<std::int64_t> real;  // tinygrad's _rop skips axes of size 1
+    for (std::int64_t a : ax) {
+      if (d_->shape[std::size_t(a)] != 1) real.push_back(a);
+      kept[std::size_t(a)] = 1;
+    }
+    const Tensor r = real.empty() ? *this : view(rop(d_->uop, op, real), kept);
+    for (std::size_t i = 0; i < d_->shape.size(); ++i)
+      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(d_->shape[i]);
+    return keepdim ? r : r.reshape(dropped);
+  }
+
+  std::shared_ptr<detail::TensorData> d_;
+};
+
+namespace detail {
+inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string device) {
+  auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::move(device), std::nullopt, nullptr});
+  if (Tensor::NoGrad::active()) d->requires_grad = false;
+  TensorRegistry::get().add(d);
+  return d;
+}
+}  // namespace detail
+
+}  // namespace mg
+
+
+// ---- metagrad/tensor/nn_ops.hpp ----
+// Tensor's NN ops: linear, convolutions, pooling, normalization, attention and losses, built from
+// movement ops, elementwise ops and reductions as tinygrad builds them (so they differentiate through
+// the ordinary gradient rules). A convolution is a pool (_pool: sliding windows as new axes, made
+// with repeat, shrink and reshape only) multiplied by the weight and summed.
+
+
+namespace mg {
+namespace detail {
+
+using PadPairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+// Python's -(a // -b): a / b rounded up, for any signs
+inline std::int64_t ceildiv(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
+}
+
+// tinygrad's make_tuple: one value repeated for every spatial dim, or one value per dim
+inline std::vector<std::int64_t> make_tuple(const char* who, const char* what, const Sizes& s, std::size_t dims,
+                                            std::int64_t least = 1) {
+  if (s.v.size() != 1 && s.v.size() != dims)
+    throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " needs 1 or " + std::to_string(dims) + " values");
+  for (std::int64_t x : s.v)
+    if (x < least) throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " must be >= " + std::to_string(least));
+  return s.v.size() == 1 ? std::vector<std::int64_t>(dims, s.v[0]) : s.v;
+}
+
+// tinygrad's resolve_pool_pads then flat_to_grouped: (before, after) for each spatial dim, in order.
+// An int pads every side; one value per dim pads both its sides; 2*dims values are (left, right,
+// top, bottom, ...), the last dim first.
+inline PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dims) {
+  const std::vector<std::int64_t>& p = padding.v;
+  if (p.size() == 1) return PadPairs(dims, {p[0], p[0]});
+  if (p.size() == 2 * dims) {
+    PadPairs g;
+    for (std::size_t i = dims; i-- > 0;) g.emplace_back(p[2 * i], p[2 * i + 1]);
+    return g;
+  }
+  if (p.size() == dims) {
+    PadPairs g;
+    for (std::int64_t x : p) g.emplace_back(x, x);
+    return g;
+  }
+  throw Error(std::string(who) + ": padding " + shape_str(p) + " needs 1, " + std::to_string(dims) + " or " +
+              std::to_string(2 * dims) + " values for " + std::to_string(dims) + " spatial dims");
+}
+
+// tinygrad's _apply_ceil_mode: more padding after each spatial dim so that a last, partial window is
+// pooled, but never a window that starts in the padding alone
+inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std::vector<std::int64_t>& k,
+                               const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) {
+  PadPairs out = pads;
+  for (std::size_t j = 0; j < k.size(); ++j) {
+    const auto [pb, pa] = pads[j];
+    const std::int64_t i = in[j], span = d[j] * (k[j] - 1) + 1;
+    const std::int64_t o = ceildiv(i + pb + pa - span, s[j]) + 1;
+    out[j].second = pa + s[j] * (o - 1) + span - (i + pb + pa) - std::max<std::int64_t>(s[j] * (o - 1) - (pb + i - 1), 0);
+  }
+  return out;
+}
+
+// the trailing `dims` sizes of a shape
+inline Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
+// pad's argument for pads on the trailing axes only
+inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
+  std::vector<AxisPair> r(ndim - p.size());
+  r.insert(r.end(), p.begin(), p.end());
+  return r;
+}
+
+}  // namespace detail
+
+// tinygrad's _pool: x (..., *i) -> (..., *o, *k), the window of each output position on the last axes
+inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s,
+                            const std::vector<std::int64_t>& d) const {
+  const std::size_t n = k.size(), lead = d_->shape.size() - n;
+  const Shape noop(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(lead)), i = detail::spatial(d_->shape, n);
+  for (std::size_t j = 0; j < n; ++j)
+    if (d[j] * (k[j] - 1) + 1 > i[j])
+      throw Error("pool: kernel " + shape_str(k) + " with dilation " + shape_str(d) + " is larger than the input " + shape_str(d_->shape));
+  auto shrink_to = [](const Tensor& x, const Shape& to) {
+    std::vector<AxisPair> r;
+    for (std::int64_t z : to) r.emplace_back(std::pair<std::int64_t, std::int64_t>{0, z});
+    return x.shrink(r);
+  };
+  std::vector<std::int64_t> reps(lead, 1);
+  Shape tiled = noop, split = noop, strided = noop, by_step = noop, first = noop, windows = noop;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::int64_t o = detail::ceildiv(i[j] - d[j] * (k[j] - 1), s[j]);
+    const std::int64_t f = std::max<std::int64_t>(1, detail::ceildiv(o * s[j] - d[j], i[j]));  // room to shrink for the stride
+    const std::int64_t row = i[j] * f + d[j];  // k rows of this length, each shifted by d against the input
+    reps.push_back(detail::ceildiv(k[j] * row, i[j]));
+    tiled.push_back(k[j] * row);
+    split.insert(split.end(), {k[j], row});
+    strided.insert(strided.end(), {k[j], o * s[j]});
+    by_step.insert(by_step.end(), {k[j], o, s[j]});
+    first.insert(first.end(), {k[j], o, 1});
+    windows.insert(windows.end(), {k[j], o});
+  }
+  const Tensor x = shrink_to(shrink_to(shrink_to(repeat(reps), tiled).reshape(split), strided).reshape(by_step), first).reshape(windows);
+  std::vector<std::int64_t> order;
+  for (std::size_t j = 0; j < lead; ++j) order.push_back(std::int64_t(j));
+  for (std::size_t j = 0; j < n; ++j) order.push_back(std::int64_t(lead + 2 * j + 1));
+  for (std::size_t j = 0; j < n; ++j) order.push_back(std::int64_t(lead + 2 * j));
+  return x.permute(order);
+}
+
+inline Tensor Tensor::do_reduction_(Reduction reduction) const {
+  switch (reduction) {
+    case Reduction::none: return *this;
+    case Reduction::sum: return sum();
+    case Reduction::mean: return mean();
+  }
+  throw Error("loss: unknown reduction");
+}
+
+inline Tensor Tensor::linear(const Tensor& weight, const std::optional<Tensor>& bias) const {
+  const Tensor x = weight.ndim() == 1 ? *this * weight : dot(weight);
+  return bias ? x + *bias : x;
+}
+
+inline Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups, Sizes stride,
+                             Sizes dilation, Sizes padding) const {
+  const Shape &xs = d_->shape, &ws = weight.shape();
+  if (ws.size() < 3 || xs.size() != ws.size())
+    throw Error("conv2d: input " + shape_str(xs) + " and weight " + shape_str(ws) + " need the same number of dims, at least 3 (batch, channels, spatial...)");
+  if (groups < 1) throw Error("conv2d: groups must be >= 1, got " + std::to_string(groups));
+  const std::int64_t bs = xs[0], cin_all = xs[1], cout = ws[0], cin = ws[1];
+  if (groups * cin != cin_all)
+    throw Error("conv2d: input " + shape_str(xs) + " does not match weight " + shape_str(ws) + " with groups=" + std::to_string(groups) + " (" +
+                std::to_string(groups * cin) + " input channels expected, got " + std::to_string(cin_all) + ")");
+  if (cout % groups != 0)
+    throw Error("conv2d: " + std::to_string(cout) + " output channels of weight " + shape_str(ws) + " do not split into groups=" + std::to_string(groups));
+  const std::size_t dims = ws.size() - 2;
+  const Shape hw(ws.begin() + 2, ws.end());
+  for (std::int64_t k : hw) if (k < 1) throw Error("conv2d: weight " + shape_str(ws) + " has an empty kernel");
+  if (bias && bias->numel() != cout)
+    throw Error("conv2d: bias " + shape_str(bias->shape()) + " does not fit the " + std::to_string(cout) + " output channels of weight " + shape_str(ws));
+  const auto s = detail::make_tuple("conv2d", "stride", stride, dims), d = detail::make_tuple("conv2d", "dilation", dilation, dims);
+  const Tensor x = pad(detail::trailing(xs.size(), detail::pool_pads("conv2d", padding, dims))).pool_(hw, s, d);  // (bs, cin_all, *oyx, *hw)
+  const std::int64_t rcout = cout / groups;
+  const Shape oyx(x.shape().begin() + 2, x.shape().begin() + 2 + std::ptrdiff_t(dims));
+  // (bs, groups, cin, 1, *oyx, *hw) -> (bs, groups, rcout, *oyx, cin, *hw), times the weight, summed over (cin, *hw)
+  Shape grouped{bs, groups, cin, 1}, wide{bs, groups, cin, rcout}, wshape{1, groups, rcout}, out{bs, cout};
+  grouped.insert(grouped.end(), oyx.begin(), oyx.end()), grouped.insert(grouped.end(), hw.begin(), hw.end());
+  wide.insert(wide.end(), oyx.begin(), oyx.end()), wide.insert(wide.end(), hw.begin(), hw.end());
+  wshape.insert(wshape.end(), dims, 1), wshape.push_back(cin), wshape.insert(wshape.end(), hw.begin(), hw.end());
+  out.insert(out.end(), oyx.begin(), oyx.end());
+  std::vector<std::int64_t> order{0, 1, 3}, axes;
+  for (std::size_t j = 0; j < dims; ++j) order.push_back(std::int64_t(4 + j));
+  order.push_back(2);
+  for (std::size_t j = 0; j < dims; ++j) order.push_back(std::int64_t(4 + dims + j));
+  for (std::size_t j = 0; j <= dims; ++j) axes.push_back(-1 - std::int64_t(j));
+  const Tensor ret = (x.reshape(grouped).expand(wide).permute(order) * weight.reshape(wshape)).sum(axes, true).reshape(out);
+  if (!bias) return ret;
+  Shape bshape{1, -1};
+  bshape.insert(bshape.end(), dims, 1);
+  return ret + bias->reshape(bshape);
+}
+
+// a conv2d of the input with zeros put between its elements (the stride) by the flipped weight,
+// its channel axes swapped per group, padded so that each input touches the outputs it made
+inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups,
+                                       Sizes stride, Sizes dilation, Sizes padding, Sizes output_padding) const {
+  const Shape &xs = d_->shape, &ws = weight.shape();
+  if (ws.size() < 3 || xs.size() != ws.size())
+    throw Error("conv_transpose2d: input " + shape_str(xs) + " and weight " + shape_str(ws) + " need the same number of dims, at least 3 (batch, channels, spatial...)");
+  if (groups < 1) throw Error("conv_transpose2d: groups must be >= 1, got " + std::to_string(groups));
+  if (ws[0] != xs[1] || ws[0] % groups != 0)
+    throw Error("conv_transpose2d: input " + shape_str(xs) + " does not match weight " + shape_str(ws) + " with groups=" + std::to_string(groups) +
+                " (the weight's first axis must be the " + std::to_string(xs[1]) + " input channels, split into groups)");
+  if (bias && bias->numel() != ws[1] * groups)
+    throw Error("conv_transpose2d: bias " + shape_str(bias->shape()) + " does not fit the " + std::to_string(ws[1] * groups) +
+                " output channels of weight " + shape_str(ws) + " with groups=" + std::to_string(groups));
+  const std::size_t dims = ws.size() - 2;
+  const Shape hw(ws.begin() + 2, ws.end());
+  const auto s = detail::make_tuple("conv_transpose2d", "stride", stride, dims);
+  const auto d = detail::make_tuple("conv_transpose2d", "dilation", dilation, dims);
+  const auto op = detail::make_tuple("conv_transpose2d", "output_padding", output_padding, dims, 0);
+  const detail::PadPairs p = detail::pool_pads("conv_transpose2d", padding, dims);
+  std::vector<std::int64_t> flips;
+  for (std::size_t j = 0; j < dims; ++j) flips.push_back(std::int64_t(3 + j));
+  const Tensor w = weight.unflatten(0, {groups, -1}).transpose(1, 2).flip(flips).flatten(0, 1);
+  Tensor x = *this;
+  if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v > 1; })) {
+    // (k) -> (k, 1) -> pad -> (k, s) -> (k*s) -> shrink to k*s-(s-1)
+    Shape pairs{xs[0], xs[1]}, flat{xs[0], xs[1]};
+    std::vector<AxisPair> gaps(2), keep(2);
+    for (std::size_t j = 0; j < dims; ++j) {
+      const std::int64_t k = xs[2 + j];
+      pairs.insert(pairs.end(), {k, 1});
+      flat.push_back(k * s[j]);
+      gaps.emplace_back(std::nullopt), gaps.emplace_back(std::pair<std::int64_t, std::int64_t>{0, s[j] - 1});
+      keep.emplace_back(std::pair<std::int64_t, std::int64_t>{0, k * s[j] - (s[j] - 1)});
+    }
+    x = x.reshape(pairs).pad(gaps).reshape(flat).shrink(keep);
+  }
+  std::vector<std::int64_t> pads;  // (left, right, top, bottom, ...) form: the last dim first
+  for (std::size_t j = dims; j-- > 0;) {
+    pads.push_back((hw[j] - 1) * d[j] - p[j].first);
+    pads.push_back((hw[j] - 1) * d[j] - p[j].second + op[j]);
+  }
+  return x.conv2d(w, bias, groups, 1, d, pads);
+}
+
+namespace detail {
+// a pool's arguments, resolved for the trailing spatial dims (an int kernel size is square over 2)
+struct PoolArgs {
+  std::vector<std::int64_t> k, s, d, axes;  // axes: the window axes pool_ adds, to reduce over
+  PadPairs reg, pads;                       // the given padding; and with ceil_mode's extra
+};
+inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
+                          const Sizes& padding, bool ceil_mode) {
+  if (kernel_size.v.empty()) throw Error(std::string(who) + ": no kernel size");
+  const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
+  if (in.size() < dims) throw Error(std::string(who) + ": can't pool " + shape_str(in) + " with kernel " + shape_str(kernel_size.v));
+  PoolArgs a;
+  a.k = make_tuple(who, "kernel_size", kernel_size, dims);
+  a.s = make_tuple(who, "stride", stride.v.empty() ? Sizes(a.k) : stride, dims);
+  a.d = make_tuple(who, "dilation", dilation, dims);
+  a.reg = pool_pads(who, padding, dims);
+  a.pads = ceil_mode ? ceil_mode_pads(a.reg, spatial(in, dims), a.k, a.s, a.d) : a.reg;
+  for (std::size_t j = 0; j < dims; ++j) a.axes.push_back(-1 - std::int64_t(j));
+  return a;
+}
+}  // namespace detail
+
+inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
+  const detail::PoolArgs a = detail::pool_args("max_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
+  // padded with the dtype's minimum, which never wins the max
+  const ConstType lowest = dtype().is_float() ? ConstType(-std::numeric_limits<double>::infinity())
+                           : dtype().is_bool()  ? ConstType(false)
+                                                : ConstType(dtype().imin());
+  return pad(detail::trailing(d_->shape.size(), a.pads), PadMode::constant, lowest).pool_(a.k, a.s, a.d).max(a.axes);
+}
+
+inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
+                                 bool count_include_pad) const {
+  const detail::PoolArgs a = detail::pool_args("avg_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
+  auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(a.k, a.s, a.d); };
+  if (!count_include_pad) return pool(*this, a.pads).sum(a.axes) / pool(ones_like(), a.pads).sum(a.axes);
+  if (!ceil_mode) return pool(*this, a.pads).mean(a.axes);
+  // ceil_mode counts the regular padding but not the extra padding it adds
+  detail::PadPairs extra;
+  for (std::size_t j = 0; j < a.pads.size(); ++j) extra.emplace_back(a.pads[j].first - a.reg[j].first, a.pads[j].second - a.reg[j].second);
+  return pool(*this, a.pads).sum(a.axes) / pool(pad(detail::trailing(d_->shape.size(), a.reg)).ones_like(), extra).sum(a.axes);
+}
+
+inline Tensor Tensor::layernorm(std::vector<std::int64_t> axes, double eps) const {
+  const Tensor y = *this - mean(axes, true);
+  return y * ((y * y).mean(axes, true) + ConstType(eps)).rsqrt();
+}
+
+inline Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
+                                const Tensor& invstd, std::vector<std::int64_t> axes) const {
+  Shape shape(d_->shape.size(), 1);
+  for (std::int64_t& a : axes) {
+    a = resolve_dim("batchnorm", a);
+    shape[std::size_t(a)] = d_->shape[std::size_t(a)];
+  }
+  auto shaped = [&](const char* what, const Tensor& t) {
+    if (t.numel() != shape_prod(shape))
+      throw Error(std::string("batchnorm: ") + what + " " + shape_str(t.shape()) + " does not fit the axes " + shape_str(axes) + " of " + shape_str(d_->shape));
+    return t.reshape(shape);
+  };
+  Tensor x = *this - shaped("mean", mean);
+  if (weight) x = x * shaped("weight", *weight);
+  const Tensor ret = x * (std::size_t(invstd.ndim()) == axes.size() ? shaped("invstd", invstd) : invstd);
+  return bias ? ret + shaped("bias", *bias) : ret;
+}
+
+inline Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
+                                                   double dropout_p, bool is_causal) const {
+  if (ndim() < 2 || key.ndim() < 2 || value.ndim() < 2)
+    throw Error("scaled_dot_product_attention: query " + shape_str(d_->shape) + ", key " + shape_str(key.shape()) + " and value " +
+                shape_str(value.shape()) + " need at least 2 dims");
+  if (is_causal && attn_mask) throw Error("scaled_dot_product_attention: cannot set attn_mask when is_causal is true");
+  const DType acc = least_upper_dtype(dtype(), key.dtype(), dtypes::float32);
+  Tensor qk = dot(key.transpose(-2, -1), acc) / ConstType(std::sqrt(double(d_->shape.back())));
+  std::optional<Tensor> mask = attn_mask;
+  if (is_causal) mask = qk.full_like(true, dtypes::bool_).tril();
+  if (mask) {
+    if (mask->dtype().is_bool()) mask = mask->where(Tensor::full({}, 0.0, std::nullopt, device()), -std::numeric_limits<double>::infinity());
+    qk = qk + *mask;
+  }
+  const Tensor p = qk.cast(dtype()).softmax(-1);
+  return p.dropout(dropout_p).dot(value);  // dropout acts only while Tensor::training
+}
+
+inline Tensor Tensor::cross_entropy(const Tensor& Y, Reduction reduction, double label_smoothing) const {
+  if (!(label_smoothing >= 0 && label_smoothing <= 1))
+    throw Error("cross_entropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
+  if (ndim() == 0) throw Error("cross_entropy: the logits need at least 1 dim, got shape ()");
+  const std::int64_t classes_dim = ndim() == 1 ? 0 : 1;
+  Tensor y = Y;
+  if (Y.shape() != d_->shape) {
+    Shape labels = d_->shape;
+    labels.erase(labels.begin() + classes_dim);
+    if (Y.shape() != labels)
+      throw Error("cross_entropy: target " + shape_str(Y.shape()) + " fits neither the logits " + shape_str(d_->shape) + " nor their labels " + shape_str(labels));
+    y = Y.unsqueeze(classes_dim).one_hot_along_dim(d_->shape[std::size_t(classes_dim)], classes_dim);
+  }
+  y = ConstType(1 - label_smoothing) * y + ConstType(label_smoothing / double(y.shape()[std::size_t(classes_dim)]));
+  return -(log_softmax(classes_dim) * y).sum(classes_dim).do_reduction_(reduction);
+}
+
+inline Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index, double label_smoothing,
+                                                      Reduction reduction) const {
+  if (!(label_smoothing >= 0 && label_smoothing <= 1))
+    throw Error("sparse_categorical_crossentropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
+  if (ndim() == 0) throw Error("sparse_categorical_crossentropy: the logits need at least 1 dim, got shape ()");
+  const Shape labels(d_->shape.begin(), d_->shape.end() - 1);
+  if (Y.shape() != labels)
+    throw Error("sparse_categorical_crossentropy: labels " + shape_str(Y.shape()) + " do not fit logits " + shape_str(d_->shape) + " (want " + shape_str(labels) + ")");
+  if (Y.device() != device())
+    throw Error("sparse_categorical_crossentropy: labels on " + Y.device() + ", logits on " + device());
+  const Tensor log_probs = log_softmax();
+  // as in tinygrad, ignore_index = -1 ignores nothing
+  const Tensor loss_mask = ignore_index != -1 ? Y != ConstType(ignore_index) : Y.full_like(true, dtypes::bool_);
+  const Tensor y = Y.unsqueeze(-1).one_hot_along_dim(d_->shape.back(), -1) * loss_mask.unsqueeze(-1);
+  const Tensor smoothing = ConstType(label_smoothing) * (log_probs.mean(-1) * loss_mask);
+  const Tensor unreduced = ConstType(1 - label_smoothing) * (log_probs * y).sum(-1) + smoothing;
+  return reduction == Reduction::mean ? -unreduced.sum() / loss_mask.sum() : -unreduced.do_reduction_(reduction);
+}
+
+inline Tensor Tensor::binary_crossentropy(const Tensor& Y, Reduction reduction) const {
+  broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy");
+  return (-Y * log() - (ConstType(1) - Y) * (ConstType(1) - *this).log()).do_reduction_(reduction);
+}
+
+inline Tensor Tensor::binary_crossentropy_logits(const Tensor& Y, Reduction reduction, const std::optional<Tensor>& pos_weight) const {
+  broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy_logits");
+  const Tensor log_p = logsigmoid(), log_1_minus_p = (-*this).logsigmoid();
+  const Tensor pos = pos_weight ? *pos_weight * Y : Y;
+  return (-(pos * log_p + (ConstType(1) - Y) * log_1_minus_p)).do_reduction_(reduction);
+}
+
+}  // namespace mg
+
+// ---- metagrad/tensor/random.hpp ----
+// Tensor's random numbers: tinygrad's counter-based threefry generator with manual_seed.
 //
-// Devices, all keeping their buffers in host memory:
-//   CPU     LLVM IR through ORC, kernels split over THREADS threads (default: all cores)
-//   INTERP  the linear UOps interpreted (runtime/interp.hpp), the oracle for compiled backends
-//   NULL    schedules and compiles (to linear UOps), runs nothing: for benchmarks of the compiler
-// DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
-// kernel ASTs, 4 the generated source, 5 the linear UOps.
-#include <chrono>
-#include <thread>
+// Each device gets a key when it first draws after manual_seed: (the low word of sha256 of the
+// number of devices seeded before it, the seed's low word), and a 64-bit counter from 0. A draw of
+// n 32-bit words takes the counter's value c and advances it by n; its words are threefry(key', i)
+// for i < ceil(n/2), both halves of each, key' = threefry(key, c). So the numbers depend only on the
+// seed, on what each device drew before, and on the draw's size: tinygrad's numbers, bit for bit.
+// rand turns words into floats with the mantissa trick (random mantissa, exponent of 1.0, minus 1).
+#include <ctime>
 
 
-// ---- metagrad/codegen/to_program.hpp ----
-// to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
-// Program every backend consumes. tinygrad's full_rewrite_to_sink (codegen/__init__.py) then linearize:
-// each stage is a graph_rewrite with a rule set, in tinygrad's order.
+namespace mg {
+namespace detail {
+
+// the last 32 bits of SHA-256 of the 4-byte big-endian n: tinygrad's per-device seed word
+// (int.from_bytes(sha256(n.to_bytes(4, "big")).digest(), "big") truncated to uint32)
+inline std::uint32_t sha256_low_word(std::uint32_t n) {
+  static constexpr std::array<std::uint32_t, 64> k = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
+      0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
+      0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+      0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
+      0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+      0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+  auto rotr = [](std::uint32_t x, int r) { return (x >> r) | (x << (32 - r)); };
+  // one block: the 4 message bytes, the 0x80 pad byte, zeros, the bit length (32)
+  std::array<std::uint32_t, 64> w{};
+  w[0] = n, w[1] = 0x80000000u, w[15] = 32;
+  for (std::size_t i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::array<std::uint32_t, 8> h0 = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::array<std::uint32_t, 8> h = h0;
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::uint32_t t1 = h[7] + (rotr(h[4], 6) ^ rotr(h[4], 11) ^ rotr(h[4], 25)) + ((h[4] & h[5]) ^ (~h[4] & h[6])) + k[i] + w[i];
+    const std::uint32_t t2 = (rotr(h[0], 2) ^ rotr(h[0], 13) ^ rotr(h[0], 22)) + ((h[0] & h[1]) ^ (h[0] & h[2]) ^ (h[1] & h[2]));
+    h = {t1 + t2, h[0], h[1], h[2], h[3] + t1, h[4], h[5], h[6]};
+  }
+  return h[7] + h0[7];
+}
+
+// tinygrad's Tensor._seed, _device_seeds and _device_rng_counters, on the host: the counter's value
+// is what tinygrad's lazily assigned counter tensor holds when a draw reads it
+struct RngState {
+  struct Device {
+    std::string name;
+    std::uint32_t key[2];
+    std::uint64_t counter;
+  };
+  std::mutex m;
+  std::uint64_t seed = std::uint64_t(std::time(nullptr));  // tinygrad seeds with int(time.time())
+  std::vector<Device> devices;                              // in the order they were seeded
+  static RngState& get() {
+    static RngState* s = new RngState();  // never destroyed, as TensorRegistry
+    return *s;
+  }
+  // tinygrad's _next_counter: the device's key and its counter before advancing it by n words
+  std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
+    std::lock_guard lock(m);
+    Device* d = nullptr;
+    for (Device& e : devices) if (e.name == device) d = &e;
+    if (!d) {
+      devices.push_back({device, {sha256_low_word(std::uint32_t(devices.size())), std::uint32_t(seed)}, 0});
+      d = &devices.back();
+    }
+    const std::uint64_t c = d->counter;
+    d->counter += n;
+    return {{d->key[0], d->key[1]}, c};
+  }
+};
+
+// tinygrad's _threefry_random_bits: threefry of the counts (c1:c0 as one uint64) under key (key[1]:key[0]);
+// the low words of the results, then the high words
+inline Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, const Tensor& counts1) {
+  auto u64 = [](const Tensor& t) { return t.cast(dtypes::uint64); };
+  auto word = [&](std::int64_t i) { return u64(key.shrink({std::pair{i, i + 1}}).expand(counts0.shape())); };
+  const Tensor y = ((u64(counts1) << 32) | u64(counts0)).binop(Ops::THREEFRY, (word(1) << 32) | word(0));
+  return (y & 0xffffffffu).cast(dtypes::uint32).cat(((y >> 32) & 0xffffffffu).cast(dtypes::uint32));
+}
+
+// tinygrad's random_bits: n uint32 words from a key (uint32 [key0, key1]) and the 64-bit counter, in
+// chunks of at most 2^32-1 words, each under its own key threefry(key, counter + chunk start)
+inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_t n) {
+  std::vector<Tensor> chunks;
+  constexpr std::uint64_t most = 0xffffffffu;
+  for (std::uint64_t i = 0; i < n; i += most) {
+    const std::uint64_t c = counter + i, m = std::min(n - i, most), half = (m + 1) / 2;
+    const Tensor lo = Tensor::from({std::uint32_t(c)}, {1}, dtypes::uint32, key.device());
+    const Tensor hi = Tensor::from({std::uint32_t(c >> 32)}, {1}, dtypes::uint32, key.device());
+    const Tensor chunk_key = threefry_random_bits(key, lo, hi);
+    const Tensor counts0 = Tensor::arange(std::int64_t(half), std::nullopt, 1, dtypes::uint32, key.device());
+    const Tensor counts1 = counts0 + ConstType(std::int64_t(half));
+    chunks.push_back(threefry_random_bits(chunk_key, counts0, counts1).shrink({std::pair{std::int64_t(0), std::int64_t(m)}}));
+  }
+  return Tensor::cat(chunks);
+}
+
+// uint32 words (n,) as the unsigned dtype of `bytes` bytes, little-endian as tinygrad's bitcast of the
+// buffer: 2 words make a uint64, a word makes 2 uint16 or 4 uint8
+inline Tensor words_as_uint(const Tensor& words, int bytes) {
+  const std::int64_t n = words.numel();
+  if (bytes == 4) return words;
+  if (bytes == 8) {
+    const Tensor w = words.reshape({n / 2, 2}).cast(dtypes::uint64);
+    auto column = [&](std::int64_t i) { return w.shrink({std::nullopt, std::pair{i, i + 1}}).reshape({n / 2}); };
+    return column(0) | (column(1) << 32);
+  }
+  const int bits = 8 * bytes;
+  std::vector<Tensor> parts;
+  for (int k = 0; k < 4 / bytes; ++k) parts.push_back(((words >> (bits * k)) & ((1 << bits) - 1)).cast(bytes == 2 ? dtypes::uint16 : dtypes::uint8));
+  return Tensor::stack(parts, 1).reshape({n * (4 / bytes)});
+}
+
+// the fan-in of an initializer's shape: the product of the sizes after the first (1 for a 1-d shape)
+inline std::int64_t fan_in(const char* who, const Shape& shape) {
+  if (shape.empty()) throw Error(std::string(who) + ": needs at least one dim, got shape ()");
+  for (std::int64_t d : shape) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(shape));
+  return shape_prod(Shape(shape.begin() + 1, shape.end()));
+}
+// kaiming's bound (gain 6) or std (gain 2): (gain / (1 + a^2) / fan_in) ** 0.5, in Python's order
+inline double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
+  const std::int64_t f = fan_in(who, shape);
+  if (f == 0) throw Error(std::string(who) + ": shape " + shape_str(shape) + " has fan-in 0");
+  return std::pow(gain / (1 + a * a) / double(f), 0.5);
+}
+
+}  // namespace detail
+
+inline void Tensor::manual_seed(std::uint64_t seed) {
+  auto& s = detail::RngState::get();
+  std::lock_guard lock(s.m);
+  s.seed = seed;
+  s.devices.clear();
+}
+
+inline Tensor Tensor::rand(const Shape& shape, DType dtype, const std::string& device) {
+  if (!dtype.is_float()) throw Error("rand: only float dtypes, got " + dtype.repr());
+  check_shape("rand", shape);
+  const std::int64_t numel = shape_prod(shape);
+  if (numel == 0) return zeros(shape, dtype, device);  // draws nothing: the counter stays
+  const int bytes = int(dtype.itemsize());
+  const std::uint64_t n = (std::uint64_t(numel) * std::uint64_t(bytes) + 3) / 4;
+  const auto [key, counter] = detail::RngState::get().next_counter(device, n);
+  const Tensor key_t = from({key[0], key[1]}, {2}, dtypes::uint32, device);
+  const Tensor u = detail::words_as_uint(detail::random_bits(key_t, counter, n), bytes);
+  // random mantissa, the exponent of 1.0: a float in [1, 2)
+  const Tensor one = full(u.shape(), 1, dtype, device).bitcast(u.dtype());
+  const Tensor f = ((u >> (8 * bytes - detail::mantissa_bits(dtype))) | one).bitcast(dtype);
+  return (f.shrink({std::pair{std::int64_t(0), numel}}) - ConstType(1)).reshape(shape);
+}
+
+inline Tensor Tensor::randn(const Shape& shape, DType dtype, const std::string& device) {
+  check_shape("randn", shape);
+  return zeros(shape, dtypes::default_float, device).randn_like(dtype);  // (tinygrad's Tensor.empty: only the shape counts)
+}
+
+inline Tensor Tensor::randint(const Shape& shape, std::int64_t low, std::int64_t high, DType dtype, const std::string& device) {
+  if (!dtype.is_int()) throw Error("randint: dtype must be an int dtype, got " + dtype.repr());
+  if (low >= high) throw Error("randint: needs low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
+  check_shape("randint", shape);
+  const double span = double(std::uint64_t(high) - std::uint64_t(low));  // exact below 2^53, and no overflow
+  return (ConstType(span) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
+}
+
+inline Tensor Tensor::uniform(const Shape& shape, double low, double high, DType dtype, const std::string& device) {
+  check_shape("uniform", shape);
+  if (!(low < high)) throw Error("uniform: needs low < high, got low=" + py_float_repr(low) + ", high=" + py_float_repr(high));
+  return (ConstType(high - low) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
+}
+
+inline Tensor Tensor::normal(const Shape& shape, double mean, double std_dev, DType dtype, const std::string& device) {
+  check_shape("normal", shape);
+  if (!(std_dev >= 0)) throw Error("normal: needs std >= 0, got std=" + py_float_repr(std_dev));
+  return ConstType(std_dev) * randn(shape, dtype, device) + ConstType(mean);
+}
+
+inline Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
+  check_shape("scaled_uniform", shape);
+  if (shape_prod(shape) == 0) throw Error("scaled_uniform: shape " + shape_str(shape) + " has no elements to scale by");
+  return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(std::pow(double(shape_prod(shape)), -0.5));
+}
+
+inline Tensor Tensor::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
+  const std::int64_t fan = shape.empty() ? 0 : shape[0] + detail::fan_in("glorot_uniform", shape);
+  if (fan == 0) throw Error("glorot_uniform: shape " + shape_str(shape) + " has no fan (fan_out + fan_in is 0)");
+  const double bound = std::pow(6.0 / double(fan), 0.5);
+  return uniform(shape, -bound, bound, dtype, device);
+}
+
+inline Tensor Tensor::kaiming_uniform(const Shape& shape, double a, DType dtype, const std::string& device) {
+  const double bound = detail::kaiming_scale("kaiming_uniform", shape, 6.0, a);
+  return uniform(shape, -bound, bound, dtype, device);
+}
+
+inline Tensor Tensor::kaiming_normal(const Shape& shape, double a, DType dtype, const std::string& device) {
+  return normal(shape, 0.0, detail::kaiming_scale("kaiming_normal", shape, 2.0, a), dtype, device);
+}
+
+inline Tensor Tensor::rand_like(std::optional<DType> dtype) const { return rand(shape(), dtype.value_or(this->dtype()), device()); }
+
+// Box-Muller on one draw of twice the size (tinygrad's stack(self, self).rand_like)
+inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
+  Shape s2 = shape();
+  s2.insert(s2.begin(), 2);
+  const Tensor src = rand(s2, dtypes::float32, device());
+  auto half = [&](std::int64_t i) { return src.shrink(on_axis(s2.size(), 0, i, i + 1)).reshape(shape()); };
+  const Tensor r = (half(0) * ConstType(2 * std::numbers::pi)).cos() * ((ConstType(1) - half(1)).log() * ConstType(-2)).sqrt();
+  return r.cast(dtype.value_or(this->dtype()));
+}
+
+inline Tensor Tensor::dropout(double p) const {
+  if (!(p >= 0 && p <= 1)) throw Error("dropout: p=" + py_float_repr(p) + " is out of range [0, 1]");
+  if (!training || p == 0) return *this;
+  if (p == 1) return zeros_like();
+  return (rand_like(dtypes::default_float) >= ConstType(p)).where(*this, ConstType(0)) / ConstType(1.0 - p);
+}
+
+}  // namespace mg
+
+namespace mg {
+
+// a Python slice; nullopt is Python's None. Out-of-range bounds clamp, negative ones count from the end.
+struct Slice {
+  std::optional<std::int64_t> start = std::nullopt, stop = std::nullopt, step = std::nullopt;
+};
+inline Slice slice() { return {}; }  // `:`
+inline Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step = std::nullopt) {
+  return {start, stop, step};
+}
+// numpy's newaxis (tinygrad's None index) and `...`
+struct newaxis_t { explicit constexpr newaxis_t() = default; };
+struct ellipsis_t { explicit constexpr ellipsis_t() = default; };
+inline constexpr newaxis_t newaxis{};
+inline constexpr ellipsis_t ellipsis{};
+
+// one index of getitem / setitem: an int, a Slice, newaxis, ellipsis, or an int Tensor (advanced indexing)
+class Index {
+ public:
+  template <std::integral T> Index(T i) : v(std::int64_t(i)) {}
+  Index(bool) = delete;  // boolean masks are not indices (tinygrad does not support them either)
+  Index(Slice s) : v(s) {}
+  Index(newaxis_t n) : v(n) {}
+  Index(ellipsis_t e) : v(e) {}
+  Index(const Tensor& t) : v(t) {}
+  std::variant<std::int64_t, Slice, newaxis_t, ellipsis_t, Tensor> v;
+};
+
+namespace detail {
+// one index after parsing (tinygrad's _parse_view_index): the range [begin, end) of the dim it reads,
+// its step, the size it leaves, whether an int removes the dim, and an advanced index's tensor
+struct ParsedIndex {
+  std::int64_t size = 1, begin = 0, end = 1, step = 1;
+  bool collapse = false, newaxis = false;
+  std::optional<Tensor> tensor = std::nullopt;
+};
+
+// Python's slice.indices(size), then as a range read forwards (flipped after for a negative step)
+inline ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t size) {
+  const std::int64_t step = std::max(s.step.value_or(1), -std::numeric_limits<std::int64_t>::max());
+  if (step == 0) throw Error(std::string(who) + ": slice step cannot be 0");
+  const std::int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? size - 1 : size;
+  auto bound = [&](std::optional<std::int64_t> x, std::int64_t none) {
+    return x ? std::clamp(*x < 0 ? *x + size : *x, lower, upper) : none;
+  };
+  const std::int64_t start = bound(s.start, step < 0 ? upper : lower), stop = bound(s.stop, step < 0 ? lower : upper);
+  std::int64_t b = start, e = stop;
+  if (step > 0 ? stop < start : stop > start) b = e = 0;
+  else if (step < 0) b = stop + 1, e = start + 1;
+  const std::int64_t n = e - b, st = step < 0 ? -step : step;
+  // a step past the range picks its first element only: clamp it so striding pads no more than it must
+  const std::int64_t eff = std::min(st, std::max<std::int64_t>(n, 1));
+  return {.size = (n + eff - 1) / eff, .begin = b, .end = e, .step = step < 0 ? -eff : eff};
+}
+
+// whether target is in u's graph; memo (1: no, 2: yes) is shared between calls on one target
+inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) {
+  std::vector<std::pair<UOp, bool>> stack{{u, false}};
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    stack.pop_back();
+    if (memo.contains(n.node())) continue;
+    if (n == target) {
+      memo.set(n.node(), 2);
+    } else if (!expanded) {
+      stack.emplace_back(n, true);
+      for (const UOp& s : n.src()) if (!memo.contains(s.node())) stack.emplace_back(s, false);
+    } else {
+      char r = 1;
+      for (const UOp& s : n.src()) r = std::max(r, *memo.find(s.node()));
+      memo.set(n.node(), r);
+    }
+  }
+  return *memo.find(u.node()) == 2;
+}
+}  // namespace detail
+
+inline Tensor Tensor::operator[](const Index& i) const { return getitem_({i}, nullptr); }
+inline Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_(std::vector<Index>(i), nullptr); }
+inline Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_(indices, nullptr); }
+
+// tinygrad's _getitem: getitem when v is null; with v, the whole new value of this tensor for setitem
+inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
+  const std::string who = v ? "setitem" : "getitem";
+  // tinygrad's _normalize_indices: the ellipsis (or the end) stands for the dims no index names
+  std::int64_t ellipses = 0, real = 0;
+  for (const Index& i : indices) {
+    if (std::holds_alternative<ellipsis_t>(i.v)) ++ellipses;
+    else if (!std::holds_alternative<newaxis_t>(i.v)) ++real;
+  }
+  if (ellipses > 1) throw Error(who + ": an index can only have a single ellipsis");
+  if (real > ndim()) throw Error(who + ": too many indices (" + std::to_string(real) + ") for shape " + shape_str(d_->shape));
+
+  std::vector<detail::ParsedIndex> parsed;
+  std::int64_t dim = 0;
+  auto full_dims = [&] {
+    for (std::int64_t k = 0; k < ndim() - real; ++k, ++dim) {
+      const std::int64_t n = d_->shape[std::size_t(dim)];
+      parsed.push_back({.size = n, .begin = 0, .end = n});
+    }
+  };
+  for (const Index& i : indices) {
+    if (std::holds_alternative<ellipsis_t>(i.v)) { full_dims(); continue; }
+    if (std::holds_alternative<newaxis_t>(i.v)) { parsed.push_back({.newaxis = true}); continue; }
+    const std::int64_t n = d_->shape[std::size_t(dim)];
+    if (const std::int64_t* x = std::get_if<std::int64_t>(&i.v)) {
+      if (*x >= n || *x < -n)
+        throw Error(who + ": index " + std::to_string(*x) + " is out of bounds for dim " + std::to_string(dim) + " of shape " + shape_str(d_->shape));
+      const std::int64_t b = *x < 0 ? *x + n : *x;
+      parsed.push_back({.size = n, .begin = b, .end = b + 1, .collapse = true});
+    } else if (const Slice* s = std::get_if<Slice>(&i.v)) {
+      parsed.push_back(detail::parse_slice(who.c_str(), *s, n));
+    } else {
+      const Tensor& t = std::get<Tensor>(i.v);
+      if (!t.dtype().is_int()) throw Error(who + ": index tensors need an int dtype, got " + t.dtype().repr());
+      if (t.device() != device()) throw Error(who + ": the index tensor is on " + t.device() + ", the tensor on " + device());
+      parsed.push_back({.size = n, .begin = 0, .end = n, .tensor = (t < ConstType(0)).where(t + ConstType(n), t)});
+    }
+    ++dim;
+  }
+  if (ellipses == 0) full_dims();
+
+  // the view: shrink to the ranges, flip the negative steps, then take every step-th element
+  std::vector<detail::ParsedIndex> mops;
+  for (const auto& p : parsed) if (!p.newaxis) mops.push_back(p);
+  Tensor x = *this;
+  if (!mops.empty()) {
+    std::vector<AxisPair> range;
+    std::vector<std::int64_t> flips;
+    for (std::size_t d = 0; d < mops.size(); ++d) {
+      range.emplace_back(std::pair{mops[d].begin, mops[d].end});
+      if (mops[d].step < 0) flips.push_back(std::int64_t(d));
+    }
+    x = x.shrink(range).flip(flips);
+    if (std::any_of(mops.begin(), mops.end(), [](const auto& m) { return m.step != 1 && m.step != -1; })) {
+      std::vector<AxisPair> pads, take;
+      Shape split, kept;
+      for (std::size_t d = 0; d < mops.size(); ++d) {
+        const std::int64_t st = std::abs(mops[d].step), n = (x.d_->shape[d] + st - 1) / st;
+        pads.emplace_back(std::pair{std::int64_t(0), n * st - x.d_->shape[d]});
+        split.push_back(n), split.push_back(st), kept.push_back(n);
+        take.emplace_back(std::pair{std::int64_t(0), n}), take.emplace_back(std::pair{std::int64_t(0), std::int64_t(1)});
+      }
+      x = x.pad(pads).reshape(split).shrink(take).reshape(kept);
+    }
+  }
+  // newaxis adds a dim of 1, an int removes its dim
+  std::vector<const detail::ParsedIndex*> xdims;
+  Shape xshape;
+  for (const auto& p : parsed)
+    if (!p.collapse) xdims.push_back(&p), xshape.push_back(p.size);
+  x = x.reshape(xshape);
+
+  std::optional<Tensor> vb;  // setitem: the value, in x's shape
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0; d < xdims.size(); ++d) if (xdims[d]->tensor) dims.push_back(std::int64_t(d));
+  if (!dims.empty()) {
+    // advanced indexing: one one-hot mask per tensor index, all broadcast together; the masked values
+    // are summed over the indexed dims, and the broadcast index shape takes the first indexed dim's place
+    std::vector<Shape> shapes;
+    for (std::int64_t d : dims) shapes.push_back(xdims[std::size_t(d)]->tensor->shape());
+    const Shape big = broadcast_shape(shapes, who + " (tensor indices)");
+    const std::int64_t d0 = dims[0], nb = std::int64_t(big.size()), xn = x.ndim();
+    Shape pre_reduce(xshape.begin(), xshape.begin() + d0), ones_at = pre_reduce;
+    pre_reduce.insert(pre_reduce.end(), big.begin(), big.end());
+    pre_reduce.insert(pre_reduce.end(), xshape.begin() + d0, xshape.end());
+    ones_at.insert(ones_at.end(), std::size_t(nb), 1);
+    ones_at.insert(ones_at.end(), xshape.begin() + d0, xshape.end());
+    std::optional<Tensor> mask;
+    std::vector<std::int64_t> sum_axes;
+    for (std::int64_t d : dims) {
+      const Tensor& t = *xdims[std::size_t(d)]->tensor;
+      Shape ts = t.shape();
+      ts.insert(ts.end(), std::size_t(xn - d0), 1);
+      const Tensor m = t.reshape(ts).expand(pre_reduce).one_hot_along_dim(xshape[std::size_t(d)], d - xn);
+      mask = mask ? *mask & m : m;
+      sum_axes.push_back(d + nb);
+    }
+    const Tensor x_pre = x;
+    x = mask->where(x.reshape(ones_at), full({}, 0, dtype(), device())).sum(sum_axes, false, dtype());
+    // numpy: advanced indices split by a slice put the broadcast dims first
+    bool consecutive = true;
+    for (std::size_t k = 1; k < dims.size(); ++k) consecutive = consecutive && dims[k] == dims[k - 1] + 1;
+    const bool permuted = d0 != 0 && !consecutive;
+    if (permuted) {
+      auto to_front = [&](const Tensor& y) {
+        std::vector<std::int64_t> order;
+        for (std::int64_t k = d0; k < d0 + nb; ++k) order.push_back(k);
+        for (std::int64_t k = 0; k < d0; ++k) order.push_back(k);
+        for (std::int64_t k = d0 + nb; k < y.ndim(); ++k) order.push_back(k);
+        return y.permute(order);
+      };
+      mask = to_front(*mask), x = to_front(x);
+    }
+    if (!v) return x;
+    if (shape_prod(big) == 0) return *this;  // nothing to write
+    // advanced setitem: each value goes where its index points, the last of repeated indices winning
+    Tensor val = v->cast(dtype());
+    try {
+      val = val.expand(x.shape());
+    } catch (const Error&) {
+      throw Error("setitem: cannot broadcast a value of shape " + shape_str(v->shape()) + " to " + shape_str(x.shape()));
+    }
+    for (std::int64_t a : sum_axes) val = val.unsqueeze(a);
+    Tensor m = *mask;
+    const std::int64_t start = permuted ? 0 : d0;
+    for (std::int64_t a = start + nb - 1; a >= start; --a) {  // tinygrad's _masked_merge
+      const std::vector<Tensor> ms = m.split(1, a), vals = val.split(1, a);
+      m = ms[0], val = vals[0];
+      for (std::size_t k = 1; k < ms.size(); ++k) val = ms[k].where(vals[k], val), m = m | ms[k];
+    }
+    for (std::int64_t a = start + nb - 1; a >= start; --a) m = m.squeeze(a), val = val.squeeze(a);
+    vb = m.where(val, x_pre);
+  } else if (!v) {
+    return x;
+  } else {
+    try {
+      vb = v->cast(dtype()).expand(xshape);
+    } catch (const Error&) {
+      throw Error("setitem: cannot broadcast a value of shape " + shape_str(v->shape()) + " to " + shape_str(xshape));
+    }
+  }
+
+  // setitem: put the value back where the view came from (undo the steps, flips and ranges) and keep
+  // this tensor's values outside the indexed elements
+  Shape mshape;
+  for (const auto& p : mops) mshape.push_back(p.collapse ? 1 : p.size);
+  Tensor val = vb->reshape(mshape);
+  std::optional<Tensor> keep;
+  std::vector<std::int64_t> flips;
+  std::vector<AxisPair> pads;
+  for (std::size_t i = 0; i < mops.size(); ++i) {
+    const std::int64_t d = std::int64_t(i), b = mops[i].begin, e = mops[i].end, st = std::abs(mops[i].step), n = d_->shape[i];
+    if (st != 1) {  // interleave with zeros: (k,) -> (k, st) -> (k*st,) -> (e-b,)
+      val = val.unsqueeze(d + 1).pad(on_axis(std::size_t(val.ndim() + 1), std::size_t(d + 1), 0, st - 1));
+      Shape s = val.shape();
+      s[i] *= st, s.erase(s.begin() + d + 1);
+      val = val.reshape(s).shrink(on_axis(std::size_t(val.ndim() - 1), std::size_t(d), 0, e - b));
+    }
+    if (mops[i].step < 0) flips.push_back(d);
+    pads.emplace_back(std::pair{b, n - e});
+    if (b == 0 && e == n && st == 1) continue;
+    Shape s(mops.size(), 1);
+    s[i] = n;
+    const Tensor idx = arange(n, std::nullopt, 1, std::nullopt, device()).reshape(s);
+    Tensor in = (idx >= ConstType(b)) & (idx < ConstType(e));
+    if (st != 1) in = in & (((mops[i].step < 0 ? ConstType(e - 1) - idx : idx - ConstType(b)) % ConstType(st)) == ConstType(0));
+    keep = keep ? *keep & in : in;
+  }
+  val = val.flip(flips).pad(pads);
+  return keep ? keep->where(val, *this) : val;
+}
+
+// tinygrad's __setitem__: an unrealized tensor takes the new value's graph (so gradients flow to the
+// value and the old contents); a realized one gets the value written into its buffer (assign)
+inline Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
+  if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
+  const UOp& base = detail::view_base(d_->uop);
+  // as tinygrad: refuse when another live tensor's graph uses this one, where eager and lazy would differ
+  // (views of the same realized buffer see the write and are fine; so is the value's own graph)
+  const std::vector<UOp> topo = d_->uop.toposort();
+  if (std::any_of(topo.begin(), topo.end(), [](const UOp& u) { return u.op() == Ops::BUFFER; })) {
+    detail::PtrMap<char> in_v, memo;
+    for (const UOp& u : v.d_->uop.toposort()) in_v.set(u.node(), 1);
+    for (const auto& t : detail::TensorRegistry::get().live()) {
+      if (t == d_ || in_v.contains(t->uop.node())) continue;
+      if (base.op() == Ops::BUFFER && detail::view_base(t->uop) == base) continue;
+      if (detail::graph_contains(t->uop, d_->uop, memo))
+        throw Error("setitem: can't setitem on a tensor with other uses (a live tensor's graph reads it, and would not see the write)");
+    }
+  }
+  const Tensor value = getitem_(indices, &v);
+  if (base.op() != Ops::BUFFER) {
+    d_->uop = value.d_->uop;
+    return *this;
+  }
+  return assign(value);  // into the buffer, through this tensor's view of it
+}
+inline Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem(indices, full({}, v, dtype(), device())); }
+
+// tinygrad's _one_hot_along_dim: this == arange(n) laid along dim (this tensor's size there broadcasts)
+inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
+  if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
+  Shape s(std::size_t(ndim() - resolve_dim("one_hot", dim)), 1);
+  s[0] = n;
+  const DType dt = n > std::numeric_limits<std::int32_t>::max() ? dtypes::int64 : dtypes::int32;
+  return *this == arange(n, std::nullopt, 1, dt, device()).reshape(s);
+}
+
+inline Tensor Tensor::one_hot(std::int64_t num_classes) const {
+  if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
+  if (num_classes < -1) throw Error("one_hot: num_classes must be -1 (max + 1) or non-negative, got " + std::to_string(num_classes));
+  if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).item<std::int64_t>();
+  return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
+}
+
+inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
+  if (index.device() != device()) throw Error("gather: the index is on " + index.device() + ", the tensor on " + device());
+  if (index.ndim() != ndim())
+    throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");
+  if (!index.dtype().is_int()) throw Error("gather: the index needs an int dtype, got " + index.dtype().repr());
+  const std::int64_t d = resolve_dim("gather", dim);
+  std::vector<AxisPair> to(d_->shape.size());
+  for (std::int64_t k = 0; k < ndim(); ++k) {
+    if (k == d) continue;
+    if (index.shape()[std::size_t(k)] > d_->shape[std::size_t(k)])
+      throw Error("gather: index shape " + shape_str(index.shape()) + " is larger than tensor shape " + shape_str(d_->shape) + " at dim " + std::to_string(k));
+    to[std::size_t(k)] = std::pair{std::int64_t(0), index.shape()[std::size_t(k)]};
+  }
+  const Tensor x = shrink(to).unsqueeze(-1).transpose(-1, d);
+  return index.unsqueeze(-1).one_hot_along_dim(d_->shape[std::size_t(d)], -1).where(x, full({}, 0, dtype(), device())).sum(std::vector<std::int64_t>{-1}, false, dtype());
+}
+
+// ---- pad ----
+
+inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
+  if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for shape " + shape_str(d_->shape));
+  std::vector<std::pair<std::int64_t, std::int64_t>> p;
+  for (const auto& a : arg) p.push_back(a.value_or(std::pair<std::int64_t, std::int64_t>{0, 0}));
+  return pad_pairs(p, mode, value);
+}
+
+// torch's flat form: (before, after) of the last dim first, then of the one before it, ...
+inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
+  if (flat.size() % 2 != 0) throw Error("pad: flat padding needs an even number of pads, got " + std::to_string(flat.size()));
+  if (std::int64_t(flat.size() / 2) > ndim())
+    throw Error("pad: " + std::to_string(flat.size()) + " flat pads for shape " + shape_str(d_->shape));
+  std::vector<std::pair<std::int64_t, std::int64_t>> p(d_->shape.size(), {0, 0});
+  for (std::size_t k = 0; k < flat.size() / 2; ++k) p[p.size() - 1 - k] = {flat[2 * k], flat[2 * k + 1]};
+  return pad_pairs(p, mode, value);
+}
+
+// the PAD movement op: zeros around, every pad >= 0
+inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const {
+  std::vector<std::pair<std::int64_t, std::int64_t>> m;
+  Shape s;
+  bool any = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    any = any || p[i].first || p[i].second;
+    m.emplace_back(p[i].first, d_->shape[i] + p[i].first + p[i].second);
+    s.push_back(m.back().second);
+  }
+  return any ? view(mop_pad(d_->uop, m), s) : *this;
+}
+
+inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
+  auto pair_str = [](std::pair<std::int64_t, std::int64_t> x) { return "(" + std::to_string(x.first) + ", " + std::to_string(x.second) + ")"; };
+  // a negative pad cuts from that side; cut first (constant, circular) or last (reflect, replicate)
+  std::vector<AxisPair> cut;
+  std::vector<std::pair<std::int64_t, std::int64_t>> grow;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const auto [b, a] = p[i];
+    const std::int64_t n = d_->shape[i];
+    if (n + b + a < 0) throw Error("pad: pads " + pair_str(p[i]) + " leave dim " + std::to_string(i) + " of size " + std::to_string(n) + " with a negative size");
+    if (mode != PadMode::reflect && mode != PadMode::replicate && (-b > n || -a > n))
+      throw Error("pad: pads " + pair_str(p[i]) + " cut more than the " + std::to_string(n) + " elements of dim " + std::to_string(i));
+    cut.emplace_back(std::pair{-std::min<std::int64_t>(b, 0), std::min(a + n, n)});
+    grow.emplace_back(std::max<std::int64_t>(b, 0), std::max<std::int64_t>(a, 0));
+  }
+  if (mode == PadMode::constant) {
+    const Tensor x = shrink(cut), base = x.pad_zeros(grow);
+    if (value.v.as_float() == 0 || base.uop() == x.uop()) return base;
+    const Tensor b = base.cast(least_upper_dtype(base.dtype(), value.py_dtype()));
+    return full(x.shape(), true, dtypes::bool_, device()).pad_zeros(grow).where(b, value);
+  }
+  if (mode == PadMode::circular) {
+    const Tensor x = shrink(cut);
+    std::vector<std::int64_t> reps;
+    for (std::size_t i = 0; i < grow.size(); ++i) {
+      if (grow[i].first > x.d_->shape[i] || grow[i].second > x.d_->shape[i])
+        throw Error("pad: circular padding " + pair_str(p[i]) + " wraps around more than once for dim " + std::to_string(i) + " of size " + std::to_string(x.d_->shape[i]));
+      reps.push_back(1 + (grow[i].first > 0) + (grow[i].second > 0));
+    }
+    const Tensor r = x.repeat(reps);
+    std::vector<AxisPair> take;
+    for (std::size_t i = 0; i < grow.size(); ++i) {
+      const std::int64_t o = x.d_->shape[i], n = r.d_->shape[i];
+      take.emplace_back(std::pair{grow[i].first ? o - grow[i].first : 0, grow[i].second ? n - o + grow[i].second : n});
+    }
+    return r.shrink(take);
+  }
+  // reflect and replicate see the whole dim before the negative pads cut it
+  Tensor x = *this;
+  for (std::size_t i = 0; i < grow.size(); ++i) {
+    const auto [b, a] = grow[i];
+    if (!b && !a) continue;
+    const std::int64_t d = std::int64_t(i), n = x.d_->shape[i];
+    auto part = [&](std::int64_t from, std::int64_t to) { return x.shrink(on_axis(d_->shape.size(), i, from, to)); };
+    std::vector<Tensor> pieces;
+    if (mode == PadMode::reflect) {
+      if (b >= n || a >= n)
+        throw Error("pad: reflect padding " + pair_str(p[i]) + " should be less than the input size " + std::to_string(n) + " of dim " + std::to_string(i));
+      if (b) pieces.push_back(part(1, b + 1).flip({d}));
+      pieces.push_back(x);
+      if (a) pieces.push_back(part(n - 1 - a, n - 1).flip({d}));
+    } else {
+      if (n == 0) throw Error("pad: replicate padding " + pair_str(p[i]) + " of dim " + std::to_string(i) + ", which is empty");
+      auto stretch = [&](const Tensor& t, std::int64_t k) {
+        Shape s = t.shape();
+        s[i] = k;
+        return t.expand(s);
+      };
+      if (b) pieces.push_back(stretch(part(0, 1), b));
+      pieces.push_back(x);
+      if (a) pieces.push_back(stretch(part(n - 1, n), a));
+    }
+    x = cat(pieces, d);
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const std::int64_t n = x.d_->shape[i];
+    cut[i] = std::pair{-std::min<std::int64_t>(p[i].first, 0), std::min(p[i].second + n, n)};
+  }
+  return x.shrink(cut);
+}
+
+}  // namespace mg
+
+// ---- metagrad/schedule/rangeify.hpp ----
+// The scheduler: tinygrad's rangeify (schedule/indexing.py run_rangeify, schedule/rangeify.py). It turns
+// the tensor graph under a set of roots into kernels.
 //
-// Kernel name: the SINK's arg when it is a string (anything not a C identifier character becomes '_'),
-// else tinygrad's default, r_4_4 / E_16 (reduce or elementwise, then the loop sizes).
-// PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
-#include <cctype>
-
-
-// ---- metagrad/codegen/devectorizer.hpp ----
-// tinygrad's codegen/late/devectorizer.py, the parts scalar CPU code needs: REDUCE becomes a DEFINE_REG
-// accumulator (pm_reduce), an INDEX used as a value becomes a LOAD (pm_add_loads), vector ALU ops become
-// STACKs of scalar ones (devectorize_alu), gated indices are simplified under their gate
-// (load_store_indexing), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
+// 1. Ranges. Walking from the roots to the leaves, every node gets the index expressions its output is
+//    read at (its "out ranges", UOps over RANGEs) and passes index expressions to its sources (its
+//    "in ranges"): movement ops rewrite them (apply_movement_op), a REDUCE opens new REDUCE ranges.
+// 2. Realize decisions, as run_rangeify makes them: roots, CONTIGUOUS, COPY and COPY's source are
+//    always realized; a node whose consumers read it at different indices is realized; an elementwise
+//    op or REDUCE under an EXPAND that drops a range (the range "ends" there) is realized. A realized
+//    node that was not forced is then inlined again (tinygrad's remove_bufferize cost function) unless
+//    it reads more than 3 buffers or holds a REDUCE that reads a buffer: cheap elementwise work is
+//    recomputed, reductions are not.
+// 3. Kernels. Each realized node becomes one kernel AST in tinygrad's form:
+//    SINK(END(STORE(INDEX(PARAM 0, idx), value), ranges...)), where the value indexes its inputs with
+//    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
+//    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
+//
+// Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
+// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; reductions are not split into two
+// kernels (SPLIT_REDUCEOP); there is no kernel buffer limit (the CPU has none).
 
 
 // ---- metagrad/codegen/ranges.hpp ----
@@ -7383,6 +9359,446 @@ void stable_sort_by(std::vector<T>& v, Less less) {
 inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
 
 }  // namespace mg::detail
+
+namespace mg {
+
+// One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
+// output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
+struct ScheduleItem {
+  UOp ast;
+  std::vector<UOp> bufs;
+  std::string device;
+};
+
+struct Schedule {
+  std::vector<ScheduleItem> items;
+  std::vector<UOp> outputs;  // for each root, the BUFFER that holds its value, row-major in its shape
+};
+
+namespace detail {
+
+inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
+
+// the RANGE nodes an expression depends on, in toposort order
+inline std::vector<UOp> ranges_in(const UOp& u) {
+  std::vector<UOp> out;
+  for (const UOp& x : u.toposort())
+    if (x.op() == Ops::RANGE) out.push_back(x);
+  return out;
+}
+
+// tinygrad's apply_movement_op: the index expressions of the source from those of the output
+template <class T = void>
+std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Shape& out_shape, std::vector<UOp> rngs) {
+  switch (x.op()) {
+    case Ops::SHRINK: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (pairs[i].first != 0) rngs[i] = rngs[i] + windex(pairs[i].first);
+      return rngs;
+    }
+    case Ops::PERMUTE: {
+      const ArgTuple& perm = x.arg().as_tuple();
+      std::vector<UOp> out(rngs.size());
+      for (std::size_t i = 0; i < perm.size(); ++i) out[std::size_t(perm[i].as_int())] = rngs[i];
+      return out;
+    }
+    case Ops::FLIP: {
+      const ArgTuple& flip = x.arg().as_tuple();
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (flip[i].as_bool()) rngs[i] = windex(in_shape[i] - 1) - rngs[i];
+      return rngs;
+    }
+    case Ops::EXPAND:
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (in_shape[i] != out_shape[i]) rngs[i] = windex(0);
+      return rngs;
+    case Ops::PAD: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i) {
+        const auto [off, sz] = pairs[i];
+        if (sz == in_shape[i] && off == 0) continue;
+        const UOp& r = rngs[i];
+        const UOp valid = simplify((r >= windex(off)) & (r < windex(in_shape[i] + off)));
+        rngs[i] = valid.where(r - windex(off), UOp::invalid());
+      }
+      return rngs;
+    }
+    case Ops::RESHAPE: {
+      // flatten the output indices, then split the flat index by the input shape; symbolic folds the
+      // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
+      UOp combined = windex(0);
+      std::int64_t acc = 1;
+      for (std::size_t i = rngs.size(); i-- > 0;) {
+        combined = combined + rngs[i] * windex(acc);
+        acc *= out_shape[i];
+      }
+      std::vector<UOp> axes(in_shape.size());
+      for (std::size_t i = in_shape.size(); i-- > 0;) {
+        axes[i] = combined % windex(in_shape[i]);
+        combined = combined.floordiv(windex(in_shape[i]));
+      }
+      if (axes.empty()) return axes;
+      const UOp s = simplify(UOp::sink(axes));
+      return std::vector<UOp>(s.src().begin(), s.src().end());
+    }
+    default: throw Error("apply_movement_op: " + op_repr(x.op()) + " is not a movement op");
+  }
+}
+
+template <class T = void>
+class Rangeify {
+ public:
+  explicit Rangeify(const std::vector<UOp>& roots) : roots_(roots) {}
+
+  Schedule run() {
+    Schedule sched;
+    std::vector<UOp> sink_src;
+    for (const UOp& r : roots_) {
+      if (!r) throw Error("schedule: a root is a null UOp");
+      sink_src.push_back(r);
+    }
+    topo_ = UOp::sink(sink_src).toposort();
+    topo_.pop_back();  // the SINK
+    info_.resize(topo_.size());
+    for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
+    analyse();
+    for (const UOp& r : roots_)
+      if (r.op() != Ops::BUFFER) at(r).realize = Forced;
+    assign_ranges();
+    decide_inlining();
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      Info& in = info_[k];
+      if (!in.kept()) continue;
+      emit(topo_[k], sched);
+    }
+    for (const UOp& r : roots_) sched.outputs.push_back(r.op() == Ops::BUFFER ? r : at(r).buffer);
+    return sched;
+  }
+
+ private:
+  enum Realize : std::uint8_t { None, Forced, Realized };
+  struct Info {
+    std::optional<Shape> shape;
+    std::string device;
+    std::vector<std::size_t> consumers;
+    bool has_rngs = false;
+    std::vector<UOp> in, out;  // index expressions given to the sources / of the output
+    std::vector<UOp> ending;   // ranges that end at an EXPAND above
+    Realize realize = None;
+    bool inlined = false;  // realized, then recomputed in place by its consumers
+    UOp buffer;            // the BUFFER a kept realized node is stored into
+    UOp expr;              // its value in terms of `out` (memoized)
+    bool kept() const { return realize != None && !inlined; }
+  };
+
+  std::vector<UOp> roots_;
+  std::vector<UOp> topo_;
+  std::vector<Info> info_;
+  detail::PtrMap<std::size_t> index_;
+  std::int64_t next_range_ = 0;
+
+  std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
+  Info& at(const UOp& u) { return info_[idx(u)]; }
+
+  static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
+  static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
+  static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
+  // the sources that carry values (movement ops' shape arguments, devices and uniques do not)
+  static std::size_t nvalue_srcs(const UOp& u) {
+    switch (u.op()) {
+      case Ops::BUFFER: case Ops::CONST: case Ops::DEVICE: case Ops::UNIQUE: return 0;
+      case Ops::COPY: return 1;
+      default: break;
+    }
+    if (GroupOp::Movement.contains(u.op())) return 1;
+    return u.nsrc();
+  }
+
+  UOp new_range(std::int64_t size, AxisType t = AxisType::LOOP) {
+    if (size == 1) return windex(0);
+    return UOp::range(size, next_range_++, t);
+  }
+
+  // shapes, devices, consumers; rejects what the scheduler cannot run
+  void analyse() {
+    static const std::optional<Shape> no_shape;
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      const UOp& u = topo_[k];
+      Info& in = info_[k];
+      const Ops op = u.op();
+      if (op == Ops::DEVICE || op == Ops::UNIQUE || is_index_node(u)) continue;
+      std::vector<const std::optional<Shape>*> src_shapes;
+      for (const UOp& s : u.src()) src_shapes.push_back(index_.find(s.node()) ? &info_[idx(s)].shape : &no_shape);
+      in.shape = node_shape(u, src_shapes);
+      if (op == Ops::BUFFER || op == Ops::COPY) in.device = u.src(1).arg().as_str();
+      else if (op == Ops::CONST && u.nsrc() && u.src(0).op() == Ops::DEVICE) in.device = u.src(0).arg().as_str();
+      else
+        for (const UOp& s : u.src())
+          if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
+      const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
+                             op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
+      if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
+      if (u.dtype().count != 1) throw Error("schedule: " + op_repr(op) + " has vector dtype " + u.dtype().repr());
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) info_[idx(u.src(i))].consumers.push_back(k);
+      if (op == Ops::CONTIGUOUS) in.realize = Forced;
+      if (op == Ops::COPY) {
+        in.realize = Forced;
+        if (u.src(0).op() != Ops::BUFFER) at(u.src(0)).realize = Forced;
+      }
+    }
+  }
+
+  // tinygrad's run_rangeify: ranges from the roots down, with the realize decisions
+  void assign_ranges() {
+    for (std::size_t k = topo_.size(); k-- > 0;) {
+      const UOp& x = topo_[k];
+      Info& in = info_[k];
+      const Ops op = x.op();
+      if (!in.shape || op == Ops::BUFFER || op == Ops::CONST || shape_prod(*in.shape) == 0) continue;
+      const Shape& shape = *in.shape;
+      for (std::size_t c : in.consumers) {
+        const auto& e = info_[c].ending;
+        in.ending.insert(in.ending.end(), e.begin(), e.end());
+      }
+      std::vector<const std::vector<UOp>*> consumer_rngs;
+      for (std::size_t c : in.consumers)
+        if (info_[c].has_rngs) consumer_rngs.push_back(&info_[c].in);
+
+      std::vector<UOp> out;
+      if (in.realize != None) {
+        out = fresh_ranges(shape);
+        in.ending.clear();
+      } else if (consumer_rngs.empty()) {
+        continue;
+      } else if (consumer_rngs.size() == 1) {
+        out = *consumer_rngs[0];
+      } else {
+        bool all_same = true;
+        for (std::size_t i = 0; all_same && i < shape.size(); ++i)
+          for (const auto* cr : consumer_rngs) all_same = all_same && get_idx((*cr)[i]) == get_idx((*consumer_rngs[0])[i]);
+        if (all_same) {
+          for (std::size_t i = 0; i < shape.size(); ++i) {
+            UOp valid = UOp::const_(dtypes::bool_, Arg(false));
+            for (const auto* cr : consumer_rngs) valid = valid | get_valid((*cr)[i]);
+            out.push_back(simplify(valid.where(get_idx((*consumer_rngs[0])[i]), UOp::invalid())));
+          }
+        } else {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+      }
+      // an elementwise op or a reduce below an EXPAND that ends a range is realized
+      if (!in.ending.empty() && (is_elementwise(op) || op == Ops::REDUCE)) {
+        if (in.realize == None && !shape.empty()) {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+        in.ending.clear();
+      }
+
+      std::vector<UOp> rngs = out;
+      if (GroupOp::Movement.contains(op)) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        rngs = apply_movement_op(x, src_shape, shape, rngs);
+        if (op == Ops::EXPAND)
+          for (std::size_t i = 0; i < rngs.size(); ++i)
+            if (rngs[i] != out[i])
+              for (const UOp& r : ranges_in(out[i])) in.ending.push_back(r);
+      }
+      if (op == Ops::REDUCE) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        for (const Arg& a : x.arg()[1].as_tuple()) {
+          const std::size_t i = std::size_t(a.as_int());
+          rngs[i] = new_range(src_shape[i], AxisType::REDUCE);
+        }
+      }
+      in.in = std::move(rngs);
+      in.out = std::move(out);
+      in.has_rngs = true;
+    }
+  }
+  std::vector<UOp> fresh_ranges(const Shape& shape) {
+    std::vector<UOp> out;
+    for (std::int64_t s : shape) out.push_back(new_range(s));
+    return out;
+  }
+
+  // tinygrad's remove_bufferize: a realized node that was not forced is recomputed by its consumers
+  // unless it reads more than 3 buffers or one of its reductions reads a buffer
+  void decide_inlining() {
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      if (info_[k].realize != Realized) continue;
+      std::vector<UOp> buffers, reduces;
+      walk_inputs(topo_[k], buffers, &reduces);
+      bool reduce_reads = false;
+      for (const UOp& r : reduces) {
+        std::vector<UOp> b;
+        walk_inputs(r, b, nullptr);
+        reduce_reads = reduce_reads || !b.empty();
+      }
+      info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
+    }
+  }
+  // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
+  void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
+    std::vector<UOp> stack;
+    detail::PtrMap<std::uint8_t> seen;
+    for (std::size_t i = 0; i < nvalue_srcs(x); ++i) stack.push_back(x.src(i));
+    if (reduces && x.op() == Ops::REDUCE) reduces->push_back(x);
+    while (!stack.empty()) {
+      UOp u = stack.back();
+      stack.pop_back();
+      if (seen.contains(u.node())) continue;
+      seen.set(u.node(), 1);
+      const Info& in = at(u);
+      if (u.op() == Ops::BUFFER || in.kept()) {
+        buffers.push_back(u);
+        continue;
+      }
+      if (reduces && u.op() == Ops::REDUCE) reduces->push_back(u);
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) stack.push_back(u.src(i));
+    }
+  }
+
+  // the flat index into a row-major buffer of `shape` from per-axis index expressions
+  static UOp flat_index(const std::vector<UOp>& rngs, const Shape& shape) {
+    UOp valid = UOp::const_(dtypes::bool_, Arg(true)), e = windex(0);
+    std::int64_t stride = 1;
+    for (std::size_t i = rngs.size(); i-- > 0;) {
+      e = e + get_idx(rngs[i]) * windex(stride);
+      stride *= shape[i];
+      const UOp v = get_valid(rngs[i]);
+      if (!(v.op() == Ops::CONST && v.arg().py_equals(Arg(true)))) valid = valid & v;
+    }
+    return simplify(valid.where(e, UOp::invalid()));
+  }
+
+  // x's value at its out ranges
+  UOp expr(const UOp& x) {
+    Info& in = at(x);
+    if (in.expr) return in.expr;
+    const Ops op = x.op();
+    const Shape& shape = *in.shape;
+    UOp r;
+    if (shape_prod(shape) == 0) {
+      r = UOp::const_(x.dtype(), Arg(std::int64_t(0)));
+    } else if (op == Ops::CONST) {
+      r = UOp::const_(x.dtype(), x.arg());
+    } else if (op == Ops::REDUCE) {
+      const Ops rop = x.arg()[0].as_op();
+      if (shape_prod(*at(x.src(0)).shape) == 0) {
+        r = UOp::const_(x.dtype(), UOp::const_(x.dtype(), Arg(std::int64_t(0))).pop_const(rop).second);
+      } else {
+        std::vector<UOp> rr;
+        for (const Arg& a : x.arg()[1].as_tuple())
+          if (in.in[std::size_t(a.as_int())].op() == Ops::RANGE) rr.push_back(in.in[std::size_t(a.as_int())]);
+        r = src_value(x, x.src(0)).reduce(rop, rr);
+      }
+    } else if (op == Ops::PAD) {
+      UOp valid = UOp::const_(dtypes::bool_, Arg(true));
+      for (const UOp& rg : in.in) valid = valid & get_valid(rg);
+      r = simplify(valid).where(src_value(x, x.src(0)), UOp::const_(x.dtype(), Arg(std::int64_t(0))));
+    } else if (GroupOp::Movement.contains(op) || op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD) {
+      r = src_value(x, x.src(0));
+    } else if (is_elementwise(op)) {
+      std::vector<UOp> src;
+      for (const UOp& s : x.src()) src.push_back(src_value(x, s));
+      r = x.replace({.src = std::move(src)});
+    } else {
+      throw Error("schedule: no kernel form for " + op_repr(op));
+    }
+    return in.expr = r;
+  }
+
+  // source s of x, read at x's in ranges
+  UOp src_value(const UOp& x, const UOp& s) {
+    const Info& xi = at(x);
+    const Info& si = at(s);
+    if (s.op() == Ops::BUFFER) return s.index({xi.in.at(0)});
+    if (s.op() == Ops::CONST) return expr(s);
+    if (si.kept()) return si.buffer.index({flat_index(xi.in, *si.shape)});
+    if (si.inlined) {
+      std::vector<std::pair<UOp, UOp>> sub;
+      for (std::size_t i = 0; i < si.out.size(); ++i)
+        if (si.out[i].op() == Ops::RANGE && !is_invalid_const(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
+      return expr(s).substitute(sub);
+    }
+    return expr(s);
+  }
+
+  void emit(const UOp& x, Schedule& sched) {
+    Info& in = at(x);
+    const Shape& shape = *in.shape;
+    const DType dt = x.dtype();
+    if (shape_prod(shape) == 0) {
+      in.buffer = new_buffer(in.device, 0, dt);
+      return;
+    }
+    // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
+    if (passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
+      in.buffer = at(x.src(0)).buffer;
+      return;
+    }
+    in.buffer = new_buffer(in.device, shape_prod(shape), dt);
+    if (x.op() == Ops::COPY) {
+      const UOp& s = x.src(0);
+      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device});
+      return;
+    }
+    const UOp value = expr(x);
+    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
+    std::vector<UOp> ends;
+    for (const UOp& r : in.out)
+      if (r.op() == Ops::RANGE) ends.push_back(r);
+    // symbolic first (tinygrad runs it on the rangeified graph): folds what makes a buffer unused
+    UOp ast = simplify(UOp::sink(store.end(ends)));
+    // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
+    std::vector<UOp> bufs{in.buffer};
+    std::vector<std::pair<UOp, UOp>> sub;
+    std::int64_t next_axis = 0;
+    std::vector<std::pair<UOp, UOp>> sub2;
+    for (const UOp& u : ast.toposort()) {
+      if (u.op() == Ops::BUFFER) {
+        if (u != in.buffer) bufs.push_back(u);
+      } else if (u.op() == Ops::RANGE) {
+        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
+        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
+      }
+    }
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
+    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device});
+  }
+};
+
+}  // namespace detail
+
+// The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
+template <class T = void>
+Schedule create_schedule(const std::vector<UOp>& roots) {
+  return detail::Rangeify<T>(roots).run();
+}
+
+}  // namespace mg
+
+// ---- metagrad/codegen/to_program.hpp ----
+// to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
+// Program every backend consumes. tinygrad's full_rewrite_to_sink (codegen/__init__.py) then linearize:
+// each stage is a graph_rewrite with a rule set, in tinygrad's order.
+//
+// Kernel name: the SINK's arg when it is a string (anything not a C identifier character becomes '_'),
+// else tinygrad's default, r_4_4 / E_16 (reduce or elementwise, then the loop sizes).
+// PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
+#include <cctype>
+
+
+// ---- metagrad/codegen/devectorizer.hpp ----
+// tinygrad's codegen/late/devectorizer.py, the parts scalar CPU code needs: REDUCE becomes a DEFINE_REG
+// accumulator (pm_reduce), an INDEX used as a value becomes a LOAD (pm_add_loads), vector ALU ops become
+// STACKs of scalar ones (devectorize_alu), gated indices are simplified under their gate
+// (load_store_indexing), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
+
 
 namespace mg {
 
@@ -10576,450 +12992,20 @@ inline std::string compile_cached(const std::string& ir, const std::string& name
 
 }  // namespace mg::llvm
 
-// ---- metagrad/schedule/rangeify.hpp ----
-// The scheduler: tinygrad's rangeify (schedule/indexing.py run_rangeify, schedule/rangeify.py). It turns
-// the tensor graph under a set of roots into kernels.
+// ---- metagrad/engine/realize.hpp ----
+// Running schedules (tinygrad's engine/realize.py): every kernel of a schedule is turned into a Program
+// once (codegen), compiled once per device (the cache is keyed by the kernel AST, which is interned, so
+// identical kernels share one entry), and run on its buffers.
 //
-// 1. Ranges. Walking from the roots to the leaves, every node gets the index expressions its output is
-//    read at (its "out ranges", UOps over RANGEs) and passes index expressions to its sources (its
-//    "in ranges"): movement ops rewrite them (apply_movement_op), a REDUCE opens new REDUCE ranges.
-// 2. Realize decisions, as run_rangeify makes them: roots, CONTIGUOUS, COPY and COPY's source are
-//    always realized; a node whose consumers read it at different indices is realized; an elementwise
-//    op or REDUCE under an EXPAND that drops a range (the range "ends" there) is realized. A realized
-//    node that was not forced is then inlined again (tinygrad's remove_bufferize cost function) unless
-//    it reads more than 3 buffers or holds a REDUCE that reads a buffer: cheap elementwise work is
-//    recomputed, reductions are not.
-// 3. Kernels. Each realized node becomes one kernel AST in tinygrad's form:
-//    SINK(END(STORE(INDEX(PARAM 0, idx), value), ranges...)), where the value indexes its inputs with
-//    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
-//    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
-//
-// Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
-// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; reductions are not split into two
-// kernels (SPLIT_REDUCEOP); there is no kernel buffer limit (the CPU has none).
+// Devices, all keeping their buffers in host memory:
+//   CPU     LLVM IR through ORC, kernels split over THREADS threads (default: all cores)
+//   INTERP  the linear UOps interpreted (runtime/interp.hpp), the oracle for compiled backends
+//   NULL    schedules and compiles (to linear UOps), runs nothing: for benchmarks of the compiler
+// DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
+// kernel ASTs, 4 the generated source, 5 the linear UOps.
+#include <chrono>
+#include <thread>
 
-
-namespace mg {
-
-// One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
-// output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
-struct ScheduleItem {
-  UOp ast;
-  std::vector<UOp> bufs;
-  std::string device;
-};
-
-struct Schedule {
-  std::vector<ScheduleItem> items;
-  std::vector<UOp> outputs;  // for each root, the BUFFER that holds its value, row-major in its shape
-};
-
-namespace detail {
-
-inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
-
-// the RANGE nodes an expression depends on, in toposort order
-inline std::vector<UOp> ranges_in(const UOp& u) {
-  std::vector<UOp> out;
-  for (const UOp& x : u.toposort())
-    if (x.op() == Ops::RANGE) out.push_back(x);
-  return out;
-}
-
-// tinygrad's apply_movement_op: the index expressions of the source from those of the output
-template <class T = void>
-std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Shape& out_shape, std::vector<UOp> rngs) {
-  switch (x.op()) {
-    case Ops::SHRINK: {
-      const auto pairs = mop_pairs(x);
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (pairs[i].first != 0) rngs[i] = rngs[i] + windex(pairs[i].first);
-      return rngs;
-    }
-    case Ops::PERMUTE: {
-      const ArgTuple& perm = x.arg().as_tuple();
-      std::vector<UOp> out(rngs.size());
-      for (std::size_t i = 0; i < perm.size(); ++i) out[std::size_t(perm[i].as_int())] = rngs[i];
-      return out;
-    }
-    case Ops::FLIP: {
-      const ArgTuple& flip = x.arg().as_tuple();
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (flip[i].as_bool()) rngs[i] = windex(in_shape[i] - 1) - rngs[i];
-      return rngs;
-    }
-    case Ops::EXPAND:
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (in_shape[i] != out_shape[i]) rngs[i] = windex(0);
-      return rngs;
-    case Ops::PAD: {
-      const auto pairs = mop_pairs(x);
-      for (std::size_t i = 0; i < rngs.size(); ++i) {
-        const auto [off, sz] = pairs[i];
-        if (sz == in_shape[i] && off == 0) continue;
-        const UOp& r = rngs[i];
-        const UOp valid = simplify((r >= windex(off)) & (r < windex(in_shape[i] + off)));
-        rngs[i] = valid.where(r - windex(off), UOp::invalid());
-      }
-      return rngs;
-    }
-    case Ops::RESHAPE: {
-      // flatten the output indices, then split the flat index by the input shape; symbolic folds the
-      // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
-      UOp combined = windex(0);
-      std::int64_t acc = 1;
-      for (std::size_t i = rngs.size(); i-- > 0;) {
-        combined = combined + rngs[i] * windex(acc);
-        acc *= out_shape[i];
-      }
-      std::vector<UOp> axes(in_shape.size());
-      for (std::size_t i = in_shape.size(); i-- > 0;) {
-        axes[i] = combined % windex(in_shape[i]);
-        combined = combined.floordiv(windex(in_shape[i]));
-      }
-      if (axes.empty()) return axes;
-      const UOp s = simplify(UOp::sink(axes));
-      return std::vector<UOp>(s.src().begin(), s.src().end());
-    }
-    default: throw Error("apply_movement_op: " + op_repr(x.op()) + " is not a movement op");
-  }
-}
-
-template <class T = void>
-class Rangeify {
- public:
-  explicit Rangeify(const std::vector<UOp>& roots) : roots_(roots) {}
-
-  Schedule run() {
-    Schedule sched;
-    std::vector<UOp> sink_src;
-    for (const UOp& r : roots_) {
-      if (!r) throw Error("schedule: a root is a null UOp");
-      sink_src.push_back(r);
-    }
-    topo_ = UOp::sink(sink_src).toposort();
-    topo_.pop_back();  // the SINK
-    info_.resize(topo_.size());
-    for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
-    analyse();
-    for (const UOp& r : roots_)
-      if (r.op() != Ops::BUFFER) at(r).realize = Forced;
-    assign_ranges();
-    decide_inlining();
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      Info& in = info_[k];
-      if (!in.kept()) continue;
-      emit(topo_[k], sched);
-    }
-    for (const UOp& r : roots_) sched.outputs.push_back(r.op() == Ops::BUFFER ? r : at(r).buffer);
-    return sched;
-  }
-
- private:
-  enum Realize : std::uint8_t { None, Forced, Realized };
-  struct Info {
-    std::optional<Shape> shape;
-    std::string device;
-    std::vector<std::size_t> consumers;
-    bool has_rngs = false;
-    std::vector<UOp> in, out;  // index expressions given to the sources / of the output
-    std::vector<UOp> ending;   // ranges that end at an EXPAND above
-    Realize realize = None;
-    bool inlined = false;  // realized, then recomputed in place by its consumers
-    UOp buffer;            // the BUFFER a kept realized node is stored into
-    UOp expr;              // its value in terms of `out` (memoized)
-    bool kept() const { return realize != None && !inlined; }
-  };
-
-  std::vector<UOp> roots_;
-  std::vector<UOp> topo_;
-  std::vector<Info> info_;
-  detail::PtrMap<std::size_t> index_;
-  std::int64_t next_range_ = 0;
-
-  std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
-  Info& at(const UOp& u) { return info_[idx(u)]; }
-
-  static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
-  static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
-  static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
-  // the sources that carry values (movement ops' shape arguments, devices and uniques do not)
-  static std::size_t nvalue_srcs(const UOp& u) {
-    switch (u.op()) {
-      case Ops::BUFFER: case Ops::CONST: case Ops::DEVICE: case Ops::UNIQUE: return 0;
-      case Ops::COPY: return 1;
-      default: break;
-    }
-    if (GroupOp::Movement.contains(u.op())) return 1;
-    return u.nsrc();
-  }
-
-  UOp new_range(std::int64_t size, AxisType t = AxisType::LOOP) {
-    if (size == 1) return windex(0);
-    return UOp::range(size, next_range_++, t);
-  }
-
-  // shapes, devices, consumers; rejects what the scheduler cannot run
-  void analyse() {
-    static const std::optional<Shape> no_shape;
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      const UOp& u = topo_[k];
-      Info& in = info_[k];
-      const Ops op = u.op();
-      if (op == Ops::DEVICE || op == Ops::UNIQUE || is_index_node(u)) continue;
-      std::vector<const std::optional<Shape>*> src_shapes;
-      for (const UOp& s : u.src()) src_shapes.push_back(index_.find(s.node()) ? &info_[idx(s)].shape : &no_shape);
-      in.shape = node_shape(u, src_shapes);
-      if (op == Ops::BUFFER || op == Ops::COPY) in.device = u.src(1).arg().as_str();
-      else if (op == Ops::CONST && u.nsrc() && u.src(0).op() == Ops::DEVICE) in.device = u.src(0).arg().as_str();
-      else
-        for (const UOp& s : u.src())
-          if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
-      const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
-                             op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
-      if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
-      if (u.dtype().count != 1) throw Error("schedule: " + op_repr(op) + " has vector dtype " + u.dtype().repr());
-      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) info_[idx(u.src(i))].consumers.push_back(k);
-      if (op == Ops::CONTIGUOUS) in.realize = Forced;
-      if (op == Ops::COPY) {
-        in.realize = Forced;
-        if (u.src(0).op() != Ops::BUFFER) at(u.src(0)).realize = Forced;
-      }
-    }
-  }
-
-  // tinygrad's run_rangeify: ranges from the roots down, with the realize decisions
-  void assign_ranges() {
-    for (std::size_t k = topo_.size(); k-- > 0;) {
-      const UOp& x = topo_[k];
-      Info& in = info_[k];
-      const Ops op = x.op();
-      if (!in.shape || op == Ops::BUFFER || op == Ops::CONST || shape_prod(*in.shape) == 0) continue;
-      const Shape& shape = *in.shape;
-      for (std::size_t c : in.consumers) {
-        const auto& e = info_[c].ending;
-        in.ending.insert(in.ending.end(), e.begin(), e.end());
-      }
-      std::vector<const std::vector<UOp>*> consumer_rngs;
-      for (std::size_t c : in.consumers)
-        if (info_[c].has_rngs) consumer_rngs.push_back(&info_[c].in);
-
-      std::vector<UOp> out;
-      if (in.realize != None) {
-        out = fresh_ranges(shape);
-        in.ending.clear();
-      } else if (consumer_rngs.empty()) {
-        continue;
-      } else if (consumer_rngs.size() == 1) {
-        out = *consumer_rngs[0];
-      } else {
-        bool all_same = true;
-        for (std::size_t i = 0; all_same && i < shape.size(); ++i)
-          for (const auto* cr : consumer_rngs) all_same = all_same && get_idx((*cr)[i]) == get_idx((*consumer_rngs[0])[i]);
-        if (all_same) {
-          for (std::size_t i = 0; i < shape.size(); ++i) {
-            UOp valid = UOp::const_(dtypes::bool_, Arg(false));
-            for (const auto* cr : consumer_rngs) valid = valid | get_valid((*cr)[i]);
-            out.push_back(simplify(valid.where(get_idx((*consumer_rngs[0])[i]), UOp::invalid())));
-          }
-        } else {
-          in.realize = Realized;
-          out = fresh_ranges(shape);
-        }
-      }
-      // an elementwise op or a reduce below an EXPAND that ends a range is realized
-      if (!in.ending.empty() && (is_elementwise(op) || op == Ops::REDUCE)) {
-        if (in.realize == None && !shape.empty()) {
-          in.realize = Realized;
-          out = fresh_ranges(shape);
-        }
-        in.ending.clear();
-      }
-
-      std::vector<UOp> rngs = out;
-      if (GroupOp::Movement.contains(op)) {
-        const Shape& src_shape = *info_[idx(x.src(0))].shape;
-        rngs = apply_movement_op(x, src_shape, shape, rngs);
-        if (op == Ops::EXPAND)
-          for (std::size_t i = 0; i < rngs.size(); ++i)
-            if (rngs[i] != out[i])
-              for (const UOp& r : ranges_in(out[i])) in.ending.push_back(r);
-      }
-      if (op == Ops::REDUCE) {
-        const Shape& src_shape = *info_[idx(x.src(0))].shape;
-        for (const Arg& a : x.arg()[1].as_tuple()) {
-          const std::size_t i = std::size_t(a.as_int());
-          rngs[i] = new_range(src_shape[i], AxisType::REDUCE);
-        }
-      }
-      in.in = std::move(rngs);
-      in.out = std::move(out);
-      in.has_rngs = true;
-    }
-  }
-  std::vector<UOp> fresh_ranges(const Shape& shape) {
-    std::vector<UOp> out;
-    for (std::int64_t s : shape) out.push_back(new_range(s));
-    return out;
-  }
-
-  // tinygrad's remove_bufferize: a realized node that was not forced is recomputed by its consumers
-  // unless it reads more than 3 buffers or one of its reductions reads a buffer
-  void decide_inlining() {
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      if (info_[k].realize != Realized) continue;
-      std::vector<UOp> buffers, reduces;
-      walk_inputs(topo_[k], buffers, &reduces);
-      bool reduce_reads = false;
-      for (const UOp& r : reduces) {
-        std::vector<UOp> b;
-        walk_inputs(r, b, nullptr);
-        reduce_reads = reduce_reads || !b.empty();
-      }
-      info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
-    }
-  }
-  // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
-  void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
-    std::vector<UOp> stack;
-    detail::PtrMap<std::uint8_t> seen;
-    for (std::size_t i = 0; i < nvalue_srcs(x); ++i) stack.push_back(x.src(i));
-    if (reduces && x.op() == Ops::REDUCE) reduces->push_back(x);
-    while (!stack.empty()) {
-      UOp u = stack.back();
-      stack.pop_back();
-      if (seen.contains(u.node())) continue;
-      seen.set(u.node(), 1);
-      const Info& in = at(u);
-      if (u.op() == Ops::BUFFER || in.kept()) {
-        buffers.push_back(u);
-        continue;
-      }
-      if (reduces && u.op() == Ops::REDUCE) reduces->push_back(u);
-      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) stack.push_back(u.src(i));
-    }
-  }
-
-  // the flat index into a row-major buffer of `shape` from per-axis index expressions
-  static UOp flat_index(const std::vector<UOp>& rngs, const Shape& shape) {
-    UOp valid = UOp::const_(dtypes::bool_, Arg(true)), e = windex(0);
-    std::int64_t stride = 1;
-    for (std::size_t i = rngs.size(); i-- > 0;) {
-      e = e + get_idx(rngs[i]) * windex(stride);
-      stride *= shape[i];
-      const UOp v = get_valid(rngs[i]);
-      if (!(v.op() == Ops::CONST && v.arg().py_equals(Arg(true)))) valid = valid & v;
-    }
-    return simplify(valid.where(e, UOp::invalid()));
-  }
-
-  // x's value at its out ranges
-  UOp expr(const UOp& x) {
-    Info& in = at(x);
-    if (in.expr) return in.expr;
-    const Ops op = x.op();
-    const Shape& shape = *in.shape;
-    UOp r;
-    if (shape_prod(shape) == 0) {
-      r = UOp::const_(x.dtype(), Arg(std::int64_t(0)));
-    } else if (op == Ops::CONST) {
-      r = UOp::const_(x.dtype(), x.arg());
-    } else if (op == Ops::REDUCE) {
-      const Ops rop = x.arg()[0].as_op();
-      if (shape_prod(*at(x.src(0)).shape) == 0) {
-        r = UOp::const_(x.dtype(), UOp::const_(x.dtype(), Arg(std::int64_t(0))).pop_const(rop).second);
-      } else {
-        std::vector<UOp> rr;
-        for (const Arg& a : x.arg()[1].as_tuple())
-          if (in.in[std::size_t(a.as_int())].op() == Ops::RANGE) rr.push_back(in.in[std::size_t(a.as_int())]);
-        r = src_value(x, x.src(0)).reduce(rop, rr);
-      }
-    } else if (op == Ops::PAD) {
-      UOp valid = UOp::const_(dtypes::bool_, Arg(true));
-      for (const UOp& rg : in.in) valid = valid & get_valid(rg);
-      r = simplify(valid).where(src_value(x, x.src(0)), UOp::const_(x.dtype(), Arg(std::int64_t(0))));
-    } else if (GroupOp::Movement.contains(op) || op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD) {
-      r = src_value(x, x.src(0));
-    } else if (is_elementwise(op)) {
-      std::vector<UOp> src;
-      for (const UOp& s : x.src()) src.push_back(src_value(x, s));
-      r = x.replace({.src = std::move(src)});
-    } else {
-      throw Error("schedule: no kernel form for " + op_repr(op));
-    }
-    return in.expr = r;
-  }
-
-  // source s of x, read at x's in ranges
-  UOp src_value(const UOp& x, const UOp& s) {
-    const Info& xi = at(x);
-    const Info& si = at(s);
-    if (s.op() == Ops::BUFFER) return s.index({xi.in.at(0)});
-    if (s.op() == Ops::CONST) return expr(s);
-    if (si.kept()) return si.buffer.index({flat_index(xi.in, *si.shape)});
-    if (si.inlined) {
-      std::vector<std::pair<UOp, UOp>> sub;
-      for (std::size_t i = 0; i < si.out.size(); ++i)
-        if (si.out[i].op() == Ops::RANGE && !is_invalid_const(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
-      return expr(s).substitute(sub);
-    }
-    return expr(s);
-  }
-
-  void emit(const UOp& x, Schedule& sched) {
-    Info& in = at(x);
-    const Shape& shape = *in.shape;
-    const DType dt = x.dtype();
-    if (shape_prod(shape) == 0) {
-      in.buffer = new_buffer(in.device, 0, dt);
-      return;
-    }
-    // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
-    if (passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
-      in.buffer = at(x.src(0)).buffer;
-      return;
-    }
-    in.buffer = new_buffer(in.device, shape_prod(shape), dt);
-    if (x.op() == Ops::COPY) {
-      const UOp& s = x.src(0);
-      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device});
-      return;
-    }
-    const UOp value = expr(x);
-    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
-    std::vector<UOp> ends;
-    for (const UOp& r : in.out)
-      if (r.op() == Ops::RANGE) ends.push_back(r);
-    // symbolic first (tinygrad runs it on the rangeified graph): folds what makes a buffer unused
-    UOp ast = simplify(UOp::sink(store.end(ends)));
-    // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
-    std::vector<UOp> bufs{in.buffer};
-    std::vector<std::pair<UOp, UOp>> sub;
-    std::int64_t next_axis = 0;
-    std::vector<std::pair<UOp, UOp>> sub2;
-    for (const UOp& u : ast.toposort()) {
-      if (u.op() == Ops::BUFFER) {
-        if (u != in.buffer) bufs.push_back(u);
-      } else if (u.op() == Ops::RANGE) {
-        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
-        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
-      }
-    }
-    for (std::size_t i = 0; i < bufs.size(); ++i)
-      sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
-    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device});
-  }
-};
-
-}  // namespace detail
-
-// The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
-template <class T = void>
-Schedule create_schedule(const std::vector<UOp>& roots) {
-  return detail::Rangeify<T>(roots).run();
-}
-
-}  // namespace mg
 
 namespace mg {
 
@@ -11186,2000 +13172,6 @@ template void run_schedule<void>(const Schedule&);
 extern template Schedule create_schedule<void>(const std::vector<UOp>&);
 extern template void run_schedule<void>(const Schedule&);
 #endif
-
-}  // namespace mg
-
-namespace mg {
-
-// the dtype tinygrad gives a C++ value of type T (dtypes.from_py for bool, int and float)
-template <class T> constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<T, bool>) return dtypes::bool_;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return dtypes::int8;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return dtypes::uint8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return dtypes::int16;
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return dtypes::uint16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return dtypes::int32;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return dtypes::uint32;
-  else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return dtypes::int64;
-  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return dtypes::uint64;
-  else if constexpr (std::is_same_v<T, float>) return dtypes::float32;
-  else if constexpr (std::is_same_v<T, double>) return dtypes::float64;
-  else static_assert(std::is_same_v<T, bool>, "Tensor: no dtype for this element type");
-}
-
-// a scalar operand of a Tensor operation: bool, int or float, as a Python scalar
-struct ConstType {
-  Arg v;
-  template <class T> requires std::is_arithmetic_v<T>
-  ConstType(T x) : v(std::is_same_v<T, bool> ? Arg(bool(x)) : std::is_floating_point_v<T> ? Arg(double(x)) : Arg(std::int64_t(x))) {}
-  // tinygrad's dtypes.from_py
-  DType py_dtype() const { return v.is_bool() ? dtypes::bool_ : v.is_float() ? dtypes::default_float : dtypes::default_int; }
-};
-
-// an int or a list of ints, as tinygrad's `int|tuple[int, ...]` arguments (kernel size, stride,
-// padding); empty where an argument defaults to another (a pool's stride to its kernel size)
-struct Sizes {
-  std::vector<std::int64_t> v;
-  bool scalar = false;  // one int, which stands for every dim (tinygrad's int); {k} is a list of one
-  Sizes() = default;
-  Sizes(std::int64_t x) : v{x}, scalar(true) {}
-  Sizes(std::initializer_list<std::int64_t> l) : v(l) {}
-  Sizes(std::vector<std::int64_t> l) : v(std::move(l)) {}
-};
-// one axis of pad or shrink: (before, after) or (start, end); none leaves the axis. Written {1, 2},
-// std::pair{1, 2} or std::nullopt.
-struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
-  using std::optional<std::pair<std::int64_t, std::int64_t>>::optional;
-  AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
-};
-// pad/shrink's argument that touches one axis: (a, b) at dim, nothing on the other ndim - 1 axes
-inline std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
-  std::vector<AxisPair> r(ndim);
-  r[dim] = AxisPair(a, b);
-  return r;
-}
-// pad's modes, as tinygrad's pad(mode=...)
-enum class PadMode { constant, reflect, replicate, circular };
-// how a loss reduces over its elements
-enum class Reduction { none, sum, mean };
-class Index;  // getitem's index (tensor/index.hpp)
-
-class Tensor;
-namespace detail {
-// tinygrad's UOp.base: below the movement ops
-inline const UOp& view_base(const UOp& u) {
-  const UOp* b = &u;
-  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
-  return *b;
-}
-
-// What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
-// Tensor do: realize() and the gradient are seen through every copy.
-struct TensorData {
-  UOp uop;
-  Shape shape;
-  std::string device;                       // found once, when the graph is first wrapped
-  std::optional<bool> requires_grad;        // tinygrad's None / True / False
-  std::shared_ptr<TensorData> grad;         // filled by backward()
-  static std::shared_ptr<TensorData> make(UOp u, Shape s, std::string device);
-};
-// Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
-struct TensorRegistry {
-  std::mutex m;
-  std::vector<std::weak_ptr<TensorData>> all;
-  std::size_t sweep_at = 1024;
-  static TensorRegistry& get() {
-    static TensorRegistry* r = new TensorRegistry();  // never destroyed: tensors in statics may die at exit
-    return *r;
-  }
-  void add(const std::shared_ptr<TensorData>& d) {
-    std::lock_guard lock(m);
-    if (all.size() >= sweep_at) {  // drop the dead, amortized
-      std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
-      sweep_at = std::max<std::size_t>(1024, all.size() * 2);
-    }
-    all.push_back(d);
-  }
-  std::vector<std::shared_ptr<TensorData>> live() {
-    std::lock_guard lock(m);
-    std::vector<std::shared_ptr<TensorData>> out;
-    for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
-    return out;
-  }
-};
-}  // namespace detail
-
-class Tensor {
- public:
-  inline static std::string default_device = [] {
-    const char* d = std::getenv("DEV");  // tinygrad's DEV=CPU / DEV=INTERP
-    return std::string(d && *d ? d : "CPU");
-  }();
-
-  // A Tensor is a handle: copies share the graph. Assigning to a temporary (`t[1] = x`) is a compile
-  // error rather than a silent no-op; setitem and assign write values.
-  Tensor(const Tensor&) = default;
-  Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(const Tensor&) & = default;
-  Tensor& operator=(Tensor&&) & noexcept = default;
-  ~Tensor() = default;
-
-  // ---- creation ----
-  // a tensor viewing a UOp graph (its shape is inferred)
-  explicit Tensor(UOp u) {
-    auto s = shape_of(u);
-    if (!s) throw Error("Tensor: " + op_repr(u.op()) + " has no shape");
-    std::string dev = default_device;  // the first DEVICE the graph starts from
-    for (const UOp& n : u.toposort())
-      if (n.op() == Ops::DEVICE) { dev = n.arg().as_str(); break; }
-    d_ = detail::TensorData::make(std::move(u), std::move(*s), std::move(dev));
-  }
-  // a 0-d tensor holding one value
-  Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
-
-  // data in row-major order with its shape (empty shape: the data's length). The dtype defaults to T's;
-  // double is a Python float, so it defaults to dtypes::default_float (float32) as in tinygrad.
-  template <class T>
-  static Tensor from(std::span<const T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
-                     const std::string& device = default_device) {
-    if (shape.empty()) shape = {std::int64_t(data.size())};  // a list is 1-d, as Tensor([x]) is (1,)
-    check_shape("Tensor::from", shape);
-    if (shape_prod(shape) != std::int64_t(data.size()))
-      throw Error("Tensor::from: " + std::to_string(data.size()) + " values for shape " + shape_str(shape));
-    const DType dt = dtype.value_or(std::is_same_v<T, double> ? dtypes::default_float : dtype_of<T>());
-    HostArray a(dt, shape);
-    for (std::size_t i = 0; i < data.size(); ++i) a.set(std::int64_t(i), ConstType(data[i]).v);
-    return from_host(a, device);
-  }
-  template <class T>
-  static Tensor from(const std::vector<T>& data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
-                     const std::string& device = default_device) {
-    if constexpr (std::is_same_v<T, bool>) {  // vector<bool> has no contiguous storage
-      std::vector<std::uint8_t> b(data.begin(), data.end());
-      return from(std::span<const std::uint8_t>(b), std::move(shape), dtype.value_or(dtypes::bool_), device);
-    } else return from(std::span<const T>(data), std::move(shape), dtype, device);
-  }
-  template <class T>
-  static Tensor from(std::initializer_list<T> data, Shape shape = {}, std::optional<DType> dtype = std::nullopt,
-                     const std::string& device = default_device) {
-    return from(std::vector<T>(data), std::move(shape), dtype, device);
-  }
-  // a host array copied into a new buffer on device
-  static Tensor from_host(const HostArray& a, const std::string& device = default_device) {
-    UOp buf = new_buffer(device, a.numel(), a.dtype);
-    host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
-    return Tensor(a.shape == Shape{a.numel()} ? buf : mop_reshape(buf, a.shape));
-  }
-  // tinygrad's Tensor.full / zeros / ones: a constant, reshaped and expanded (no memory)
-  static Tensor full(const Shape& shape, ConstType value, std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
-    check_shape("Tensor::full", shape);
-    UOp c = UOp(Ops::CONST, dtype.value_or(value.py_dtype()), {device_uop(device)}, normalize_const(dtype.value_or(value.py_dtype()), value.v));
-    if (shape.empty()) return Tensor(c);
-    const Shape ones(shape.size(), 1);
-    return Tensor(shape == ones ? mop_reshape(c, ones) : mop_expand(mop_reshape(c, ones), shape));
-  }
-  static Tensor zeros(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
-    return full(shape, 0, dtype, device);
-  }
-  static Tensor ones(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
-    return full(shape, 1, dtype, device);
-  }
-  // tinygrad's Tensor.empty: a buffer whose contents are not set (here: zero)
-  static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device) {
-    check_shape("Tensor::empty", shape);
-    UOp buf = new_buffer(device, shape_prod(shape), dtype);
-    return Tensor(shape == Shape{shape_prod(shape)} ? buf : mop_reshape(buf, shape));
-  }
-  // tinygrad's Tensor.arange: start, start+step, ... below stop (above it for a negative step). An int
-  // tensor when all three are ints, else default_float. (Built from host data here; tinygrad builds it lazily.)
-  static Tensor arange(ConstType start, std::optional<ConstType> stop = std::nullopt, ConstType step = 1,
-                       std::optional<DType> dtype = std::nullopt, const std::string& device = default_device) {
-    if (!stop) stop = start, start = ConstType(0);
-    const bool ints = !start.v.is_float() && !stop->v.is_float() && !step.v.is_float();
-    const double a = start.v.as_float(), b = stop->v.as_float(), d = step.v.as_float();
-    if (d == 0) throw Error("arange: step is 0");
-    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
-    const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
-    HostArray h(dt, {n});
-    for (std::int64_t i = 0; i < n; ++i)
-      h.set(i, ints ? Arg(start.v.as_int() + i * step.v.as_int()) : Arg(a + double(i) * d));
-    return from_host(h, device);
-  }
-  // tinygrad's Tensor.eye: ones on the diagonal of an n x m matrix
-  static Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, DType dtype = dtypes::default_float,
-                    const std::string& device = default_device) {
-    const Tensor r = arange(n, std::nullopt, 1, std::nullopt, device).reshape({n, 1});
-    const Tensor c = arange(m.value_or(n), std::nullopt, 1, std::nullopt, device).reshape({1, m.value_or(n)});
-    return (r == c).cast(dtype);
-  }
-  // tinygrad's Tensor.linspace: steps points from start to stop, both included
-  static Tensor linspace(double start, double stop, std::int64_t steps, DType dtype = dtypes::default_float,
-                         const std::string& device = default_device) {
-    if (steps < 0) throw Error("linspace: number of steps " + std::to_string(steps) + " is negative");
-    if (steps == 1) return full({1}, start, dtype, device);
-    return (arange(0, steps, 1, dtypes::float64, device) * ((stop - start) / double(steps - 1)) + start).cast(dtype);
-  }
-  Tensor full_like(ConstType value, std::optional<DType> dtype = std::nullopt) const { return full(d_->shape, value, dtype.value_or(dtype_()), device()); }
-  Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const { return full_like(0, dtype); }
-  Tensor ones_like(std::optional<DType> dtype = std::nullopt) const { return full_like(1, dtype); }
-
-  // ---- properties ----
-  const UOp& uop() const { return d_->uop; }
-  const Shape& shape() const { return d_->shape; }
-  DType dtype() const { return d_->uop.dtype(); }
-  std::int64_t ndim() const { return std::int64_t(d_->shape.size()); }
-  std::int64_t numel() const { return shape_prod(d_->shape); }
-  // the device of the buffers or constants the graph starts from (the default when it has none)
-  const std::string& device() const { return d_->device; }
-
-  // ---- autograd ----
-  // backward() fills grad() for the float tensors in the graph (tinygrad's rule: every live float
-  // tensor the loss depends on, except constants), skipping those with requires_grad(false) and those
-  // made inside a NoGrad scope.
-  Tensor& requires_grad(bool r) { d_->requires_grad = r; return *this; }
-  std::optional<bool> requires_grad() const { return d_->requires_grad; }
-  std::optional<Tensor> grad() const {
-    if (!d_->grad) return std::nullopt;
-    return Tensor(d_->grad);
-  }
-  void set_grad(const Tensor& g) { d_->grad = g.d_; }
-  void clear_grad() { d_->grad.reset(); }
-  // the same values, with no gradient flowing back through them
-  Tensor detach() const { return view(UOp(Ops::DETACH, dtype(), {d_->uop}), d_->shape); }
-  // a marker where the scheduler materializes the values (a CONTIGUOUS node); the same values
-  Tensor contiguous() const { return view(UOp(Ops::CONTIGUOUS, dtype(), {d_->uop}), d_->shape); }
-  // the same values; the gradient flowing back through it is made contiguous
-  Tensor contiguous_backward() const { return view(UOp(Ops::CONTIGUOUS_BACKWARD, dtype(), {d_->uop}), d_->shape); }
-  // the tensor on another device (a COPY; the gradient is copied back); the same tensor when it is there
-  Tensor to(const std::string& device) const {
-    if (device == d_->device) return *this;
-    Tensor r(UOp(Ops::COPY, dtype(), {d_->uop, device_uop(device)}), d_->shape, device);
-    if (d_->grad) r.d_->grad = Tensor(d_->grad).to(device).d_;
-    return r;
-  }
-  // While one is alive on this thread, new tensors do not take gradients.
-  class NoGrad {
-   public:
-    NoGrad() : prev_(std::exchange(active(), true)) {}
-    ~NoGrad() { active() = prev_; }
-    NoGrad(const NoGrad&) = delete;
-    NoGrad& operator=(const NoGrad&) = delete;
-    static bool& active() { static thread_local bool on = false; return on; }
-   private:
-    bool prev_;
-  };
-  // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
-  template <class = void>  // a template: only files that differentiate compile pm_gradient
-  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const std::optional<Tensor>& gradient = std::nullopt) const {
-    if (!gradient && !d_->shape.empty())
-      throw Error("gradient: without a gradient argument, backward needs a scalar; this tensor has shape " + shape_str(d_->shape));
-    if (!dtype().is_float()) throw Error("gradient: only float tensors have gradients, this one is " + dtype().repr());
-    for (const Tensor& t : targets)
-      if (!t.dtype().is_float()) throw Error("gradient: only float tensors have gradients, a target is " + t.dtype().repr());
-    const Tensor g = gradient ? *gradient : Tensor::full({}, 1.0, dtype(), device());
-    if (g.shape() != d_->shape) throw Error("gradient: the gradient has shape " + shape_str(g.shape()) + ", the tensor " + shape_str(d_->shape));
-    std::vector<UOp> tu;
-    for (const Tensor& t : targets) tu.push_back(t.d_->uop);
-    const auto grads = compute_gradient(d_->uop, g.d_->uop, tu);
-    std::vector<Tensor> out;
-    for (const Tensor& t : targets) {
-      auto it = grads.find(t.d_->uop);
-      out.push_back(it == grads.end() ? t.zeros_like() : t.view(it->second, t.d_->shape));
-    }
-    return out;
-  }
-  template <class = void>
-  Tensor& backward(const std::optional<Tensor>& gradient = std::nullopt) {
-    std::vector<UOp> topo = d_->uop.toposort();
-    detail::PtrMap<char> in_graph;
-    for (const UOp& u : topo) in_graph.set(u.node(), 1);
-    std::vector<Tensor> need;
-    for (auto& d : detail::TensorRegistry::get().live())
-      if (in_graph.contains(d->uop.node()) && d->uop.dtype().is_float() && d->uop.op() != Ops::CONST && d->requires_grad != false)
-        need.push_back(Tensor(std::move(d)));
-    const std::vector<Tensor> gs = this->gradient(need, gradient);
-    for (std::size_t i = 0; i < need.size(); ++i) {
-      if (need[i].d_->grad) need[i].set_grad(Tensor(need[i].d_->grad) + gs[i]);
-      else need[i].set_grad(gs[i]);
-    }
-    return *this;
-  }
-
-  // ---- realizing ----
-  // computes the graph into a new buffer; the tensor then views that buffer
-  template <class T = void>
-  Tensor& realize() {
-    if (is_realized()) return *this;
-    const UOp buf = realize_uops<T>({d_->uop})[0];
-    d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
-    return *this;
-  }
-  // the tensor's value, computed on its device, copied into a host array
-  template <class T = void>
-  HostArray to_host() const {
-    const UOp buf = realize_uops<T>({d_->uop})[0];
-    HostArray a(dtype_(), d_->shape);
-    const auto& bytes = host_buffer(buf).bytes;
-    if (bytes.size() != a.bytes.size())
-      throw Error("Tensor::to_host: the buffer holds " + std::to_string(bytes.size()) + " bytes, " + std::to_string(a.bytes.size()) + " expected");
-    std::copy(bytes.begin(), bytes.end(), a.bytes.begin());
-    return a;
-  }
-  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
-  // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
-  // buffer.
-  template <class T = void>
-  Tensor& assign(const Tensor& x) {
-    if (x.d_->uop == d_->uop) return *this;
-    std::optional<Tensor> bx;
-    try {
-      bx = x.d_->shape == d_->shape ? x : x.expand(d_->shape);
-    } catch (const Error&) {
-      throw Error("assign: shape mismatch " + shape_str(d_->shape) + " != " + shape_str(x.d_->shape));
-    }
-    const Tensor& v = *bx;
-    if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
-    if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
-    HostArray a = v.to_host<T>();
-    const UOp& buf = detail::view_base(d_->uop);
-    if (buf.op() != Ops::BUFFER) {
-      d_->uop = from_host(a, device()).d_->uop;
-    } else if (is_realized()) {
-      host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
-    } else {
-      write_through_view(buf, a);
-    }
-    return *this;
-  }
-  template <class T = void>
-  Tensor& assign(ConstType x) { return assign<T>(full(d_->shape, x, dtype(), device())); }
-  template <class T> std::vector<T> to_vector() const { return to_host<T>().template to_vector<T>(); }
-  template <class T> T item() const {
-    if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
-    return to_vector<T>()[0];
-  }
-
-  // ---- movement ----
-  // a size of -1 is inferred from the others
-  Tensor reshape(Shape shape) const {
-    std::int64_t known = 1, infer = -1;
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == -1) {
-        if (infer >= 0) throw Error("reshape: more than one -1 in " + shape_str(shape));
-        infer = std::int64_t(i);
-      } else if (shape[i] < 0) throw Error("reshape: negative size in " + shape_str(shape));
-      else known *= shape[i];
-    }
-    if (infer >= 0) shape[std::size_t(infer)] = known == 0 ? 0 : numel() / known;
-    if (shape_prod(shape) != numel()) throw Error("reshape: size mismatch, can't reshape " + shape_str(d_->shape) + " -> " + shape_str(shape));
-    if (shape == d_->shape) return *this;
-    return view(mop_reshape(d_->uop, shape), shape);
-  }
-  // sizes of -1 keep the axis; new axes can be added on the left
-  Tensor expand(Shape shape) const {
-    if (shape.size() < d_->shape.size()) throw Error("expand: cannot expand " + shape_str(d_->shape) + " to fewer dims " + shape_str(shape));
-    const std::size_t off = shape.size() - d_->shape.size();
-    Shape from(off, 1);
-    from.insert(from.end(), d_->shape.begin(), d_->shape.end());
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-      if (shape[i] == -1) shape[i] = from[i];
-      if (from[i] != shape[i] && from[i] != 1) throw Error("expand: cannot broadcast " + shape_str(d_->shape) + " to " + shape_str(shape));
-    }
-    const Tensor r = reshape(from);
-    if (shape == from) return r;
-    return r.view(mop_expand(r.d_->uop, shape), shape);
-  }
-  Tensor permute(const std::vector<std::int64_t>& order) const {
-    std::vector<std::int64_t> o;
-    for (std::int64_t d : order) o.push_back(resolve_dim("permute", d));
-    std::vector<std::int64_t> sorted = o;
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < sorted.size(); ++i)
-      if (sorted.size() != d_->shape.size() || sorted[i] != std::int64_t(i)) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
-    if (sorted.size() != d_->shape.size()) throw Error("permute: " + shape_str(order) + " is not a valid permutation of " + shape_str(d_->shape));
-    bool identity = true;
-    for (std::size_t i = 0; i < o.size(); ++i) identity = identity && o[i] == std::int64_t(i);
-    if (identity) return *this;
-    Shape s;
-    for (std::int64_t d : o) s.push_back(d_->shape[std::size_t(d)]);
-    return view(mop_permute(d_->uop, o), s);
-  }
-  // tinygrad's pad (tensor/index.hpp): (before, after) per axis, nullopt leaves the axis; or torch's flat
-  // list, last axis first. Negative pads cut. Modes: constant (value), reflect, replicate, circular.
-  Tensor pad(const std::vector<AxisPair>& arg, PadMode mode = PadMode::constant,
-             ConstType value = 0) const;
-  Tensor pad(std::initializer_list<std::int64_t> flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
-    return pad_flat(std::span<const std::int64_t>(flat.begin(), flat.size()), mode, value);
-  }
-  // the flat form from a std::vector<std::int64_t> (a template, so that {{1, 2}} stays one pair)
-  template <class V>
-    requires std::same_as<V, std::vector<std::int64_t>>
-  Tensor pad(const V& flat, PadMode mode = PadMode::constant, ConstType value = 0) const {
-    return pad_flat(flat, mode, value);
-  }
-  // (start, end) per axis; nullopt keeps the axis
-  Tensor shrink(const std::vector<AxisPair>& arg) const {
-    if (arg.size() != d_->shape.size()) throw Error("shrink: " + std::to_string(arg.size()) + " ranges for " + shape_str(d_->shape));
-    std::vector<std::pair<std::int64_t, std::int64_t>> m;
-    Shape s;
-    bool any = false;
-    for (std::size_t i = 0; i < arg.size(); ++i) {
-      auto [b, e] = arg[i].value_or(std::pair<std::int64_t, std::int64_t>{0, d_->shape[i]});
-      if (b < 0 || e < b || e > d_->shape[i])
-        throw Error("shrink: range (" + std::to_string(b) + ", " + std::to_string(e) + ") out of bounds for axis " + std::to_string(i) + " of " + shape_str(d_->shape));
-      any = any || b != 0 || e != d_->shape[i];
-      m.emplace_back(b, e - b);
-      s.push_back(e - b);
-    }
-    if (!any) return *this;
-    return view(mop_shrink(d_->uop, m), s);
-  }
-  Tensor flip(const std::vector<std::int64_t>& axes) const {
-    std::vector<bool> f(d_->shape.size(), false);
-    for (std::int64_t a : axes) {
-      const std::int64_t d = resolve_dim("flip", a);
-      if (f[std::size_t(d)]) throw Error("flip: axis " + std::to_string(a) + " appears twice");
-      f[std::size_t(d)] = true;
-    }
-    if (std::none_of(f.begin(), f.end(), [](bool b) { return b; })) return *this;
-    return view(mop_flip(d_->uop, f), d_->shape);
-  }
-  Tensor transpose(std::int64_t a = 1, std::int64_t b = 0) const {
-    std::vector<std::int64_t> o(d_->shape.size());
-    for (std::size_t i = 0; i < o.size(); ++i) o[i] = std::int64_t(i);
-    std::swap(o[std::size_t(resolve_dim("transpose", a))], o[std::size_t(resolve_dim("transpose", b))]);
-    return permute(o);
-  }
-  Tensor T() const { return transpose(); }
-  Tensor flatten(std::int64_t start = 0, std::int64_t end = -1) const {
-    if (d_->shape.empty()) return reshape({1});
-    const std::int64_t s = resolve_dim("flatten", start), e = resolve_dim("flatten", end);
-    Shape n(d_->shape.begin(), d_->shape.begin() + s);
-    n.push_back(shape_prod(Shape(d_->shape.begin() + s, d_->shape.begin() + e + 1)));
-    n.insert(n.end(), d_->shape.begin() + e + 1, d_->shape.end());
-    return reshape(n);
-  }
-  // tinygrad's unflatten: dim split into sizes (one of them may be -1)
-  Tensor unflatten(std::int64_t dim, const Shape& sizes) const {
-    const std::size_t d = std::size_t(resolve_dim("unflatten", dim));
-    Shape n(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(d));
-    n.insert(n.end(), sizes.begin(), sizes.end());
-    n.insert(n.end(), d_->shape.begin() + std::ptrdiff_t(d) + 1, d_->shape.end());
-    return reshape(n);
-  }
-  // the lower (tril) or upper (triu) triangle of the last two axes; diagonal > 0 moves it up
-  Tensor triu(std::int64_t diagonal = 0) const { return tri("triu", diagonal, false); }
-  Tensor tril(std::int64_t diagonal = 0) const { return tri("tril", diagonal, true); }
-  Tensor unsqueeze(std::int64_t dim) const {
-    const std::int64_t d = dim < 0 ? dim + ndim() + 1 : dim;
-    if (d < 0 || d > ndim()) throw Error("unsqueeze: dim " + std::to_string(dim) + " out of range for " + shape_str(d_->shape));
-    Shape n = d_->shape;
-    n.insert(n.begin() + d, 1);
-    return reshape(n);
-  }
-  // drops size-1 axes (all of them, or just dim)
-  Tensor squeeze(std::optional<std::int64_t> dim = std::nullopt) const {
-    Shape n;
-    if (!dim) {
-      for (std::int64_t s : d_->shape) if (s != 1) n.push_back(s);
-      return reshape(n);
-    }
-    if (d_->shape.empty()) return *this;
-    const std::int64_t d = resolve_dim("squeeze", *dim);
-    if (d_->shape[std::size_t(d)] != 1) return *this;
-    n = d_->shape;
-    n.erase(n.begin() + d);
-    return reshape(n);
-  }
-
-  // tinygrad's cat: each tensor padded into its place along dim, then summed
-  static Tensor cat(const std::vector<Tensor>& ts, std::int64_t dim = 0) {
-    if (ts.empty()) throw Error("cat: no tensors");
-    const Tensor& first = ts[0];
-    const std::int64_t d = first.resolve_dim("cat", dim);
-    std::vector<std::int64_t> starts{0};
-    for (const Tensor& t : ts) {
-      bool ok = t.ndim() == first.ndim();
-      for (std::int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.d_->shape[std::size_t(i)] == first.d_->shape[std::size_t(i)];
-      if (!ok) throw Error("cat: shapes " + shape_str(first.d_->shape) + " and " + shape_str(t.d_->shape) + " differ off dim " + std::to_string(d));
-      starts.push_back(starts.back() + t.d_->shape[std::size_t(d)]);
-    }
-    std::optional<Tensor> out;
-    for (std::size_t k = 0; k < ts.size(); ++k) {
-      const Tensor padded = ts[k].pad(on_axis(std::size_t(first.ndim()), std::size_t(d), starts[k], starts.back() - starts[k + 1]));
-      out = out ? *out + padded : padded;
-    }
-    return *out;
-  }
-  Tensor cat(const Tensor& other, std::int64_t dim = 0) const { return cat(std::vector<Tensor>{*this, other}, dim); }
-  static Tensor stack(const std::vector<Tensor>& ts, std::int64_t dim = 0) {
-    if (ts.empty()) throw Error("stack: no tensors");
-    std::vector<Tensor> u;
-    for (const Tensor& t : ts) u.push_back(t.unsqueeze(dim));
-    return cat(u, dim);
-  }
-  // pieces of the given sizes along dim (the last may be smaller when one size is given)
-  std::vector<Tensor> split(const std::vector<std::int64_t>& sizes, std::int64_t dim = 0) const {
-    const std::int64_t d = resolve_dim("split", dim);
-    std::int64_t total = 0;
-    for (std::int64_t z : sizes) {
-      if (z < 0) throw Error("split: negative size " + std::to_string(z));
-      total += z;
-    }
-    if (total != d_->shape[std::size_t(d)])
-      throw Error("split: sizes add up to " + std::to_string(total) + ", dim " + std::to_string(d) + " of " + shape_str(d_->shape) + " has " + std::to_string(d_->shape[std::size_t(d)]));
-    std::vector<Tensor> out;
-    std::int64_t at = 0;
-    for (std::int64_t z : sizes) {
-      out.push_back(shrink(on_axis(d_->shape.size(), std::size_t(d), at, at + z)));
-      at += z;
-    }
-    return out;
-  }
-  std::vector<Tensor> split(std::int64_t size, std::int64_t dim = 0) const {
-    if (size <= 0) throw Error("split: size " + std::to_string(size) + " must be positive");
-    const std::int64_t n = d_->shape[std::size_t(resolve_dim("split", dim))];
-    std::vector<std::int64_t> sizes;
-    for (std::int64_t i = 0; i < std::max<std::int64_t>(1, n); i += size) sizes.push_back(std::min(size, n - i));
-    return split(sizes, dim);
-  }
-  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const {
-    if (chunks <= 0) throw Error("chunk: " + std::to_string(chunks) + " chunks");
-    const std::int64_t n = d_->shape[std::size_t(resolve_dim("chunk", dim))];
-    if (n == 0) return split(std::vector<std::int64_t>(std::size_t(chunks), 0), dim);
-    return split((n + chunks - 1) / chunks, dim);
-  }
-  // tinygrad's repeat: tile the tensor repeats[i] times along each axis (extra leading axes allowed)
-  Tensor repeat(const std::vector<std::int64_t>& repeats) const {
-    if (repeats.size() < d_->shape.size())
-      throw Error("repeat: " + std::to_string(repeats.size()) + " repeats for shape " + shape_str(d_->shape));
-    Shape base(repeats.size() - d_->shape.size(), 1);
-    base.insert(base.end(), d_->shape.begin(), d_->shape.end());
-    Shape unsq, expd, fin;
-    for (std::size_t i = 0; i < base.size(); ++i) {
-      if (repeats[i] < 0) throw Error("repeat: negative repeat " + std::to_string(repeats[i]));
-      if (repeats[i] != 1) unsq.push_back(1), expd.push_back(repeats[i]);
-      unsq.push_back(base[i]), expd.push_back(base[i]);
-      fin.push_back(base[i] * repeats[i]);
-    }
-    return reshape(unsq).expand(expd).reshape(fin);
-  }
-
-  // ---- elementwise ----
-  Tensor cast(DType dt) const { return dt == dtype() ? *this : view(d_->uop.cast(dt), d_->shape); }
-  Tensor bitcast(DType dt) const {
-    if (dt.itemsize() != dtype().itemsize())
-      throw Error("bitcast: " + dtype().repr() + " to " + dt.repr() + " changes the item size");
-    return dt == dtype() ? *this : view(UOp(Ops::BITCAST, dt, {d_->uop}), d_->shape);
-  }
-  Tensor alu(Ops op) const { return view(d_->uop.alu(op), d_->shape); }
-
-  // tinygrad's _broadcasted: the scalar takes this tensor's dtype when it fits it, then both sides
-  // broadcast to one shape and promote to one dtype
-  std::pair<Tensor, Tensor> broadcasted(const Tensor& y, bool reverse = false) const {
-    Tensor a = reverse ? y : *this, b = reverse ? *this : y;
-    const Shape out = broadcast_shape({a.d_->shape, b.d_->shape}, "broadcast");
-    a = a.expand(out), b = b.expand(out);
-    if (a.dtype() == b.dtype()) return {a, b};
-    const DType dt = least_upper_dtype(a.dtype(), b.dtype());
-    return {a.cast(dt), b.cast(dt)};
-  }
-  Tensor ufix(const ConstType& x) const {
-    const bool keep = dtype().is_float() || (dtype().is_int() && x.v.is_int());
-    return full(d_->shape, x, keep ? dtype() : x.py_dtype(), device());
-  }
-  Tensor binop(Ops op, const Tensor& y, bool reverse = false) const {
-    auto [a, b] = broadcasted(y, reverse);
-    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
-  }
-
-  Tensor add(const Tensor& y) const { return binop(Ops::ADD, y); }
-  Tensor mul(const Tensor& y) const { return binop(Ops::MUL, y); }
-  Tensor sub(const Tensor& y) const { auto [a, b] = broadcasted(y); return a + (-b); }
-  // true division (a float result); idiv is Python's // on ints (tinygrad's div rounding_mode="floor")
-  Tensor div(const Tensor& y) const {
-    auto [a, b] = broadcasted(y);
-    return a.ensure_float() * b.reciprocal();
-  }
-  Tensor idiv(const Tensor& y) const {
-    auto [a, b] = broadcasted(y);
-    if (!a.dtype().is_int()) throw Error("idiv: needs int tensors, got " + a.dtype().repr());
-    return a.view(a.d_->uop.alu(Ops::FLOORDIV, b.d_->uop), a.d_->shape);
-  }
-  Tensor mod(const Tensor& y) const {
-    auto [a, b] = broadcasted(y);
-    if (a.dtype().is_int()) return a.view(a.d_->uop.alu(Ops::FLOORMOD, b.d_->uop), a.d_->shape);
-    return a - b * (a / b).floor();  // Python's % on floats: the sign of the divisor
-  }
-  Tensor maximum(const Tensor& y) const { return binop(Ops::MAX, y); }
-  Tensor minimum(const Tensor& y) const { auto [a, b] = broadcasted(y); return -((-a).maximum(-b)); }
-  // a scalar branch takes the other branch's dtype when it fits it (tinygrad's ufix through the tensor branch)
-  Tensor where(const Tensor& x, ConstType y) const { return where(x, x.ufix(y)); }
-  Tensor where(ConstType x, const Tensor& y) const { return where(y.ufix(x), y); }
-  Tensor where(const Tensor& x, const Tensor& y) const {
-    auto [xb, yb] = x.broadcasted(y);
-    const Shape out = broadcast_shape({d_->shape, xb.d_->shape}, "where");
-    const Tensor c = cast(dtypes::bool_).expand(out), xe = xb.expand(out), ye = yb.expand(out);
-    return c.view(c.d_->uop.alu(Ops::WHERE, xe.d_->uop, ye.d_->uop), out);
-  }
-  Tensor cmplt(const Tensor& y) const { return binop(Ops::CMPLT, y); }
-  Tensor cmpne(const Tensor& y) const { return binop(Ops::CMPNE, y); }
-  Tensor cmpeq(const Tensor& y) const { return cmpne(y).logical_not(); }
-  Tensor logical_not() const { return cast(dtypes::bool_).cmpne(Tensor::full(d_->shape, true, dtypes::bool_, device())); }
-  Tensor bitwise(Ops op, const Tensor& y) const {
-    auto [a, b] = broadcasted(y);
-    if (a.dtype().is_float()) throw Error(op_repr(op) + ": bitwise ops need int or bool tensors, got " + a.dtype().repr());
-    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
-  }
-  Tensor bitwise_and(const Tensor& y) const { return bitwise(Ops::AND, y); }
-  Tensor bitwise_or(const Tensor& y) const { return bitwise(Ops::OR, y); }
-  Tensor bitwise_xor(const Tensor& y) const { return bitwise(Ops::XOR, y); }
-  Tensor bitwise_not() const {
-    if (dtype().is_float()) throw Error("bitwise_not: bitwise ops need int or bool tensors, got " + dtype().repr());
-    if (dtype().is_bool()) return logical_not();
-    return bitwise_xor(full_like(-1));  // -1 wraps to all ones in an unsigned dtype
-  }
-  // arithmetic shifts of an int tensor (SHL, SHR)
-  Tensor lshift(const Tensor& y) const { return shift(Ops::SHL, y); }
-  Tensor rshift(const Tensor& y) const { return shift(Ops::SHR, y); }
-  Tensor isnan() const { return *this != *this; }
-  Tensor isinf(bool detect_positive = true, bool detect_negative = true) const {
-    const Tensor f = Tensor::full(d_->shape, false, dtypes::bool_, device());
-    return (detect_positive ? *this == ConstType(INFINITY) : f) | (detect_negative ? *this == ConstType(-INFINITY) : f);
-  }
-  Tensor isfinite() const { return (isinf() | isnan()).logical_not(); }
-  Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
-  Tensor reciprocal() const { return ensure_float().alu(Ops::RECIPROCAL); }
-  Tensor sqrt() const { return ensure_float().alu(Ops::SQRT); }
-  Tensor exp2() const { return ensure_float().alu(Ops::EXP2); }
-  Tensor log2() const { return ensure_float().alu(Ops::LOG2); }
-  Tensor sin() const { return ensure_float().alu(Ops::SIN); }
-  Tensor trunc() const { return dtype().is_float() ? alu(Ops::TRUNC) : *this; }
-  // tinygrad's floor / ceil: the truncation moved by one where it went the wrong way
-  Tensor floor() const { const Tensor t = trunc(); return (*this < t).where(t - ConstType(1), t); }
-  Tensor ceil() const { const Tensor t = trunc(); return (*this > t).where(t + ConstType(1), t); }
-  Tensor exp() const { return (ensure_float() * ConstType(1 / std::numbers::ln2)).exp2(); }
-  Tensor log() const { return ensure_float().log2() * ConstType(std::numbers::ln2); }
-  Tensor relu() const { return (*this > ConstType(0)).where(*this, ConstType(0)); }
-  Tensor sigmoid() const { return (ConstType(1) + (*this * ConstType(-1 / std::numbers::ln2)).exp2()).reciprocal(); }
-  Tensor sign() const {
-    return cmpne(ufix(0)).where((*this < ConstType(0)).where(ufix(-1), ufix(1)), ufix(0));
-  }
-  Tensor abs() const { return *this * sign(); }
-  Tensor cos() const {
-    if (dtype().is_float()) return (ConstType(std::numbers::pi / 2) - cast(least_upper_dtype(dtype(), dtypes::float32))).sin().cast(dtype());
-    return (ConstType(std::numbers::pi / 2) - *this).sin();
-  }
-  Tensor tan() const { return sin() / cos(); }
-  Tensor tanh() const { return ConstType(2.0) * (ConstType(2.0) * *this).sigmoid() - ConstType(1.0); }
-  Tensor rsqrt() const { return sqrt().reciprocal(); }
-  // round half to even, as tinygrad (and Python) do
-  Tensor round() const {
-    const Tensor b = trunc() / ConstType(2.0);
-    return ((*this > ConstType(0)) == (b.trunc() == b)).where((*this - ConstType(0.5)).ceil(), (*this + ConstType(0.5)).floor());
-  }
-  Tensor clip(std::optional<ConstType> lo, std::optional<ConstType> hi) const {
-    if (!lo && !hi) throw Error("clip: at least one of min and max must be given");
-    const Tensor r = lo ? (*this < *lo).where(ufix(*lo), *this) : *this;
-    return hi ? (r > *hi).where(r.ufix(*hi), r) : r;
-  }
-  Tensor pow(const Tensor& e) const {
-    auto [b, x] = broadcasted(e);
-    const Tensor r = b.view(b.d_->uop.alu(Ops::POW, x.d_->uop), b.d_->shape);
-    // pow(int, float) is rounded back to the int dtype, as tinygrad does
-    return !dtype().is_float() && e.dtype().is_float() ? r.round().cast(dtype()) : r;
-  }
-  Tensor pow(ConstType e) const {
-    if (!dtype().is_float() && !(e.v.is_int() && e.v.as_int() >= 0)) throw Error("pow: base needs to be float, got " + dtype().repr());
-    return pow(ufix(e));
-  }
-  Tensor lerp(const Tensor& end, const Tensor& weight) const { return *this + (end - *this) * weight; }
-  Tensor lerp(const Tensor& end, ConstType weight) const { return *this + (end - *this) * weight; }
-  Tensor logaddexp(const Tensor& o) const {
-    auto [a, b] = broadcasted(o);
-    const Tensor m = a.maximum(b);
-    return ((a - m).exp() + (b - m).exp()).log() + m;
-  }
-  // activations (tinygrad's formulas)
-  Tensor relu6() const { return relu() - (*this - ConstType(6)).relu(); }
-  Tensor leaky_relu(double neg_slope = 0.01) const { return (*this < ConstType(0)).where(*this * ConstType(neg_slope), *this); }
-  Tensor elu(double alpha = 1.0) const { return relu() - ConstType(alpha) * (ConstType(1) - exp()).relu(); }
-  Tensor celu(double alpha = 1.0) const {
-    return maximum(ufix(0)) + (ConstType(alpha) * ((*this / ConstType(alpha)).exp() - ConstType(1))).minimum(ufix(0));
-  }
-  Tensor selu(double alpha = 1.67326, double gamma = 1.0507) const {
-    return ConstType(gamma) * (*this >= ConstType(0)).where(*this, ConstType(alpha) * (exp() - ConstType(1)));
-  }
-  Tensor softplus(double beta = 1.0) const { return ConstType(1 / beta) * (*this * ConstType(beta)).logaddexp(ufix(0.0)); }
-  Tensor mish() const { return *this * softplus().tanh(); }
-  Tensor swish() const { return *this * sigmoid(); }
-  Tensor silu() const { return swish(); }
-  Tensor gelu() const {  // the tanh approximation
-    return ConstType(0.5) * *this * (ConstType(1) + (ConstType(std::sqrt(2 / std::numbers::pi)) * (*this + ConstType(0.044715) * *this * *this * *this)).tanh());
-  }
-  Tensor quick_gelu() const { return *this * (*this * ConstType(1.702)).sigmoid(); }
-  Tensor hardsigmoid(double alpha = 1.0 / 6, double beta = 0.5) const {
-    return (ConstType(alpha) * *this + ConstType(beta)).relu() - (ConstType(alpha) * *this + ConstType(beta - 1)).relu();
-  }
-  Tensor hardtanh(double lo = -1, double hi = 1) const { return clip(lo, hi); }
-  Tensor hardswish() const { return *this * (*this + ConstType(3)).relu6() * ConstType(1.0 / 6); }
-  Tensor softsign() const { return *this / (ConstType(1) + abs()); }
-  Tensor logsigmoid() const { return -(-*this).softplus(); }
-  Tensor square() const { return *this * *this; }
-  Tensor ensure_float() const { return dtype().is_float() ? *this : cast(least_upper_float(dtype())); }
-
-  // operators: a ConstType on either side wraps into a tensor as tinygrad's ufix does
-#define MG_TENSOR_BINOP(SYM, FN)                                                                           \
-  friend Tensor operator SYM(const Tensor& a, const Tensor& b) { return a.FN(b); }                          \
-  friend Tensor operator SYM(const Tensor& a, ConstType b) { return a.FN(a.ufix(b)); }                         \
-  friend Tensor operator SYM(ConstType a, const Tensor& b) { return b.ufix(a).FN(b); }
-  MG_TENSOR_BINOP(+, add) MG_TENSOR_BINOP(*, mul) MG_TENSOR_BINOP(-, sub) MG_TENSOR_BINOP(/, div)
-  MG_TENSOR_BINOP(%, mod) MG_TENSOR_BINOP(<, cmplt) MG_TENSOR_BINOP(!=, cmpne) MG_TENSOR_BINOP(==, cmpeq)
-#undef MG_TENSOR_BINOP
-  friend Tensor operator>(const Tensor& a, const Tensor& b) { return b.cmplt(a); }
-  friend Tensor operator>(const Tensor& a, ConstType b) { return a.ufix(b).cmplt(a); }
-  friend Tensor operator>=(const Tensor& a, const Tensor& b) { return (a < b).logical_not(); }
-  friend Tensor operator>=(const Tensor& a, ConstType b) { return (a < b).logical_not(); }
-  friend Tensor operator<=(const Tensor& a, const Tensor& b) { return (a > b).logical_not(); }
-  friend Tensor operator<=(const Tensor& a, ConstType b) { return (a > b).logical_not(); }
-  friend Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::AND, b); }
-  friend Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::OR, b); }
-  friend Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise(Ops::XOR, b); }
-  friend Tensor operator&(const Tensor& a, ConstType b) { return a.bitwise(Ops::AND, a.ufix(b)); }
-  friend Tensor operator|(const Tensor& a, ConstType b) { return a.bitwise(Ops::OR, a.ufix(b)); }
-  friend Tensor operator^(const Tensor& a, ConstType b) { return a.bitwise(Ops::XOR, a.ufix(b)); }
-  friend Tensor operator<<(const Tensor& a, const Tensor& b) { return a.lshift(b); }
-  friend Tensor operator<<(const Tensor& a, ConstType b) { return a.lshift(a.ufix(b)); }
-  friend Tensor operator>>(const Tensor& a, const Tensor& b) { return a.rshift(b); }
-  friend Tensor operator>>(const Tensor& a, ConstType b) { return a.rshift(a.ufix(b)); }
-  friend Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
-  friend Tensor operator-(const Tensor& a) { return a.neg(); }
-
-  // ---- reductions ----
-  // axes may be negative; none = all. keepdim keeps the reduced axes as size 1.
-  Tensor sum(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::optional<DType> acc = std::nullopt) const {
-    const Tensor r = cast(acc.value_or(sum_acc_dtype(dtype()))).reduce(Ops::ADD, std::move(axes), keepdim);
-    const DType d = dtype().scalar();
-    return !acc && (d == dtypes::float16 || d == dtypes::bfloat16 || d.is_fp8()) ? r.cast(dtype()) : r;
-  }
-  Tensor sum(std::int64_t axis, bool keepdim = false) const { return sum(std::vector<std::int64_t>{axis}, keepdim); }
-  Tensor prod(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MUL, std::move(axes), keepdim); }
-  Tensor max(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return reduce(Ops::MAX, std::move(axes), keepdim); }
-  Tensor max(std::int64_t axis, bool keepdim = false) const { return max(std::vector<std::int64_t>{axis}, keepdim); }
-  Tensor min(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return -((-*this).max(std::move(axes), keepdim)); }
-  Tensor min(std::int64_t axis, bool keepdim = false) const { return min(std::vector<std::int64_t>{axis}, keepdim); }
-  Tensor prod(std::int64_t axis, bool keepdim = false) const { return prod(std::vector<std::int64_t>{axis}, keepdim); }
-  Tensor mean(std::vector<std::int64_t> axes = {}, bool keepdim = false) const {
-    const DType out = dtype().is_float() ? dtype() : dtypes::float32;
-    const Tensor s = cast(sum_acc_dtype(dtype())).sum(axes, keepdim);
-    const std::int64_t n = numel() / std::max<std::int64_t>(1, s.numel());
-    return (s / ConstType(n)).cast(out);
-  }
-  Tensor mean(std::int64_t axis, bool keepdim = false) const { return mean(std::vector<std::int64_t>{axis}, keepdim); }
-  Tensor any(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).max(std::move(axes), keepdim); }
-  Tensor all(std::vector<std::int64_t> axes = {}, bool keepdim = false) const { return cast(dtypes::bool_).prod(std::move(axes), keepdim); }
-  Tensor any(std::int64_t axis, bool keepdim = false) const { return any(std::vector<std::int64_t>{axis}, keepdim); }
-  Tensor all(std::int64_t axis, bool keepdim = false) const { return all(std::vector<std::int64_t>{axis}, keepdim); }
-
-  // tinygrad's softmax family: shifted by the max along the axis for stability
-  Tensor softmax(std::int64_t axis = -1) const {
-    const Tensor m = *this - max(axis, true), e = m.exp();
-    return e / e.sum(axis, true);
-  }
-  Tensor log_softmax(std::int64_t axis = -1) const {
-    const Tensor m = *this - max(axis, true);
-    return m - m.exp().sum(axis, true).log();
-  }
-  Tensor logsumexp(std::int64_t axis, bool keepdim = false) const {
-    const Tensor m = max(axis, true);
-    const Tensor r = (*this - m).exp().sum(axis, true).log() + m;
-    return keepdim ? r : r.squeeze(axis);
-  }
-  // variance with Bessel's correction by default, over the reduced elements
-  Tensor var(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
-    const Tensor sq = (*this - mean(axes, true)).square();
-    const Tensor s = sq.sum(axes, keepdim);
-    const std::int64_t n = numel() / std::max<std::int64_t>(1, sq.sum(axes, true).numel());
-    return s / ConstType(double(std::max<std::int64_t>(0, n - correction)));
-  }
-  Tensor var(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const {
-    return var(std::vector<std::int64_t>{axis}, keepdim, correction);
-  }
-  Tensor std(std::vector<std::int64_t> axes = {}, bool keepdim = false, std::int64_t correction = 1) const {
-    return var(std::move(axes), keepdim, correction).sqrt();
-  }
-  Tensor std(std::int64_t axis, bool keepdim = false, std::int64_t correction = 1) const { return var(axis, keepdim, correction).sqrt(); }
-  // the index of the first maximum (over the flattened tensor when no axis is given), int32
-  Tensor argmax(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const {
-    if (!axis) return flatten().argmax(0);
-    const std::int64_t ax = resolve_dim("argmax", *axis), n = d_->shape[std::size_t(ax)];
-    Shape s(d_->shape.size(), 1);
-    s[std::size_t(ax)] = n;
-    const Tensor down = arange(n, 0, -1, dtypes::int32, device()).reshape(s);  // n, n-1, ..., 1
-    const Tensor idx = (*this == max(ax, true)).cast(dtypes::int32) * down;
-    return (Tensor::full({}, n, dtypes::int32, device()) - idx.max(ax, keepdim)).cast(dtypes::int32);
-  }
-  Tensor argmin(std::optional<std::int64_t> axis = std::nullopt, bool keepdim = false) const { return (-*this).argmax(axis, keepdim); }
-  // running sum along an axis (tinygrad's cumsum): each output sums the inputs at or before it
-  Tensor cumsum(std::int64_t axis = 0) const {
-    if (d_->shape.empty()) return *this;
-    const std::int64_t ax = resolve_dim("cumsum", axis), last = ndim() - 1, n = d_->shape[std::size_t(ax)];
-    const Tensor x = transpose(ax, last);
-    const Tensor mask = arange(n, std::nullopt, 1, std::nullopt, device()).reshape({n, 1}) >=
-                        arange(n, std::nullopt, 1, std::nullopt, device()).reshape({1, n});
-    return (x.unsqueeze(-2) * mask.cast(x.dtype())).sum(-1).transpose(ax, last);
-  }
-  // tinygrad's dot / matmul: the last axis of this against the second-to-last of w (the only one of a 1-d w)
-  Tensor dot(const Tensor& w, std::optional<DType> acc = std::nullopt) const {
-    const std::int64_t dx = ndim(), dw = w.ndim();
-    if (dx == 0 || dw == 0) throw Error("dot: both tensors need to be at least 1-D, got " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
-    const std::int64_t axis_w = -std::min<std::int64_t>(dw, 2);
-    if (d_->shape.back() != w.d_->shape[std::size_t(dw + axis_w)])
-      throw Error("dot: cannot dot " + shape_str(d_->shape) + " and " + shape_str(w.d_->shape));
-    const std::int64_t ones = std::min<std::int64_t>({dx - 1, dw - 1, 1});
-    Shape xs(d_->shape.begin(), d_->shape.end() - 1), ws(w.d_->shape.begin(), w.d_->shape.end() - std::min<std::int64_t>(dw, 2));
-    xs.insert(xs.end(), std::size_t(ones), 1), xs.push_back(d_->shape.back());
-    ws.insert(ws.end(), std::size_t(ones), 1), ws.insert(ws.end(), w.d_->shape.end() + axis_w, w.d_->shape.end());
-    const Tensor x = reshape(xs), wt = w.reshape(ws).transpose(-1, axis_w);
-    return (x * wt).sum(std::vector<std::int64_t>{-1}, false, acc).cast(acc.value_or(least_upper_dtype(dtype(), w.dtype())));
-  }
-  Tensor matmul(const Tensor& w) const { return dot(w); }
-
-
-  // ==== random: defined in tensor/random.hpp ====
-  // tinygrad's generators, number for number: the same seed and the same draws (per device, in
-  // order, of the same sizes) give the same values
-  static void manual_seed(std::uint64_t seed = 0);  // the seed's low 32 bits count, as in tinygrad
-  // uniform on [0, 1), a float dtype
-  static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
-  // standard normal (Box-Muller on one rand draw of twice the size, in float32, then cast)
-  static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
-  // ints uniform on [low, high)
-  static Tensor randint(const Shape& shape, std::int64_t low = 0, std::int64_t high = 10, DType dtype = dtypes::int32,
-                        const std::string& device = default_device);
-  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0, DType dtype = dtypes::default_float,
-                        const std::string& device = default_device);
-  static Tensor normal(const Shape& shape, double mean = 0.0, double std_dev = 1.0, DType dtype = dtypes::default_float,
-                       const std::string& device = default_device);
-  // initializers: uniform on [-prod(shape)^-0.5, prod(shape)^-0.5); Glorot's and Kaiming's (fan-in:
-  // the sizes after the first)
-  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
-  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float, const std::string& device = default_device);
-  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
-                                const std::string& device = default_device);
-  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
-                               const std::string& device = default_device);
-  // this tensor's shape and device; the dtype defaults to this tensor's
-  Tensor rand_like(std::optional<DType> dtype = std::nullopt) const;
-  Tensor randn_like(std::optional<DType> dtype = std::nullopt) const;
-  // tinygrad's Tensor.training: dropout and friends act only while it is set
-  inline static bool training = false;
-  // zeroes each element with probability p and scales the rest by 1/(1-p), while training; else the identity
-  Tensor dropout(double p = 0.5) const;
-  // While one is alive, Tensor::training is `mode` (tinygrad's `with Tensor.train():`).
-  class Train {
-   public:
-    explicit Train(bool mode = true) : prev_(std::exchange(training, mode)) {}
-    ~Train() { training = prev_; }
-    Train(const Train&) = delete;
-    Train& operator=(const Train&) = delete;
-   private:
-    bool prev_;
-  };
-  // ==== end random ====
-
-  // ==== indexing: defined in tensor/index.hpp ====
-  // numpy's / tinygrad's indexing: ints, slices, newaxis, ellipsis and int tensors (advanced indexing).
-  // t[i] and t[{i, j}] read; setitem writes (t[i] = x does not compile: a Tensor is a handle).
-  Tensor operator[](const Index& i) const;
-  Tensor operator[](std::initializer_list<Index> i) const;
-  Tensor getitem(const std::vector<Index>& indices) const;
-  Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
-  Tensor& setitem(const std::vector<Index>& indices, ConstType v);
-  // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
-  Tensor gather(std::int64_t dim, const Tensor& index) const;
-  // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
-  Tensor one_hot(std::int64_t num_classes = -1) const;
-
- private:
-  Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
-  Tensor one_hot_along_dim(std::int64_t n, std::int64_t dim) const;
-  Tensor pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const;
-  Tensor pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const;
-
- public:
-  // ==== end indexing ====
-
-  // ==== nn ops: defined in tensor/nn_ops.hpp ====
-  // tinygrad's functional nn ops. Convolutions and pools work over any number of spatial dims (the
-  // trailing ones); padding is an int, one per spatial dim, or (left, right, top, bottom, ...).
-  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
-  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0) const;
-  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, std::int64_t groups = 1, Sizes stride = 1, Sizes dilation = 1, Sizes padding = 0, Sizes output_padding = 0) const;
-  Tensor max_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false) const;
-  Tensor avg_pool2d(Sizes kernel_size = {2, 2}, Sizes stride = {}, Sizes dilation = 1, Sizes padding = 0, bool ceil_mode = false, bool count_include_pad = true) const;
-  Tensor layernorm(std::vector<std::int64_t> axes = {-1}, double eps = 1e-5) const;
-  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean, const Tensor& invstd, std::vector<std::int64_t> axes = {1}) const;
-  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask = std::nullopt, double dropout_p = 0.0, bool is_causal = false) const;
-  Tensor cross_entropy(const Tensor& Y, Reduction reduction = Reduction::mean, double label_smoothing = 0.0) const;
-  Tensor sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index = -1, double label_smoothing = 0.0, Reduction reduction = Reduction::mean) const;
-  Tensor binary_crossentropy(const Tensor& Y, Reduction reduction = Reduction::mean) const;
-  Tensor binary_crossentropy_logits(const Tensor& Y, Reduction reduction = Reduction::mean, const std::optional<Tensor>& pos_weight = std::nullopt) const;
-
- private:
-  Tensor pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) const;
-  Tensor do_reduction_(Reduction reduction) const;
-
- public:
-  // ==== end nn ops ====
-
- private:
-  Tensor(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
-  explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
-  Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s), d_->device); }  // same device
-  DType dtype_() const { return dtype(); }
-  bool is_realized() const {
-    const UOp& u = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
-    return u.op() == Ops::BUFFER;
-  }
-  static void check_shape(const char* who, const Shape& s) {
-    for (std::int64_t d : s) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(s));
-  }
-  std::int64_t resolve_dim(const char* who, std::int64_t d) const {
-    const std::int64_t n = std::max<std::int64_t>(ndim(), 1);
-    if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
-    return d < 0 ? d + n : d;
-  }
-  // assign into a view of buf: the view's movement ops, replayed on the buffer's element indices, say
-  // which buffer element each of a's elements goes to (the last of repeats wins, as an expand's)
-  void write_through_view(const UOp& buf, const HostArray& a) const {
-    std::vector<UOp> chain;  // the movement ops, top to bottom
-    for (const UOp* u = &d_->uop; u->op() != Ops::BUFFER; u = &u->src(0)) {
-      if (u->op() == Ops::PAD) throw Error("assign: can't write through a padded view of a buffer, shape " + shape_str(d_->shape));
-      chain.push_back(*u);
-    }
-    std::vector<std::int64_t> ids(std::size_t(buf.arg().as_int()));
-    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = std::int64_t(i);
-    UOp idx = from(ids, {std::int64_t(ids.size())}, dtypes::int64, device()).d_->uop;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      std::vector<UOp> src(it->src().begin(), it->src().end());
-      src[0] = idx;
-      idx = UOp(it->op(), dtypes::int64, src, it->arg());
-    }
-    const std::vector<std::int64_t> to = reference_eval(idx).to_vector<std::int64_t>();
-    AlignedBytes& bytes = host_buffer(buf).bytes;
-    const std::size_t isz = std::size_t(dtype().itemsize());
-    for (std::size_t i = 0; i < to.size(); ++i)
-      std::memcpy(bytes.data() + std::size_t(to[i]) * isz, a.bytes.data() + i * isz, isz);
-  }
-  Tensor pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const;
-  Tensor shift(Ops op, const Tensor& y) const {
-    auto [a, b] = broadcasted(y);
-    if (!a.dtype().is_int()) throw Error(op_repr(op) + ": shifts need int tensors, got " + a.dtype().repr());
-    return a.view(a.d_->uop.alu(op, b.d_->uop), a.d_->shape);
-  }
-  Tensor tri(const char* who, std::int64_t diagonal, bool lower) const {
-    if (ndim() < 2) throw Error(std::string(who) + ": needs at least 2 dims, got shape " + shape_str(d_->shape));
-    const std::int64_t r = d_->shape[d_->shape.size() - 2], c = d_->shape.back();
-    const Tensor rows = arange(r, std::nullopt, 1, dtypes::default_int, device()).unsqueeze(-1);
-    const Tensor cols = arange(c, std::nullopt, 1, dtypes::default_int, device());
-    const Tensor keep = lower ? cols <= rows + ConstType(diagonal) : rows + ConstType(diagonal) <= cols;
-    return keep.where(*this, full_like(0));
-  }
-  Tensor reduce(Ops op, std::vector<std::int64_t> axes, bool keepdim) const {
-    std::vector<std::int64_t> ax;
-    if (axes.empty()) for (std::int64_t i = 0; i < ndim(); ++i) ax.push_back(i);
-    for (std::int64_t a : axes) {
-      const std::int64_t d = resolve_dim("reduce", a);
-      if (std::find(ax.begin(), ax.end(), d) != ax.end()) throw Error("reduce: axis " + std::to_string(a) + " appears twice");
-      ax.push_back(d);
-    }
-    if (ndim() == 0) ax.clear();
-    Shape kept = d_->shape, dropped;
-    std::vector<std::int64_t> real;  // tinygrad's _rop skips axes of size 1
-    for (std::int64_t a : ax) {
-      if (d_->shape[std::size_t(a)] != 1) real.push_back(a);
-      kept[std::size_t(a)] = 1;
-    }
-    const Tensor r = real.empty() ? *this : view(rop(d_->uop, op, real), kept);
-    for (std::size_t i = 0; i < d_->shape.size(); ++i)
-      if (std::find(ax.begin(), ax.end(), std::int64_t(i)) == ax.end()) dropped.push_back(d_->shape[i]);
-    return keepdim ? r : r.reshape(dropped);
-  }
-
-  std::shared_ptr<detail::TensorData> d_;
-};
-
-namespace detail {
-inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string device) {
-  auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::move(device), std::nullopt, nullptr});
-  if (Tensor::NoGrad::active()) d->requires_grad = false;
-  TensorRegistry::get().add(d);
-  return d;
-}
-}  // namespace detail
-
-}  // namespace mg
-
-
-// ---- metagrad/tensor/nn_ops.hpp ----
-// Tensor's NN ops: linear, convolutions, pooling, normalization, attention and losses, built from
-// movement ops, elementwise ops and reductions as tinygrad builds them (so they differentiate through
-// the ordinary gradient rules). A convolution is a pool (_pool: sliding windows as new axes, made
-// with repeat, shrink and reshape only) multiplied by the weight and summed.
-
-
-namespace mg {
-namespace detail {
-
-using PadPairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
-
-// Python's -(a // -b): a / b rounded up, for any signs
-inline std::int64_t ceildiv(std::int64_t a, std::int64_t b) {
-  const std::int64_t q = a / b;
-  return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
-}
-
-// tinygrad's make_tuple: one value repeated for every spatial dim, or one value per dim
-inline std::vector<std::int64_t> make_tuple(const char* who, const char* what, const Sizes& s, std::size_t dims,
-                                            std::int64_t least = 1) {
-  if (s.v.size() != 1 && s.v.size() != dims)
-    throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " needs 1 or " + std::to_string(dims) + " values");
-  for (std::int64_t x : s.v)
-    if (x < least) throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " must be >= " + std::to_string(least));
-  return s.v.size() == 1 ? std::vector<std::int64_t>(dims, s.v[0]) : s.v;
-}
-
-// tinygrad's resolve_pool_pads then flat_to_grouped: (before, after) for each spatial dim, in order.
-// An int pads every side; one value per dim pads both its sides; 2*dims values are (left, right,
-// top, bottom, ...), the last dim first.
-inline PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dims) {
-  const std::vector<std::int64_t>& p = padding.v;
-  if (p.size() == 1) return PadPairs(dims, {p[0], p[0]});
-  if (p.size() == 2 * dims) {
-    PadPairs g;
-    for (std::size_t i = dims; i-- > 0;) g.emplace_back(p[2 * i], p[2 * i + 1]);
-    return g;
-  }
-  if (p.size() == dims) {
-    PadPairs g;
-    for (std::int64_t x : p) g.emplace_back(x, x);
-    return g;
-  }
-  throw Error(std::string(who) + ": padding " + shape_str(p) + " needs 1, " + std::to_string(dims) + " or " +
-              std::to_string(2 * dims) + " values for " + std::to_string(dims) + " spatial dims");
-}
-
-// tinygrad's _apply_ceil_mode: more padding after each spatial dim so that a last, partial window is
-// pooled, but never a window that starts in the padding alone
-inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std::vector<std::int64_t>& k,
-                               const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) {
-  PadPairs out = pads;
-  for (std::size_t j = 0; j < k.size(); ++j) {
-    const auto [pb, pa] = pads[j];
-    const std::int64_t i = in[j], span = d[j] * (k[j] - 1) + 1;
-    const std::int64_t o = ceildiv(i + pb + pa - span, s[j]) + 1;
-    out[j].second = pa + s[j] * (o - 1) + span - (i + pb + pa) - std::max<std::int64_t>(s[j] * (o - 1) - (pb + i - 1), 0);
-  }
-  return out;
-}
-
-// the trailing `dims` sizes of a shape
-inline Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
-// pad's argument for pads on the trailing axes only
-inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
-  std::vector<AxisPair> r(ndim - p.size());
-  r.insert(r.end(), p.begin(), p.end());
-  return r;
-}
-
-}  // namespace detail
-
-// tinygrad's _pool: x (..., *i) -> (..., *o, *k), the window of each output position on the last axes
-inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s,
-                            const std::vector<std::int64_t>& d) const {
-  const std::size_t n = k.size(), lead = d_->shape.size() - n;
-  const Shape noop(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(lead)), i = detail::spatial(d_->shape, n);
-  for (std::size_t j = 0; j < n; ++j)
-    if (d[j] * (k[j] - 1) + 1 > i[j])
-      throw Error("pool: kernel " + shape_str(k) + " with dilation " + shape_str(d) + " is larger than the input " + shape_str(d_->shape));
-  auto shrink_to = [](const Tensor& x, const Shape& to) {
-    std::vector<AxisPair> r;
-    for (std::int64_t z : to) r.emplace_back(std::pair<std::int64_t, std::int64_t>{0, z});
-    return x.shrink(r);
-  };
-  std::vector<std::int64_t> reps(lead, 1);
-  Shape tiled = noop, split = noop, strided = noop, by_step = noop, first = noop, windows = noop;
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::int64_t o = detail::ceildiv(i[j] - d[j] * (k[j] - 1), s[j]);
-    const std::int64_t f = std::max<std::int64_t>(1, detail::ceildiv(o * s[j] - d[j], i[j]));  // room to shrink for the stride
-    const std::int64_t row = i[j] * f + d[j];  // k rows of this length, each shifted by d against the input
-    reps.push_back(detail::ceildiv(k[j] * row, i[j]));
-    tiled.push_back(k[j] * row);
-    split.insert(split.end(), {k[j], row});
-    strided.insert(strided.end(), {k[j], o * s[j]});
-    by_step.insert(by_step.end(), {k[j], o, s[j]});
-    first.insert(first.end(), {k[j], o, 1});
-    windows.insert(windows.end(), {k[j], o});
-  }
-  const Tensor x = shrink_to(shrink_to(shrink_to(repeat(reps), tiled).reshape(split), strided).reshape(by_step), first).reshape(windows);
-  std::vector<std::int64_t> order;
-  for (std::size_t j = 0; j < lead; ++j) order.push_back(std::int64_t(j));
-  for (std::size_t j = 0; j < n; ++j) order.push_back(std::int64_t(lead + 2 * j + 1));
-  for (std::size_t j = 0; j < n; ++j) order.push_back(std::int64_t(lead + 2 * j));
-  return x.permute(order);
-}
-
-inline Tensor Tensor::do_reduction_(Reduction reduction) const {
-  switch (reduction) {
-    case Reduction::none: return *this;
-    case Reduction::sum: return sum();
-    case Reduction::mean: return mean();
-  }
-  throw Error("loss: unknown reduction");
-}
-
-inline Tensor Tensor::linear(const Tensor& weight, const std::optional<Tensor>& bias) const {
-  const Tensor x = weight.ndim() == 1 ? *this * weight : dot(weight);
-  return bias ? x + *bias : x;
-}
-
-inline Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups, Sizes stride,
-                             Sizes dilation, Sizes padding) const {
-  const Shape &xs = d_->shape, &ws = weight.shape();
-  if (ws.size() < 3 || xs.size() != ws.size())
-    throw Error("conv2d: input " + shape_str(xs) + " and weight " + shape_str(ws) + " need the same number of dims, at least 3 (batch, channels, spatial...)");
-  if (groups < 1) throw Error("conv2d: groups must be >= 1, got " + std::to_string(groups));
-  const std::int64_t bs = xs[0], cin_all = xs[1], cout = ws[0], cin = ws[1];
-  if (groups * cin != cin_all)
-    throw Error("conv2d: input " + shape_str(xs) + " does not match weight " + shape_str(ws) + " with groups=" + std::to_string(groups) + " (" +
-                std::to_string(groups * cin) + " input channels expected, got " + std::to_string(cin_all) + ")");
-  if (cout % groups != 0)
-    throw Error("conv2d: " + std::to_string(cout) + " output channels of weight " + shape_str(ws) + " do not split into groups=" + std::to_string(groups));
-  const std::size_t dims = ws.size() - 2;
-  const Shape hw(ws.begin() + 2, ws.end());
-  for (std::int64_t k : hw) if (k < 1) throw Error("conv2d: weight " + shape_str(ws) + " has an empty kernel");
-  if (bias && bias->numel() != cout)
-    throw Error("conv2d: bias " + shape_str(bias->shape()) + " does not fit the " + std::to_string(cout) + " output channels of weight " + shape_str(ws));
-  const auto s = detail::make_tuple("conv2d", "stride", stride, dims), d = detail::make_tuple("conv2d", "dilation", dilation, dims);
-  const Tensor x = pad(detail::trailing(xs.size(), detail::pool_pads("conv2d", padding, dims))).pool_(hw, s, d);  // (bs, cin_all, *oyx, *hw)
-  const std::int64_t rcout = cout / groups;
-  const Shape oyx(x.shape().begin() + 2, x.shape().begin() + 2 + std::ptrdiff_t(dims));
-  // (bs, groups, cin, 1, *oyx, *hw) -> (bs, groups, rcout, *oyx, cin, *hw), times the weight, summed over (cin, *hw)
-  Shape grouped{bs, groups, cin, 1}, wide{bs, groups, cin, rcout}, wshape{1, groups, rcout}, out{bs, cout};
-  grouped.insert(grouped.end(), oyx.begin(), oyx.end()), grouped.insert(grouped.end(), hw.begin(), hw.end());
-  wide.insert(wide.end(), oyx.begin(), oyx.end()), wide.insert(wide.end(), hw.begin(), hw.end());
-  wshape.insert(wshape.end(), dims, 1), wshape.push_back(cin), wshape.insert(wshape.end(), hw.begin(), hw.end());
-  out.insert(out.end(), oyx.begin(), oyx.end());
-  std::vector<std::int64_t> order{0, 1, 3}, axes;
-  for (std::size_t j = 0; j < dims; ++j) order.push_back(std::int64_t(4 + j));
-  order.push_back(2);
-  for (std::size_t j = 0; j < dims; ++j) order.push_back(std::int64_t(4 + dims + j));
-  for (std::size_t j = 0; j <= dims; ++j) axes.push_back(-1 - std::int64_t(j));
-  const Tensor ret = (x.reshape(grouped).expand(wide).permute(order) * weight.reshape(wshape)).sum(axes, true).reshape(out);
-  if (!bias) return ret;
-  Shape bshape{1, -1};
-  bshape.insert(bshape.end(), dims, 1);
-  return ret + bias->reshape(bshape);
-}
-
-// a conv2d of the input with zeros put between its elements (the stride) by the flipped weight,
-// its channel axes swapped per group, padded so that each input touches the outputs it made
-inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups,
-                                       Sizes stride, Sizes dilation, Sizes padding, Sizes output_padding) const {
-  const Shape &xs = d_->shape, &ws = weight.shape();
-  if (ws.size() < 3 || xs.size() != ws.size())
-    throw Error("conv_transpose2d: input " + shape_str(xs) + " and weight " + shape_str(ws) + " need the same number of dims, at least 3 (batch, channels, spatial...)");
-  if (groups < 1) throw Error("conv_transpose2d: groups must be >= 1, got " + std::to_string(groups));
-  if (ws[0] != xs[1] || ws[0] % groups != 0)
-    throw Error("conv_transpose2d: input " + shape_str(xs) + " does not match weight " + shape_str(ws) + " with groups=" + std::to_string(groups) +
-                " (the weight's first axis must be the " + std::to_string(xs[1]) + " input channels, split into groups)");
-  if (bias && bias->numel() != ws[1] * groups)
-    throw Error("conv_transpose2d: bias " + shape_str(bias->shape()) + " does not fit the " + std::to_string(ws[1] * groups) +
-                " output channels of weight " + shape_str(ws) + " with groups=" + std::to_string(groups));
-  const std::size_t dims = ws.size() - 2;
-  const Shape hw(ws.begin() + 2, ws.end());
-  const auto s = detail::make_tuple("conv_transpose2d", "stride", stride, dims);
-  const auto d = detail::make_tuple("conv_transpose2d", "dilation", dilation, dims);
-  const auto op = detail::make_tuple("conv_transpose2d", "output_padding", output_padding, dims, 0);
-  const detail::PadPairs p = detail::pool_pads("conv_transpose2d", padding, dims);
-  std::vector<std::int64_t> flips;
-  for (std::size_t j = 0; j < dims; ++j) flips.push_back(std::int64_t(3 + j));
-  const Tensor w = weight.unflatten(0, {groups, -1}).transpose(1, 2).flip(flips).flatten(0, 1);
-  Tensor x = *this;
-  if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v > 1; })) {
-    // (k) -> (k, 1) -> pad -> (k, s) -> (k*s) -> shrink to k*s-(s-1)
-    Shape pairs{xs[0], xs[1]}, flat{xs[0], xs[1]};
-    std::vector<AxisPair> gaps(2), keep(2);
-    for (std::size_t j = 0; j < dims; ++j) {
-      const std::int64_t k = xs[2 + j];
-      pairs.insert(pairs.end(), {k, 1});
-      flat.push_back(k * s[j]);
-      gaps.emplace_back(std::nullopt), gaps.emplace_back(std::pair<std::int64_t, std::int64_t>{0, s[j] - 1});
-      keep.emplace_back(std::pair<std::int64_t, std::int64_t>{0, k * s[j] - (s[j] - 1)});
-    }
-    x = x.reshape(pairs).pad(gaps).reshape(flat).shrink(keep);
-  }
-  std::vector<std::int64_t> pads;  // (left, right, top, bottom, ...) form: the last dim first
-  for (std::size_t j = dims; j-- > 0;) {
-    pads.push_back((hw[j] - 1) * d[j] - p[j].first);
-    pads.push_back((hw[j] - 1) * d[j] - p[j].second + op[j]);
-  }
-  return x.conv2d(w, bias, groups, 1, d, pads);
-}
-
-namespace detail {
-// a pool's arguments, resolved for the trailing spatial dims (an int kernel size is square over 2)
-struct PoolArgs {
-  std::vector<std::int64_t> k, s, d, axes;  // axes: the window axes pool_ adds, to reduce over
-  PadPairs reg, pads;                       // the given padding; and with ceil_mode's extra
-};
-inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
-                          const Sizes& padding, bool ceil_mode) {
-  if (kernel_size.v.empty()) throw Error(std::string(who) + ": no kernel size");
-  const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
-  if (in.size() < dims) throw Error(std::string(who) + ": can't pool " + shape_str(in) + " with kernel " + shape_str(kernel_size.v));
-  PoolArgs a;
-  a.k = make_tuple(who, "kernel_size", kernel_size, dims);
-  a.s = make_tuple(who, "stride", stride.v.empty() ? Sizes(a.k) : stride, dims);
-  a.d = make_tuple(who, "dilation", dilation, dims);
-  a.reg = pool_pads(who, padding, dims);
-  a.pads = ceil_mode ? ceil_mode_pads(a.reg, spatial(in, dims), a.k, a.s, a.d) : a.reg;
-  for (std::size_t j = 0; j < dims; ++j) a.axes.push_back(-1 - std::int64_t(j));
-  return a;
-}
-}  // namespace detail
-
-inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
-  const detail::PoolArgs a = detail::pool_args("max_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
-  // padded with the dtype's minimum, which never wins the max
-  const ConstType lowest = dtype().is_float() ? ConstType(-std::numeric_limits<double>::infinity())
-                           : dtype().is_bool()  ? ConstType(false)
-                                                : ConstType(dtype().imin());
-  return pad(detail::trailing(d_->shape.size(), a.pads), PadMode::constant, lowest).pool_(a.k, a.s, a.d).max(a.axes);
-}
-
-inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
-                                 bool count_include_pad) const {
-  const detail::PoolArgs a = detail::pool_args("avg_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
-  auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(a.k, a.s, a.d); };
-  if (!count_include_pad) return pool(*this, a.pads).sum(a.axes) / pool(ones_like(), a.pads).sum(a.axes);
-  if (!ceil_mode) return pool(*this, a.pads).mean(a.axes);
-  // ceil_mode counts the regular padding but not the extra padding it adds
-  detail::PadPairs extra;
-  for (std::size_t j = 0; j < a.pads.size(); ++j) extra.emplace_back(a.pads[j].first - a.reg[j].first, a.pads[j].second - a.reg[j].second);
-  return pool(*this, a.pads).sum(a.axes) / pool(pad(detail::trailing(d_->shape.size(), a.reg)).ones_like(), extra).sum(a.axes);
-}
-
-inline Tensor Tensor::layernorm(std::vector<std::int64_t> axes, double eps) const {
-  const Tensor y = *this - mean(axes, true);
-  return y * ((y * y).mean(axes, true) + ConstType(eps)).rsqrt();
-}
-
-inline Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
-                                const Tensor& invstd, std::vector<std::int64_t> axes) const {
-  Shape shape(d_->shape.size(), 1);
-  for (std::int64_t& a : axes) {
-    a = resolve_dim("batchnorm", a);
-    shape[std::size_t(a)] = d_->shape[std::size_t(a)];
-  }
-  auto shaped = [&](const char* what, const Tensor& t) {
-    if (t.numel() != shape_prod(shape))
-      throw Error(std::string("batchnorm: ") + what + " " + shape_str(t.shape()) + " does not fit the axes " + shape_str(axes) + " of " + shape_str(d_->shape));
-    return t.reshape(shape);
-  };
-  Tensor x = *this - shaped("mean", mean);
-  if (weight) x = x * shaped("weight", *weight);
-  const Tensor ret = x * (std::size_t(invstd.ndim()) == axes.size() ? shaped("invstd", invstd) : invstd);
-  return bias ? ret + shaped("bias", *bias) : ret;
-}
-
-inline Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
-                                                   double dropout_p, bool is_causal) const {
-  if (ndim() < 2 || key.ndim() < 2 || value.ndim() < 2)
-    throw Error("scaled_dot_product_attention: query " + shape_str(d_->shape) + ", key " + shape_str(key.shape()) + " and value " +
-                shape_str(value.shape()) + " need at least 2 dims");
-  if (is_causal && attn_mask) throw Error("scaled_dot_product_attention: cannot set attn_mask when is_causal is true");
-  const DType acc = least_upper_dtype(dtype(), key.dtype(), dtypes::float32);
-  Tensor qk = dot(key.transpose(-2, -1), acc) / ConstType(std::sqrt(double(d_->shape.back())));
-  std::optional<Tensor> mask = attn_mask;
-  if (is_causal) mask = qk.full_like(true, dtypes::bool_).tril();
-  if (mask) {
-    if (mask->dtype().is_bool()) mask = mask->where(Tensor::full({}, 0.0, std::nullopt, device()), -std::numeric_limits<double>::infinity());
-    qk = qk + *mask;
-  }
-  const Tensor p = qk.cast(dtype()).softmax(-1);
-  return p.dropout(dropout_p).dot(value);  // dropout acts only while Tensor::training
-}
-
-inline Tensor Tensor::cross_entropy(const Tensor& Y, Reduction reduction, double label_smoothing) const {
-  if (!(label_smoothing >= 0 && label_smoothing <= 1))
-    throw Error("cross_entropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
-  if (ndim() == 0) throw Error("cross_entropy: the logits need at least 1 dim, got shape ()");
-  const std::int64_t classes_dim = ndim() == 1 ? 0 : 1;
-  Tensor y = Y;
-  if (Y.shape() != d_->shape) {
-    Shape labels = d_->shape;
-    labels.erase(labels.begin() + classes_dim);
-    if (Y.shape() != labels)
-      throw Error("cross_entropy: target " + shape_str(Y.shape()) + " fits neither the logits " + shape_str(d_->shape) + " nor their labels " + shape_str(labels));
-    y = Y.unsqueeze(classes_dim).one_hot_along_dim(d_->shape[std::size_t(classes_dim)], classes_dim);
-  }
-  y = ConstType(1 - label_smoothing) * y + ConstType(label_smoothing / double(y.shape()[std::size_t(classes_dim)]));
-  return -(log_softmax(classes_dim) * y).sum(classes_dim).do_reduction_(reduction);
-}
-
-inline Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index, double label_smoothing,
-                                                      Reduction reduction) const {
-  if (!(label_smoothing >= 0 && label_smoothing <= 1))
-    throw Error("sparse_categorical_crossentropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
-  if (ndim() == 0) throw Error("sparse_categorical_crossentropy: the logits need at least 1 dim, got shape ()");
-  const Shape labels(d_->shape.begin(), d_->shape.end() - 1);
-  if (Y.shape() != labels)
-    throw Error("sparse_categorical_crossentropy: labels " + shape_str(Y.shape()) + " do not fit logits " + shape_str(d_->shape) + " (want " + shape_str(labels) + ")");
-  if (Y.device() != device())
-    throw Error("sparse_categorical_crossentropy: labels on " + Y.device() + ", logits on " + device());
-  const Tensor log_probs = log_softmax();
-  // as in tinygrad, ignore_index = -1 ignores nothing
-  const Tensor loss_mask = ignore_index != -1 ? Y != ConstType(ignore_index) : Y.full_like(true, dtypes::bool_);
-  const Tensor y = Y.unsqueeze(-1).one_hot_along_dim(d_->shape.back(), -1) * loss_mask.unsqueeze(-1);
-  const Tensor smoothing = ConstType(label_smoothing) * (log_probs.mean(-1) * loss_mask);
-  const Tensor unreduced = ConstType(1 - label_smoothing) * (log_probs * y).sum(-1) + smoothing;
-  return reduction == Reduction::mean ? -unreduced.sum() / loss_mask.sum() : -unreduced.do_reduction_(reduction);
-}
-
-inline Tensor Tensor::binary_crossentropy(const Tensor& Y, Reduction reduction) const {
-  broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy");
-  return (-Y * log() - (ConstType(1) - Y) * (ConstType(1) - *this).log()).do_reduction_(reduction);
-}
-
-inline Tensor Tensor::binary_crossentropy_logits(const Tensor& Y, Reduction reduction, const std::optional<Tensor>& pos_weight) const {
-  broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy_logits");
-  const Tensor log_p = logsigmoid(), log_1_minus_p = (-*this).logsigmoid();
-  const Tensor pos = pos_weight ? *pos_weight * Y : Y;
-  return (-(pos * log_p + (ConstType(1) - Y) * log_1_minus_p)).do_reduction_(reduction);
-}
-
-}  // namespace mg
-
-// ---- metagrad/tensor/random.hpp ----
-// Tensor's random numbers: tinygrad's counter-based threefry generator with manual_seed.
-//
-// Each device gets a key when it first draws after manual_seed: (the low word of sha256 of the
-// number of devices seeded before it, the seed's low word), and a 64-bit counter from 0. A draw of
-// n 32-bit words takes the counter's value c and advances it by n; its words are threefry(key', i)
-// for i < ceil(n/2), both halves of each, key' = threefry(key, c). So the numbers depend only on the
-// seed, on what each device drew before, and on the draw's size: tinygrad's numbers, bit for bit.
-// rand turns words into floats with the mantissa trick (random mantissa, exponent of 1.0, minus 1).
-#include <ctime>
-
-
-namespace mg {
-namespace detail {
-
-// the last 32 bits of SHA-256 of the 4-byte big-endian n: tinygrad's per-device seed word
-// (int.from_bytes(sha256(n.to_bytes(4, "big")).digest(), "big") truncated to uint32)
-inline std::uint32_t sha256_low_word(std::uint32_t n) {
-  static constexpr std::array<std::uint32_t, 64> k = {
-      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-      0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-      0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-      0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-      0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-      0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-  auto rotr = [](std::uint32_t x, int r) { return (x >> r) | (x << (32 - r)); };
-  // one block: the 4 message bytes, the 0x80 pad byte, zeros, the bit length (32)
-  std::array<std::uint32_t, 64> w{};
-  w[0] = n, w[1] = 0x80000000u, w[15] = 32;
-  for (std::size_t i = 16; i < 64; ++i) {
-    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  std::array<std::uint32_t, 8> h0 = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::array<std::uint32_t, 8> h = h0;
-  for (std::size_t i = 0; i < 64; ++i) {
-    const std::uint32_t t1 = h[7] + (rotr(h[4], 6) ^ rotr(h[4], 11) ^ rotr(h[4], 25)) + ((h[4] & h[5]) ^ (~h[4] & h[6])) + k[i] + w[i];
-    const std::uint32_t t2 = (rotr(h[0], 2) ^ rotr(h[0], 13) ^ rotr(h[0], 22)) + ((h[0] & h[1]) ^ (h[0] & h[2]) ^ (h[1] & h[2]));
-    h = {t1 + t2, h[0], h[1], h[2], h[3] + t1, h[4], h[5], h[6]};
-  }
-  return h[7] + h0[7];
-}
-
-// tinygrad's Tensor._seed, _device_seeds and _device_rng_counters, on the host: the counter's value
-// is what tinygrad's lazily assigned counter tensor holds when a draw reads it
-struct RngState {
-  struct Device {
-    std::string name;
-    std::uint32_t key[2];
-    std::uint64_t counter;
-  };
-  std::mutex m;
-  std::uint64_t seed = std::uint64_t(std::time(nullptr));  // tinygrad seeds with int(time.time())
-  std::vector<Device> devices;                              // in the order they were seeded
-  static RngState& get() {
-    static RngState* s = new RngState();  // never destroyed, as TensorRegistry
-    return *s;
-  }
-  // tinygrad's _next_counter: the device's key and its counter before advancing it by n words
-  std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
-    std::lock_guard lock(m);
-    Device* d = nullptr;
-    for (Device& e : devices) if (e.name == device) d = &e;
-    if (!d) {
-      devices.push_back({device, {sha256_low_word(std::uint32_t(devices.size())), std::uint32_t(seed)}, 0});
-      d = &devices.back();
-    }
-    const std::uint64_t c = d->counter;
-    d->counter += n;
-    return {{d->key[0], d->key[1]}, c};
-  }
-};
-
-// tinygrad's _threefry_random_bits: threefry of the counts (c1:c0 as one uint64) under key (key[1]:key[0]);
-// the low words of the results, then the high words
-inline Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, const Tensor& counts1) {
-  auto u64 = [](const Tensor& t) { return t.cast(dtypes::uint64); };
-  auto word = [&](std::int64_t i) { return u64(key.shrink({std::pair{i, i + 1}}).expand(counts0.shape())); };
-  const Tensor y = ((u64(counts1) << 32) | u64(counts0)).binop(Ops::THREEFRY, (word(1) << 32) | word(0));
-  return (y & 0xffffffffu).cast(dtypes::uint32).cat(((y >> 32) & 0xffffffffu).cast(dtypes::uint32));
-}
-
-// tinygrad's random_bits: n uint32 words from a key (uint32 [key0, key1]) and the 64-bit counter, in
-// chunks of at most 2^32-1 words, each under its own key threefry(key, counter + chunk start)
-inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_t n) {
-  std::vector<Tensor> chunks;
-  constexpr std::uint64_t most = 0xffffffffu;
-  for (std::uint64_t i = 0; i < n; i += most) {
-    const std::uint64_t c = counter + i, m = std::min(n - i, most), half = (m + 1) / 2;
-    const Tensor lo = Tensor::from({std::uint32_t(c)}, {1}, dtypes::uint32, key.device());
-    const Tensor hi = Tensor::from({std::uint32_t(c >> 32)}, {1}, dtypes::uint32, key.device());
-    const Tensor chunk_key = threefry_random_bits(key, lo, hi);
-    const Tensor counts0 = Tensor::arange(std::int64_t(half), std::nullopt, 1, dtypes::uint32, key.device());
-    const Tensor counts1 = counts0 + ConstType(std::int64_t(half));
-    chunks.push_back(threefry_random_bits(chunk_key, counts0, counts1).shrink({std::pair{std::int64_t(0), std::int64_t(m)}}));
-  }
-  return Tensor::cat(chunks);
-}
-
-// uint32 words (n,) as the unsigned dtype of `bytes` bytes, little-endian as tinygrad's bitcast of the
-// buffer: 2 words make a uint64, a word makes 2 uint16 or 4 uint8
-inline Tensor words_as_uint(const Tensor& words, int bytes) {
-  const std::int64_t n = words.numel();
-  if (bytes == 4) return words;
-  if (bytes == 8) {
-    const Tensor w = words.reshape({n / 2, 2}).cast(dtypes::uint64);
-    auto column = [&](std::int64_t i) { return w.shrink({std::nullopt, std::pair{i, i + 1}}).reshape({n / 2}); };
-    return column(0) | (column(1) << 32);
-  }
-  const int bits = 8 * bytes;
-  std::vector<Tensor> parts;
-  for (int k = 0; k < 4 / bytes; ++k) parts.push_back(((words >> (bits * k)) & ((1 << bits) - 1)).cast(bytes == 2 ? dtypes::uint16 : dtypes::uint8));
-  return Tensor::stack(parts, 1).reshape({n * (4 / bytes)});
-}
-
-// the fan-in of an initializer's shape: the product of the sizes after the first (1 for a 1-d shape)
-inline std::int64_t fan_in(const char* who, const Shape& shape) {
-  if (shape.empty()) throw Error(std::string(who) + ": needs at least one dim, got shape ()");
-  for (std::int64_t d : shape) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(shape));
-  return shape_prod(Shape(shape.begin() + 1, shape.end()));
-}
-// kaiming's bound (gain 6) or std (gain 2): (gain / (1 + a^2) / fan_in) ** 0.5, in Python's order
-inline double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
-  const std::int64_t f = fan_in(who, shape);
-  if (f == 0) throw Error(std::string(who) + ": shape " + shape_str(shape) + " has fan-in 0");
-  return std::pow(gain / (1 + a * a) / double(f), 0.5);
-}
-
-}  // namespace detail
-
-inline void Tensor::manual_seed(std::uint64_t seed) {
-  auto& s = detail::RngState::get();
-  std::lock_guard lock(s.m);
-  s.seed = seed;
-  s.devices.clear();
-}
-
-inline Tensor Tensor::rand(const Shape& shape, DType dtype, const std::string& device) {
-  if (!dtype.is_float()) throw Error("rand: only float dtypes, got " + dtype.repr());
-  check_shape("rand", shape);
-  const std::int64_t numel = shape_prod(shape);
-  if (numel == 0) return zeros(shape, dtype, device);  // draws nothing: the counter stays
-  const int bytes = int(dtype.itemsize());
-  const std::uint64_t n = (std::uint64_t(numel) * std::uint64_t(bytes) + 3) / 4;
-  const auto [key, counter] = detail::RngState::get().next_counter(device, n);
-  const Tensor key_t = from({key[0], key[1]}, {2}, dtypes::uint32, device);
-  const Tensor u = detail::words_as_uint(detail::random_bits(key_t, counter, n), bytes);
-  // random mantissa, the exponent of 1.0: a float in [1, 2)
-  const Tensor one = full(u.shape(), 1, dtype, device).bitcast(u.dtype());
-  const Tensor f = ((u >> (8 * bytes - detail::mantissa_bits(dtype))) | one).bitcast(dtype);
-  return (f.shrink({std::pair{std::int64_t(0), numel}}) - ConstType(1)).reshape(shape);
-}
-
-inline Tensor Tensor::randn(const Shape& shape, DType dtype, const std::string& device) {
-  check_shape("randn", shape);
-  return zeros(shape, dtypes::default_float, device).randn_like(dtype);  // (tinygrad's Tensor.empty: only the shape counts)
-}
-
-inline Tensor Tensor::randint(const Shape& shape, std::int64_t low, std::int64_t high, DType dtype, const std::string& device) {
-  if (!dtype.is_int()) throw Error("randint: dtype must be an int dtype, got " + dtype.repr());
-  if (low >= high) throw Error("randint: needs low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
-  check_shape("randint", shape);
-  const double span = double(std::uint64_t(high) - std::uint64_t(low));  // exact below 2^53, and no overflow
-  return (ConstType(span) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
-}
-
-inline Tensor Tensor::uniform(const Shape& shape, double low, double high, DType dtype, const std::string& device) {
-  check_shape("uniform", shape);
-  if (!(low < high)) throw Error("uniform: needs low < high, got low=" + py_float_repr(low) + ", high=" + py_float_repr(high));
-  return (ConstType(high - low) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
-}
-
-inline Tensor Tensor::normal(const Shape& shape, double mean, double std_dev, DType dtype, const std::string& device) {
-  check_shape("normal", shape);
-  if (!(std_dev >= 0)) throw Error("normal: needs std >= 0, got std=" + py_float_repr(std_dev));
-  return ConstType(std_dev) * randn(shape, dtype, device) + ConstType(mean);
-}
-
-inline Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
-  check_shape("scaled_uniform", shape);
-  if (shape_prod(shape) == 0) throw Error("scaled_uniform: shape " + shape_str(shape) + " has no elements to scale by");
-  return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(std::pow(double(shape_prod(shape)), -0.5));
-}
-
-inline Tensor Tensor::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
-  const std::int64_t fan = shape.empty() ? 0 : shape[0] + detail::fan_in("glorot_uniform", shape);
-  if (fan == 0) throw Error("glorot_uniform: shape " + shape_str(shape) + " has no fan (fan_out + fan_in is 0)");
-  const double bound = std::pow(6.0 / double(fan), 0.5);
-  return uniform(shape, -bound, bound, dtype, device);
-}
-
-inline Tensor Tensor::kaiming_uniform(const Shape& shape, double a, DType dtype, const std::string& device) {
-  const double bound = detail::kaiming_scale("kaiming_uniform", shape, 6.0, a);
-  return uniform(shape, -bound, bound, dtype, device);
-}
-
-inline Tensor Tensor::kaiming_normal(const Shape& shape, double a, DType dtype, const std::string& device) {
-  return normal(shape, 0.0, detail::kaiming_scale("kaiming_normal", shape, 2.0, a), dtype, device);
-}
-
-inline Tensor Tensor::rand_like(std::optional<DType> dtype) const { return rand(shape(), dtype.value_or(this->dtype()), device()); }
-
-// Box-Muller on one draw of twice the size (tinygrad's stack(self, self).rand_like)
-inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
-  Shape s2 = shape();
-  s2.insert(s2.begin(), 2);
-  const Tensor src = rand(s2, dtypes::float32, device());
-  auto half = [&](std::int64_t i) { return src.shrink(on_axis(s2.size(), 0, i, i + 1)).reshape(shape()); };
-  const Tensor r = (half(0) * ConstType(2 * std::numbers::pi)).cos() * ((ConstType(1) - half(1)).log() * ConstType(-2)).sqrt();
-  return r.cast(dtype.value_or(this->dtype()));
-}
-
-inline Tensor Tensor::dropout(double p) const {
-  if (!(p >= 0 && p <= 1)) throw Error("dropout: p=" + py_float_repr(p) + " is out of range [0, 1]");
-  if (!training || p == 0) return *this;
-  if (p == 1) return zeros_like();
-  return (rand_like(dtypes::default_float) >= ConstType(p)).where(*this, ConstType(0)) / ConstType(1.0 - p);
-}
-
-}  // namespace mg
-
-namespace mg {
-
-// a Python slice; nullopt is Python's None. Out-of-range bounds clamp, negative ones count from the end.
-struct Slice {
-  std::optional<std::int64_t> start = std::nullopt, stop = std::nullopt, step = std::nullopt;
-};
-inline Slice slice() { return {}; }  // `:`
-inline Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step = std::nullopt) {
-  return {start, stop, step};
-}
-// numpy's newaxis (tinygrad's None index) and `...`
-struct newaxis_t { explicit constexpr newaxis_t() = default; };
-struct ellipsis_t { explicit constexpr ellipsis_t() = default; };
-inline constexpr newaxis_t newaxis{};
-inline constexpr ellipsis_t ellipsis{};
-
-// one index of getitem / setitem: an int, a Slice, newaxis, ellipsis, or an int Tensor (advanced indexing)
-class Index {
- public:
-  template <std::integral T> Index(T i) : v(std::int64_t(i)) {}
-  Index(bool) = delete;  // boolean masks are not indices (tinygrad does not support them either)
-  Index(Slice s) : v(s) {}
-  Index(newaxis_t n) : v(n) {}
-  Index(ellipsis_t e) : v(e) {}
-  Index(const Tensor& t) : v(t) {}
-  std::variant<std::int64_t, Slice, newaxis_t, ellipsis_t, Tensor> v;
-};
-
-namespace detail {
-// one index after parsing (tinygrad's _parse_view_index): the range [begin, end) of the dim it reads,
-// its step, the size it leaves, whether an int removes the dim, and an advanced index's tensor
-struct ParsedIndex {
-  std::int64_t size = 1, begin = 0, end = 1, step = 1;
-  bool collapse = false, newaxis = false;
-  std::optional<Tensor> tensor = std::nullopt;
-};
-
-// Python's slice.indices(size), then as a range read forwards (flipped after for a negative step)
-inline ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t size) {
-  const std::int64_t step = std::max(s.step.value_or(1), -std::numeric_limits<std::int64_t>::max());
-  if (step == 0) throw Error(std::string(who) + ": slice step cannot be 0");
-  const std::int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? size - 1 : size;
-  auto bound = [&](std::optional<std::int64_t> x, std::int64_t none) {
-    return x ? std::clamp(*x < 0 ? *x + size : *x, lower, upper) : none;
-  };
-  const std::int64_t start = bound(s.start, step < 0 ? upper : lower), stop = bound(s.stop, step < 0 ? lower : upper);
-  std::int64_t b = start, e = stop;
-  if (step > 0 ? stop < start : stop > start) b = e = 0;
-  else if (step < 0) b = stop + 1, e = start + 1;
-  const std::int64_t n = e - b, st = step < 0 ? -step : step;
-  // a step past the range picks its first element only: clamp it so striding pads no more than it must
-  const std::int64_t eff = std::min(st, std::max<std::int64_t>(n, 1));
-  return {.size = (n + eff - 1) / eff, .begin = b, .end = e, .step = step < 0 ? -eff : eff};
-}
-
-// whether target is in u's graph; memo (1: no, 2: yes) is shared between calls on one target
-inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) {
-  std::vector<std::pair<UOp, bool>> stack{{u, false}};
-  while (!stack.empty()) {
-    auto [n, expanded] = stack.back();
-    stack.pop_back();
-    if (memo.contains(n.node())) continue;
-    if (n == target) {
-      memo.set(n.node(), 2);
-    } else if (!expanded) {
-      stack.emplace_back(n, true);
-      for (const UOp& s : n.src()) if (!memo.contains(s.node())) stack.emplace_back(s, false);
-    } else {
-      char r = 1;
-      for (const UOp& s : n.src()) r = std::max(r, *memo.find(s.node()));
-      memo.set(n.node(), r);
-    }
-  }
-  return *memo.find(u.node()) == 2;
-}
-}  // namespace detail
-
-inline Tensor Tensor::operator[](const Index& i) const { return getitem_({i}, nullptr); }
-inline Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_(std::vector<Index>(i), nullptr); }
-inline Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_(indices, nullptr); }
-
-// tinygrad's _getitem: getitem when v is null; with v, the whole new value of this tensor for setitem
-inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
-  const std::string who = v ? "setitem" : "getitem";
-  // tinygrad's _normalize_indices: the ellipsis (or the end) stands for the dims no index names
-  std::int64_t ellipses = 0, real = 0;
-  for (const Index& i : indices) {
-    if (std::holds_alternative<ellipsis_t>(i.v)) ++ellipses;
-    else if (!std::holds_alternative<newaxis_t>(i.v)) ++real;
-  }
-  if (ellipses > 1) throw Error(who + ": an index can only have a single ellipsis");
-  if (real > ndim()) throw Error(who + ": too many indices (" + std::to_string(real) + ") for shape " + shape_str(d_->shape));
-
-  std::vector<detail::ParsedIndex> parsed;
-  std::int64_t dim = 0;
-  auto full_dims = [&] {
-    for (std::int64_t k = 0; k < ndim() - real; ++k, ++dim) {
-      const std::int64_t n = d_->shape[std::size_t(dim)];
-      parsed.push_back({.size = n, .begin = 0, .end = n});
-    }
-  };
-  for (const Index& i : indices) {
-    if (std::holds_alternative<ellipsis_t>(i.v)) { full_dims(); continue; }
-    if (std::holds_alternative<newaxis_t>(i.v)) { parsed.push_back({.newaxis = true}); continue; }
-    const std::int64_t n = d_->shape[std::size_t(dim)];
-    if (const std::int64_t* x = std::get_if<std::int64_t>(&i.v)) {
-      if (*x >= n || *x < -n)
-        throw Error(who + ": index " + std::to_string(*x) + " is out of bounds for dim " + std::to_string(dim) + " of shape " + shape_str(d_->shape));
-      const std::int64_t b = *x < 0 ? *x + n : *x;
-      parsed.push_back({.size = n, .begin = b, .end = b + 1, .collapse = true});
-    } else if (const Slice* s = std::get_if<Slice>(&i.v)) {
-      parsed.push_back(detail::parse_slice(who.c_str(), *s, n));
-    } else {
-      const Tensor& t = std::get<Tensor>(i.v);
-      if (!t.dtype().is_int()) throw Error(who + ": index tensors need an int dtype, got " + t.dtype().repr());
-      if (t.device() != device()) throw Error(who + ": the index tensor is on " + t.device() + ", the tensor on " + device());
-      parsed.push_back({.size = n, .begin = 0, .end = n, .tensor = (t < ConstType(0)).where(t + ConstType(n), t)});
-    }
-    ++dim;
-  }
-  if (ellipses == 0) full_dims();
-
-  // the view: shrink to the ranges, flip the negative steps, then take every step-th element
-  std::vector<detail::ParsedIndex> mops;
-  for (const auto& p : parsed) if (!p.newaxis) mops.push_back(p);
-  Tensor x = *this;
-  if (!mops.empty()) {
-    std::vector<AxisPair> range;
-    std::vector<std::int64_t> flips;
-    for (std::size_t d = 0; d < mops.size(); ++d) {
-      range.emplace_back(std::pair{mops[d].begin, mops[d].end});
-      if (mops[d].step < 0) flips.push_back(std::int64_t(d));
-    }
-    x = x.shrink(range).flip(flips);
-    if (std::any_of(mops.begin(), mops.end(), [](const auto& m) { return m.step != 1 && m.step != -1; })) {
-      std::vector<AxisPair> pads, take;
-      Shape split, kept;
-      for (std::size_t d = 0; d < mops.size(); ++d) {
-        const std::int64_t st = std::abs(mops[d].step), n = (x.d_->shape[d] + st - 1) / st;
-        pads.emplace_back(std::pair{std::int64_t(0), n * st - x.d_->shape[d]});
-        split.push_back(n), split.push_back(st), kept.push_back(n);
-        take.emplace_back(std::pair{std::int64_t(0), n}), take.emplace_back(std::pair{std::int64_t(0), std::int64_t(1)});
-      }
-      x = x.pad(pads).reshape(split).shrink(take).reshape(kept);
-    }
-  }
-  // newaxis adds a dim of 1, an int removes its dim
-  std::vector<const detail::ParsedIndex*> xdims;
-  Shape xshape;
-  for (const auto& p : parsed)
-    if (!p.collapse) xdims.push_back(&p), xshape.push_back(p.size);
-  x = x.reshape(xshape);
-
-  std::optional<Tensor> vb;  // setitem: the value, in x's shape
-  std::vector<std::int64_t> dims;
-  for (std::size_t d = 0; d < xdims.size(); ++d) if (xdims[d]->tensor) dims.push_back(std::int64_t(d));
-  if (!dims.empty()) {
-    // advanced indexing: one one-hot mask per tensor index, all broadcast together; the masked values
-    // are summed over the indexed dims, and the broadcast index shape takes the first indexed dim's place
-    std::vector<Shape> shapes;
-    for (std::int64_t d : dims) shapes.push_back(xdims[std::size_t(d)]->tensor->shape());
-    const Shape big = broadcast_shape(shapes, who + " (tensor indices)");
-    const std::int64_t d0 = dims[0], nb = std::int64_t(big.size()), xn = x.ndim();
-    Shape pre_reduce(xshape.begin(), xshape.begin() + d0), ones_at = pre_reduce;
-    pre_reduce.insert(pre_reduce.end(), big.begin(), big.end());
-    pre_reduce.insert(pre_reduce.end(), xshape.begin() + d0, xshape.end());
-    ones_at.insert(ones_at.end(), std::size_t(nb), 1);
-    ones_at.insert(ones_at.end(), xshape.begin() + d0, xshape.end());
-    std::optional<Tensor> mask;
-    std::vector<std::int64_t> sum_axes;
-    for (std::int64_t d : dims) {
-      const Tensor& t = *xdims[std::size_t(d)]->tensor;
-      Shape ts = t.shape();
-      ts.insert(ts.end(), std::size_t(xn - d0), 1);
-      const Tensor m = t.reshape(ts).expand(pre_reduce).one_hot_along_dim(xshape[std::size_t(d)], d - xn);
-      mask = mask ? *mask & m : m;
-      sum_axes.push_back(d + nb);
-    }
-    const Tensor x_pre = x;
-    x = mask->where(x.reshape(ones_at), full({}, 0, dtype(), device())).sum(sum_axes, false, dtype());
-    // numpy: advanced indices split by a slice put the broadcast dims first
-    bool consecutive = true;
-    for (std::size_t k = 1; k < dims.size(); ++k) consecutive = consecutive && dims[k] == dims[k - 1] + 1;
-    const bool permuted = d0 != 0 && !consecutive;
-    if (permuted) {
-      auto to_front = [&](const Tensor& y) {
-        std::vector<std::int64_t> order;
-        for (std::int64_t k = d0; k < d0 + nb; ++k) order.push_back(k);
-        for (std::int64_t k = 0; k < d0; ++k) order.push_back(k);
-        for (std::int64_t k = d0 + nb; k < y.ndim(); ++k) order.push_back(k);
-        return y.permute(order);
-      };
-      mask = to_front(*mask), x = to_front(x);
-    }
-    if (!v) return x;
-    if (shape_prod(big) == 0) return *this;  // nothing to write
-    // advanced setitem: each value goes where its index points, the last of repeated indices winning
-    Tensor val = v->cast(dtype());
-    try {
-      val = val.expand(x.shape());
-    } catch (const Error&) {
-      throw Error("setitem: cannot broadcast a value of shape " + shape_str(v->shape()) + " to " + shape_str(x.shape()));
-    }
-    for (std::int64_t a : sum_axes) val = val.unsqueeze(a);
-    Tensor m = *mask;
-    const std::int64_t start = permuted ? 0 : d0;
-    for (std::int64_t a = start + nb - 1; a >= start; --a) {  // tinygrad's _masked_merge
-      const std::vector<Tensor> ms = m.split(1, a), vals = val.split(1, a);
-      m = ms[0], val = vals[0];
-      for (std::size_t k = 1; k < ms.size(); ++k) val = ms[k].where(vals[k], val), m = m | ms[k];
-    }
-    for (std::int64_t a = start + nb - 1; a >= start; --a) m = m.squeeze(a), val = val.squeeze(a);
-    vb = m.where(val, x_pre);
-  } else if (!v) {
-    return x;
-  } else {
-    try {
-      vb = v->cast(dtype()).expand(xshape);
-    } catch (const Error&) {
-      throw Error("setitem: cannot broadcast a value of shape " + shape_str(v->shape()) + " to " + shape_str(xshape));
-    }
-  }
-
-  // setitem: put the value back where the view came from (undo the steps, flips and ranges) and keep
-  // this tensor's values outside the indexed elements
-  Shape mshape;
-  for (const auto& p : mops) mshape.push_back(p.collapse ? 1 : p.size);
-  Tensor val = vb->reshape(mshape);
-  std::optional<Tensor> keep;
-  std::vector<std::int64_t> flips;
-  std::vector<AxisPair> pads;
-  for (std::size_t i = 0; i < mops.size(); ++i) {
-    const std::int64_t d = std::int64_t(i), b = mops[i].begin, e = mops[i].end, st = std::abs(mops[i].step), n = d_->shape[i];
-    if (st != 1) {  // interleave with zeros: (k,) -> (k, st) -> (k*st,) -> (e-b,)
-      val = val.unsqueeze(d + 1).pad(on_axis(std::size_t(val.ndim() + 1), std::size_t(d + 1), 0, st - 1));
-      Shape s = val.shape();
-      s[i] *= st, s.erase(s.begin() + d + 1);
-      val = val.reshape(s).shrink(on_axis(std::size_t(val.ndim() - 1), std::size_t(d), 0, e - b));
-    }
-    if (mops[i].step < 0) flips.push_back(d);
-    pads.emplace_back(std::pair{b, n - e});
-    if (b == 0 && e == n && st == 1) continue;
-    Shape s(mops.size(), 1);
-    s[i] = n;
-    const Tensor idx = arange(n, std::nullopt, 1, std::nullopt, device()).reshape(s);
-    Tensor in = (idx >= ConstType(b)) & (idx < ConstType(e));
-    if (st != 1) in = in & (((mops[i].step < 0 ? ConstType(e - 1) - idx : idx - ConstType(b)) % ConstType(st)) == ConstType(0));
-    keep = keep ? *keep & in : in;
-  }
-  val = val.flip(flips).pad(pads);
-  return keep ? keep->where(val, *this) : val;
-}
-
-// tinygrad's __setitem__: an unrealized tensor takes the new value's graph (so gradients flow to the
-// value and the old contents); a realized one gets the value written into its buffer (assign)
-inline Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
-  if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
-  const UOp& base = detail::view_base(d_->uop);
-  // as tinygrad: refuse when another live tensor's graph uses this one, where eager and lazy would differ
-  // (views of the same realized buffer see the write and are fine; so is the value's own graph)
-  const std::vector<UOp> topo = d_->uop.toposort();
-  if (std::any_of(topo.begin(), topo.end(), [](const UOp& u) { return u.op() == Ops::BUFFER; })) {
-    detail::PtrMap<char> in_v, memo;
-    for (const UOp& u : v.d_->uop.toposort()) in_v.set(u.node(), 1);
-    for (const auto& t : detail::TensorRegistry::get().live()) {
-      if (t == d_ || in_v.contains(t->uop.node())) continue;
-      if (base.op() == Ops::BUFFER && detail::view_base(t->uop) == base) continue;
-      if (detail::graph_contains(t->uop, d_->uop, memo))
-        throw Error("setitem: can't setitem on a tensor with other uses (a live tensor's graph reads it, and would not see the write)");
-    }
-  }
-  const Tensor value = getitem_(indices, &v);
-  if (base.op() != Ops::BUFFER) {
-    d_->uop = value.d_->uop;
-    return *this;
-  }
-  return assign(value);  // into the buffer, through this tensor's view of it
-}
-inline Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem(indices, full({}, v, dtype(), device())); }
-
-// tinygrad's _one_hot_along_dim: this == arange(n) laid along dim (this tensor's size there broadcasts)
-inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
-  if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
-  Shape s(std::size_t(ndim() - resolve_dim("one_hot", dim)), 1);
-  s[0] = n;
-  const DType dt = n > std::numeric_limits<std::int32_t>::max() ? dtypes::int64 : dtypes::int32;
-  return *this == arange(n, std::nullopt, 1, dt, device()).reshape(s);
-}
-
-inline Tensor Tensor::one_hot(std::int64_t num_classes) const {
-  if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
-  if (num_classes < -1) throw Error("one_hot: num_classes must be -1 (max + 1) or non-negative, got " + std::to_string(num_classes));
-  if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).item<std::int64_t>();
-  return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
-}
-
-inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
-  if (index.device() != device()) throw Error("gather: the index is on " + index.device() + ", the tensor on " + device());
-  if (index.ndim() != ndim())
-    throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");
-  if (!index.dtype().is_int()) throw Error("gather: the index needs an int dtype, got " + index.dtype().repr());
-  const std::int64_t d = resolve_dim("gather", dim);
-  std::vector<AxisPair> to(d_->shape.size());
-  for (std::int64_t k = 0; k < ndim(); ++k) {
-    if (k == d) continue;
-    if (index.shape()[std::size_t(k)] > d_->shape[std::size_t(k)])
-      throw Error("gather: index shape " + shape_str(index.shape()) + " is larger than tensor shape " + shape_str(d_->shape) + " at dim " + std::to_string(k));
-    to[std::size_t(k)] = std::pair{std::int64_t(0), index.shape()[std::size_t(k)]};
-  }
-  const Tensor x = shrink(to).unsqueeze(-1).transpose(-1, d);
-  return index.unsqueeze(-1).one_hot_along_dim(d_->shape[std::size_t(d)], -1).where(x, full({}, 0, dtype(), device())).sum(std::vector<std::int64_t>{-1}, false, dtype());
-}
-
-// ---- pad ----
-
-inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
-  if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for shape " + shape_str(d_->shape));
-  std::vector<std::pair<std::int64_t, std::int64_t>> p;
-  for (const auto& a : arg) p.push_back(a.value_or(std::pair<std::int64_t, std::int64_t>{0, 0}));
-  return pad_pairs(p, mode, value);
-}
-
-// torch's flat form: (before, after) of the last dim first, then of the one before it, ...
-inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
-  if (flat.size() % 2 != 0) throw Error("pad: flat padding needs an even number of pads, got " + std::to_string(flat.size()));
-  if (std::int64_t(flat.size() / 2) > ndim())
-    throw Error("pad: " + std::to_string(flat.size()) + " flat pads for shape " + shape_str(d_->shape));
-  std::vector<std::pair<std::int64_t, std::int64_t>> p(d_->shape.size(), {0, 0});
-  for (std::size_t k = 0; k < flat.size() / 2; ++k) p[p.size() - 1 - k] = {flat[2 * k], flat[2 * k + 1]};
-  return pad_pairs(p, mode, value);
-}
-
-// the PAD movement op: zeros around, every pad >= 0
-inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const {
-  std::vector<std::pair<std::int64_t, std::int64_t>> m;
-  Shape s;
-  bool any = false;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    any = any || p[i].first || p[i].second;
-    m.emplace_back(p[i].first, d_->shape[i] + p[i].first + p[i].second);
-    s.push_back(m.back().second);
-  }
-  return any ? view(mop_pad(d_->uop, m), s) : *this;
-}
-
-inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
-  auto pair_str = [](std::pair<std::int64_t, std::int64_t> x) { return "(" + std::to_string(x.first) + ", " + std::to_string(x.second) + ")"; };
-  // a negative pad cuts from that side; cut first (constant, circular) or last (reflect, replicate)
-  std::vector<AxisPair> cut;
-  std::vector<std::pair<std::int64_t, std::int64_t>> grow;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const auto [b, a] = p[i];
-    const std::int64_t n = d_->shape[i];
-    if (n + b + a < 0) throw Error("pad: pads " + pair_str(p[i]) + " leave dim " + std::to_string(i) + " of size " + std::to_string(n) + " with a negative size");
-    if (mode != PadMode::reflect && mode != PadMode::replicate && (-b > n || -a > n))
-      throw Error("pad: pads " + pair_str(p[i]) + " cut more than the " + std::to_string(n) + " elements of dim " + std::to_string(i));
-    cut.emplace_back(std::pair{-std::min<std::int64_t>(b, 0), std::min(a + n, n)});
-    grow.emplace_back(std::max<std::int64_t>(b, 0), std::max<std::int64_t>(a, 0));
-  }
-  if (mode == PadMode::constant) {
-    const Tensor x = shrink(cut), base = x.pad_zeros(grow);
-    if (value.v.as_float() == 0 || base.uop() == x.uop()) return base;
-    const Tensor b = base.cast(least_upper_dtype(base.dtype(), value.py_dtype()));
-    return full(x.shape(), true, dtypes::bool_, device()).pad_zeros(grow).where(b, value);
-  }
-  if (mode == PadMode::circular) {
-    const Tensor x = shrink(cut);
-    std::vector<std::int64_t> reps;
-    for (std::size_t i = 0; i < grow.size(); ++i) {
-      if (grow[i].first > x.d_->shape[i] || grow[i].second > x.d_->shape[i])
-        throw Error("pad: circular padding " + pair_str(p[i]) + " wraps around more than once for dim " + std::to_string(i) + " of size " + std::to_string(x.d_->shape[i]));
-      reps.push_back(1 + (grow[i].first > 0) + (grow[i].second > 0));
-    }
-    const Tensor r = x.repeat(reps);
-    std::vector<AxisPair> take;
-    for (std::size_t i = 0; i < grow.size(); ++i) {
-      const std::int64_t o = x.d_->shape[i], n = r.d_->shape[i];
-      take.emplace_back(std::pair{grow[i].first ? o - grow[i].first : 0, grow[i].second ? n - o + grow[i].second : n});
-    }
-    return r.shrink(take);
-  }
-  // reflect and replicate see the whole dim before the negative pads cut it
-  Tensor x = *this;
-  for (std::size_t i = 0; i < grow.size(); ++i) {
-    const auto [b, a] = grow[i];
-    if (!b && !a) continue;
-    const std::int64_t d = std::int64_t(i), n = x.d_->shape[i];
-    auto part = [&](std::int64_t from, std::int64_t to) { return x.shrink(on_axis(d_->shape.size(), i, from, to)); };
-    std::vector<Tensor> pieces;
-    if (mode == PadMode::reflect) {
-      if (b >= n || a >= n)
-        throw Error("pad: reflect padding " + pair_str(p[i]) + " should be less than the input size " + std::to_string(n) + " of dim " + std::to_string(i));
-      if (b) pieces.push_back(part(1, b + 1).flip({d}));
-      pieces.push_back(x);
-      if (a) pieces.push_back(part(n - 1 - a, n - 1).flip({d}));
-    } else {
-      if (n == 0) throw Error("pad: replicate padding " + pair_str(p[i]) + " of dim " + std::to_string(i) + ", which is empty");
-      auto stretch = [&](const Tensor& t, std::int64_t k) {
-        Shape s = t.shape();
-        s[i] = k;
-        return t.expand(s);
-      };
-      if (b) pieces.push_back(stretch(part(0, 1), b));
-      pieces.push_back(x);
-      if (a) pieces.push_back(stretch(part(n - 1, n), a));
-    }
-    x = cat(pieces, d);
-  }
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const std::int64_t n = x.d_->shape[i];
-    cut[i] = std::pair{-std::min<std::int64_t>(p[i].first, 0), std::min(p[i].second + n, n)};
-  }
-  return x.shrink(cut);
-}
 
 }  // namespace mg
 

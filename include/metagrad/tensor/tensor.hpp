@@ -1,8 +1,8 @@
 #pragma once
 // Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
-// computes until realize(), to_vector<T>() or item<T>(), which schedule the graph into kernels and run
-// them on the tensor's device (engine/realize.hpp). The reference evaluator (tensor/reference.hpp)
-// stays as the oracle the devices are tested against.
+// computes until realize(), to_vector<T>() or item<T>(). These still compute through the reference
+// evaluator (tensor/reference.hpp); the engine that schedules graphs into kernels and runs them on a
+// device (engine/realize.hpp) is called directly with realize_uops until Tensor switches to it.
 //
 //   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
 //   Tensor b = (a * 2 + 1).sum(1);                              // lazy
@@ -29,7 +29,6 @@
 #include "graph.hpp"
 #include "gradient.hpp"
 #include "reference.hpp"
-#include "../engine/realize.hpp"
 
 namespace mg {
 
@@ -332,21 +331,13 @@ class Tensor {
   template <class T = void>
   Tensor& realize() {
     if (is_realized()) return *this;
-    const UOp buf = realize_uops<T>({d_->uop})[0];
-    d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
+    d_->uop = from_host(to_host<T>(), device()).d_->uop;
     return *this;
   }
-  // the tensor's value, computed on its device, copied into a host array
+  // the tensor's value as a host array. Still computed by the reference evaluator: the switch to the
+  // engine (engine/realize.hpp, realize_uops) waits on the failures listed in docs/devices.md
   template <class T = void>
-  HostArray to_host() const {
-    const UOp buf = realize_uops<T>({d_->uop})[0];
-    HostArray a(dtype_(), d_->shape);
-    const auto& bytes = host_buffer(buf).bytes;
-    if (bytes.size() != a.bytes.size())
-      throw Error("Tensor::to_host: the buffer holds " + std::to_string(bytes.size()) + " bytes, " + std::to_string(a.bytes.size()) + " expected");
-    std::copy(bytes.begin(), bytes.end(), a.bytes.begin());
-    return a;
-  }
+  HostArray to_host() const { return reference_eval(d_->uop); }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
   // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
   // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
