@@ -1545,6 +1545,9 @@ inline UOp UOp::variable(std::string name, std::int64_t min, std::int64_t max, D
   if (min > max) throw Error("UOp::variable(" + py_str_repr(name) + "): min " + std::to_string(min) + " > max " + std::to_string(max));
   return UOp(Ops::DEFINE_VAR, dtype, {}, ArgTuple{Arg(std::move(name)), Arg(min), Arg(max)});
 }
+// tinygrad's `x.arg is Invalid` on a CONST: the value of a masked-off index
+inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
+
 inline UOp UOp::range(const UOp& end, std::int64_t axis_id, AxisType type) {
   if (!end) throw Error("UOp::range(axis " + std::to_string(axis_id) + "): end is a null UOp");
   return UOp(Ops::RANGE, dtypes::weakint, {end.dtype() == dtypes::weakint ? end : end.cast(dtypes::weakint)},
@@ -2997,6 +3000,18 @@ inline double half_value(std::uint16_t b) {
 }
 
 }  // namespace detail
+
+// tinygrad's identity_element: what a reduction starts from, and what an empty one gives
+inline Arg identity_element(Ops op, DType dt) {
+  if (op == Ops::ADD) return dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(std::int64_t(0));
+  if (op == Ops::MUL) return dt.is_float() ? Arg(1.0) : dt.is_bool() ? Arg(true) : Arg(std::int64_t(1));
+  if (op == Ops::MAX) {
+    if (dt.is_float()) return Arg(-std::numeric_limits<double>::infinity());
+    if (dt.is_bool()) return Arg(false);
+    return Arg(dt.imin());
+  }
+  throw Error("identity_element: no identity for reduce op " + op_repr(op) + " on " + dt.repr());
+}
 
 // ***** element storage *****
 
@@ -4925,6 +4940,25 @@ template <std::same_as<UOp> U> U xpow(const U& base, const U& exponent) {
 // ***** threefry *****
 
 // Threefry-2x32 with 20 rounds (Random123's threefry2x32_20): x and key are uint64, each two uint32 words.
+// threefry2x32_value computes it on numbers, for the evaluators (python_alu has no THREEFRY);
+// threefry2x32 builds the same steps as UOps.
+inline std::uint64_t threefry2x32_value(std::uint64_t x, std::uint64_t key) {
+  const std::uint32_t x0 = std::uint32_t(x), x1 = std::uint32_t(x >> 32), key0 = std::uint32_t(key), key1 = std::uint32_t(key >> 32);
+  constexpr int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  const std::uint32_t ks[3] = {key1, key0 ^ key1 ^ 0x1BD11BDAu, key0};
+  std::uint32_t a = x0 + ks[2], b = x1 + ks[0];
+  for (int i = 0; i < 5; ++i) {
+    for (int r : rotations[i % 2]) {
+      const std::uint32_t s = a + b;
+      b = s ^ ((b << r) + (b >> (32 - r)));
+      a = s;
+    }
+    a += ks[i % 3];
+    b += ks[(i + 1) % 3] + std::uint32_t(i + 1);
+  }
+  return std::uint64_t(b) << 32 | a;
+}
+
 template <std::same_as<UOp> U> U threefry2x32(const U& x, const U& key) {
   constexpr std::int64_t two32 = std::int64_t(1) << 32;
   // split x and key from uint64 to two uint32
@@ -5613,7 +5647,6 @@ template <class P> constexpr auto sints(P p) { return p.dtype(dtypes::int8, dtyp
 // share are templates for the same reason.
 template <class> inline constexpr auto invalid_pat_v = op<Ops::CONST>.arg(Invalid{}).named("i"_n);
 template <class T> inline constexpr auto invalid_gate_v = where(var<"cond">, var<"x">, invalid_pat_v<T>);
-inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
 
 inline Arg arg_of(const SymVal& v) {
   if (v.is_float()) return Arg(v.as_double());
@@ -6964,8 +6997,9 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
 // reference_eval: the value of a tensor graph, computed op by op on host arrays, with no scheduler
 // and no codegen. It is the oracle every compiled backend is tested against, so it is written to be
 // plainly right rather than fast: each element of an ALU op goes through exec_alu (the code that
-// folds constants), each CAST through cast_value, each THREEFRY through threefry2x32 evaluated on
-// constants (as symbolic folds it), and each movement op is an index map from output to source.
+// folds constants), each CAST through cast_value, each THREEFRY through threefry2x32_value (the
+// numbers of the decomposition symbolic folds), and each movement op is an index map from output to
+// source.
 //
 // Reductions accumulate wide and round once, at the end: floats in double (so a float64 sum is a
 // plain double sum), ints in their own dtype through exec_alu, whose wraparound after each step is
@@ -7095,11 +7129,7 @@ inline HostArray reduce(const HostArray& x, Ops op, const Shape& out_shape) {
   if (op != Ops::ADD && op != Ops::MUL && op != Ops::MAX)
     throw Error("reduce op " + op_repr(op) + " is not ADD, MUL or MAX");
   const DType dt = x.dtype, acc_dt = dt.is_float() ? dtypes::float64 : dt;
-  const Arg identity = op == Ops::ADD ? Arg(std::int64_t(0)) : op == Ops::MUL ? Arg(std::int64_t(1))
-                       : dt.is_float() ? Arg(-std::numeric_limits<double>::infinity())
-                       : dt.is_bool()  ? Arg(false)
-                                       : Arg(dt.imin());
-  std::vector<Arg> acc(std::size_t(shape_prod(out_shape)), cast_value(identity, dtypes::weakint, acc_dt));
+  std::vector<Arg> acc(std::size_t(shape_prod(out_shape)), identity_element(op, acc_dt));
   const Shape out_strides = broadcast_strides(out_shape, x.shape);  // a reduced axis has size 1: stride 0
   for_each_index(x.shape, [&](const Shape& idx, std::int64_t flat) {
     Arg& a = acc[std::size_t(dot(idx, out_strides))];
@@ -7112,7 +7142,7 @@ inline HostArray reduce(const HostArray& x, Ops op, const Shape& out_shape) {
 }
 
 inline Arg threefry_value(const Arg& x, const Arg& key) {
-  return evaluate(threefry2x32(UOp::const_(dtypes::uint64, x), UOp::const_(dtypes::uint64, key)), {});
+  return Arg(std::int64_t(threefry2x32_value(std::uint64_t(x.as_int()), std::uint64_t(key.as_int()))));
 }
 
 // how many of u's sources carry values (the rest are shape arguments, devices, uniques)
@@ -9332,11 +9362,10 @@ class RangeMap {
 
 inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 
-inline bool is_invalid_const(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
-inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid_const(u.src(2)); }
+inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
 inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
 inline UOp get_valid(const UOp& u) {
-  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid_const(u)));
+  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
 }
 
 // std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
@@ -9360,6 +9389,174 @@ inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(
 
 }  // namespace mg::detail
 
+// ---- metagrad/codegen/simplify.hpp ----
+// tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
+// `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
+
+
+namespace mg {
+
+namespace detail {
+// the RANGEs under an END's or REDUCE's range sources, in toposort order
+template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
+  if (r.nsrc() < 2) return std::nullopt;
+  std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
+  std::vector<UOp> src{r.src(0)};
+  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
+  return r.replace({.src = std::move(src)});
+}
+struct pm_flatten_range_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
+
+namespace detail {
+// ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
+struct RangeSubCtx {
+  std::unordered_map<UOp, UOp> m;
+};
+
+// substitute what the passes marked and simplify, once per pass (the ctx is emptied)
+template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp& x, F sub_fxn) {
+  std::vector<std::pair<UOp, UOp>> subs;
+  for (auto& [k, v] : ctx.m) if (v) subs.emplace_back(k, sub_fxn(k, v));
+  ctx.m.clear();
+  UOp ret = x.substitute(subs);
+  if (ret == x) return std::nullopt;
+  return simplify(ret);
+}
+
+inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
+  ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
+  a.emplace_back(sub);
+  a.push_back(k.arg()[k.arg().size() - 1]);
+  return Arg(std::move(a));
+}
+
+struct pm_split_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
+          if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
+              c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
+            ctx.m[r] = c;
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
+            return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
+                   k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
+          });
+        }));
+  }
+};
+
+// index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
+inline std::size_t count_divmod(const UOp& x) {
+  std::size_t n = 0;
+  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
+  return n;
+}
+
+template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
+  RangeMap rm;
+  std::vector<std::vector<UOp>> reduce_ranges;
+  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
+  const std::vector<UOp> ended = ended_ranges(u);
+  std::vector<std::pair<UOp, UOp>> pairs;
+  // on END only adjacent ranges merge, on REDUCE any two
+  if (u.op() == Ops::END) for (std::size_t i = 0; i + 1 < ended.size(); ++i) pairs.emplace_back(ended[i], ended[i + 1]);
+  else
+    for (std::size_t i = 0; i < ended.size(); ++i)
+      for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
+  for (const auto& [r0, r1] : pairs) {
+    if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
+    // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
+    // the other range (tinygrad gets away with it because pm_reduce_unparented ran first)
+    const std::vector<UOp> now = ended_ranges(u);
+    if (!in_list(now, r0) || !in_list(now, r1)) continue;
+    bool same = true;
+    for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
+    if (!same) continue;
+    const UOp s0 = r0.src(0), s1 = r1.src(0);
+    const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
+    UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
+    nidx = graph_rewrite(nidx, pm_flatten_range);
+    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
+  }
+  return u;
+}
+
+template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
+  if (idx.nsrc() < 2) return;
+  const UOp i = idx.src(1);
+  std::unordered_map<UOp, UOp> guards;
+  const UOp x = get_idx(i);
+  if (is_gated_index(i))
+    for (const UOp& v : get_valid(i).split_uop(Ops::AND))
+      if (v.op() == Ops::CMPLT && v.src(0).op() == Ops::RANGE && v.src(1).op() == Ops::CONST) guards[v.src(0)] = v.src(1);
+  // choose the largest bound c over every gate r < c
+  for (auto& [r, c] : guards) {
+    auto it = ctx.m.find(r);
+    if (it == ctx.m.end()) ctx.m[r] = c;
+    else if (it->second.op() == Ops::CONST && it->second.arg().as_int() < c.arg().as_int()) it->second = c;
+  }
+  // but a range used ungated anywhere keeps its size
+  for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
+}
+
+struct pm_simplify_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
+        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
+          mark_gated(ctx, idx);
+          return std::nullopt;
+        }),
+        // reduce ranges can't be shrunk
+        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
+          for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
+        }));
+  }
+};
+// tinygrad's reduce_unparented: a REDUCE range its source does not use leaves the reduce; an ADD
+// multiplies by its size, a MUL raises to it (MAX needs nothing)
+template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) {
+  const Ops op = red.arg()[0].as_op();
+  if (op != Ops::ADD && op != Ops::MAX && op != Ops::MUL) return std::nullopt;
+  const std::vector<UOp> used = ranges_of(red.src(0));
+  std::vector<UOp> parented, unparented;
+  for (std::size_t i = 1; i < red.nsrc(); ++i) (in_list(used, red.src(i)) ? parented : unparented).push_back(red.src(i));
+  if (unparented.empty()) return std::nullopt;
+  std::vector<UOp> src{red.src(0)};
+  src.insert(src.end(), parented.begin(), parented.end());
+  U ret = !parented.empty() || red.dtype() != red.src(0).dtype() ? red.replace({.src = std::move(src)}) : red.src(0);
+  for (const UOp& r : unparented) {
+    const UOp n = r.src(0).cast(ret.dtype().scalar()).broadcast(ret.dtype().count);
+    if (op == Ops::ADD) ret = ret * n;
+    if (op == Ops::MUL) ret = ret.pow(n);
+  }
+  return ret;
+}
+struct pm_reduce_unparented_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
+inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
+
+}  // namespace mg
+
 namespace mg {
 
 // One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
@@ -9378,14 +9575,6 @@ struct Schedule {
 namespace detail {
 
 inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
-
-// the RANGE nodes an expression depends on, in toposort order
-inline std::vector<UOp> ranges_in(const UOp& u) {
-  std::vector<UOp> out;
-  for (const UOp& x : u.toposort())
-    if (x.op() == Ops::RANGE) out.push_back(x);
-  return out;
-}
 
 // tinygrad's apply_movement_op: the index expressions of the source from those of the output
 template <class T = void>
@@ -9604,7 +9793,7 @@ class Rangeify {
         if (op == Ops::EXPAND)
           for (std::size_t i = 0; i < rngs.size(); ++i)
             if (rngs[i] != out[i])
-              for (const UOp& r : ranges_in(out[i])) in.ending.push_back(r);
+              for (const UOp& r : ranges_of(out[i])) in.ending.push_back(r);
       }
       if (op == Ops::REDUCE) {
         const Shape& src_shape = *info_[idx(x.src(0))].shape;
@@ -9688,7 +9877,7 @@ class Rangeify {
     } else if (op == Ops::REDUCE) {
       const Ops rop = x.arg()[0].as_op();
       if (shape_prod(*at(x.src(0)).shape) == 0) {
-        r = UOp::const_(x.dtype(), UOp::const_(x.dtype(), Arg(std::int64_t(0))).pop_const(rop).second);
+        r = UOp::const_(x.dtype(), identity_element(rop, x.dtype()));
       } else {
         std::vector<UOp> rr;
         for (const Arg& a : x.arg()[1].as_tuple())
@@ -9721,7 +9910,7 @@ class Rangeify {
     if (si.inlined) {
       std::vector<std::pair<UOp, UOp>> sub;
       for (std::size_t i = 0; i < si.out.size(); ++i)
-        if (si.out[i].op() == Ops::RANGE && !is_invalid_const(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
+        if (si.out[i].op() == Ops::RANGE && !is_invalid(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
       return expr(s).substitute(sub);
     }
     return expr(s);
@@ -9751,8 +9940,9 @@ class Rangeify {
     std::vector<UOp> ends;
     for (const UOp& r : in.out)
       if (r.op() == Ops::RANGE) ends.push_back(r);
-    // symbolic first (tinygrad runs it on the rangeified graph): folds what makes a buffer unused
-    UOp ast = simplify(UOp::sink(store.end(ends)));
+    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
+    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
+    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
     // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
     std::vector<UOp> bufs{in.buffer};
     std::vector<std::pair<UOp, UOp>> sub;
@@ -9803,18 +9993,6 @@ Schedule create_schedule(const std::vector<UOp>& roots) {
 namespace mg {
 
 namespace detail {
-// https://en.wikipedia.org/wiki/Identity_element
-inline Arg identity_element(Ops op, DType dt) {
-  if (op == Ops::ADD) return dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(0);
-  if (op == Ops::MUL) return dt.is_float() ? Arg(1.0) : dt.is_bool() ? Arg(true) : Arg(1);
-  if (op == Ops::MAX) {
-    if (dt.is_float()) return Arg(-std::numeric_limits<double>::infinity());
-    if (dt.is_bool()) return Arg(false);
-    return Arg(dt.imin());
-  }
-  throw Error("identity_element: no identity for reduce op " + op_repr(op) + " on " + dt.repr());
-}
-
 struct ReduceContext {
   std::int64_t acc_num = 0;
 };
@@ -9946,7 +10124,7 @@ struct pm_add_loads_def {
 
 template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) {
   if (alu.dtype().vcount() == 1) return std::nullopt;
-  if (alu.op() == Ops::WHERE && is_invalid_const(alu.src(2))) return std::nullopt;
+  if (alu.op() == Ops::WHERE && is_invalid(alu.src(2))) return std::nullopt;
   std::vector<UOp> alus;
   for (int i = 0; i < alu.dtype().vcount(); ++i) {
     std::vector<UOp> src;
@@ -10675,145 +10853,6 @@ inline constexpr LazyRules<detail::pm_lower_index_dtype_def> pm_lower_index_dtyp
 // Also the kernel's default name, tinygrad's r_4_4 / E_16.
 
 
-// ---- metagrad/codegen/simplify.hpp ----
-// tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
-// `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
-
-
-namespace mg {
-
-namespace detail {
-// the RANGEs under an END's or REDUCE's range sources, in toposort order
-template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
-  if (r.nsrc() < 2) return std::nullopt;
-  std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
-  std::vector<UOp> src{r.src(0)};
-  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
-  return r.replace({.src = std::move(src)});
-}
-struct pm_flatten_range_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
-
-namespace detail {
-// ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
-struct RangeSubCtx {
-  std::unordered_map<UOp, UOp> m;
-};
-
-// substitute what the passes marked and simplify, once per pass (the ctx is emptied)
-template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp& x, F sub_fxn) {
-  std::vector<std::pair<UOp, UOp>> subs;
-  for (auto& [k, v] : ctx.m) if (v) subs.emplace_back(k, sub_fxn(k, v));
-  ctx.m.clear();
-  UOp ret = x.substitute(subs);
-  if (ret == x) return std::nullopt;
-  return simplify(ret);
-}
-
-inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
-  ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
-  a.emplace_back(sub);
-  a.push_back(k.arg()[k.arg().size() - 1]);
-  return Arg(std::move(a));
-}
-
-struct pm_split_ranges_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
-          if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
-              c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
-            ctx.m[r] = c;
-          return std::nullopt;
-        }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
-          return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
-            return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
-                   k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
-          });
-        }));
-  }
-};
-
-// index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
-inline std::size_t count_divmod(const UOp& x) {
-  std::size_t n = 0;
-  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
-  return n;
-}
-
-template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
-  RangeMap rm;
-  std::vector<std::vector<UOp>> reduce_ranges;
-  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
-  const std::vector<UOp> ended = ended_ranges(u);
-  std::vector<std::pair<UOp, UOp>> pairs;
-  // on END only adjacent ranges merge, on REDUCE any two
-  if (u.op() == Ops::END) for (std::size_t i = 0; i + 1 < ended.size(); ++i) pairs.emplace_back(ended[i], ended[i + 1]);
-  else
-    for (std::size_t i = 0; i < ended.size(); ++i)
-      for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
-  for (const auto& [r0, r1] : pairs) {
-    if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
-    bool same = true;
-    for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
-    if (!same) continue;
-    const UOp s0 = r0.src(0), s1 = r1.src(0);
-    const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
-    UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
-    nidx = graph_rewrite(nidx, pm_flatten_range);
-    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
-  }
-  return u;
-}
-
-template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
-  if (idx.nsrc() < 2) return;
-  const UOp i = idx.src(1);
-  std::unordered_map<UOp, UOp> guards;
-  const UOp x = get_idx(i);
-  if (is_gated_index(i))
-    for (const UOp& v : get_valid(i).split_uop(Ops::AND))
-      if (v.op() == Ops::CMPLT && v.src(0).op() == Ops::RANGE && v.src(1).op() == Ops::CONST) guards[v.src(0)] = v.src(1);
-  // choose the largest bound c over every gate r < c
-  for (auto& [r, c] : guards) {
-    auto it = ctx.m.find(r);
-    if (it == ctx.m.end()) ctx.m[r] = c;
-    else if (it->second.op() == Ops::CONST && it->second.arg().as_int() < c.arg().as_int()) it->second = c;
-  }
-  // but a range used ungated anywhere keeps its size
-  for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
-}
-
-struct pm_simplify_ranges_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
-        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
-          mark_gated(ctx, idx);
-          return std::nullopt;
-        }),
-        // reduce ranges can't be shrunk
-        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
-          for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
-          return std::nullopt;
-        }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
-          return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
-        }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
-inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
-
-}  // namespace mg
-
 namespace mg::detail {
 
 inline int axis_to_pos(AxisType t) {
@@ -10864,12 +10903,8 @@ inline std::string default_kernel_name(const UOp& ast) {
   bool reduce = false;
   for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
   std::string name = reduce ? "r" : "E";
-  for (const UOp& r : kernel_rngs(ast)) {
-    std::string s = range_size_str(r);
-    for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    name += "_" + s;
-  }
-  return name;
+  for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
+  return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
 }
 
 // split rng into an outer range of `amount` (type t) and the rest: tinygrad's Scheduler.shift_to(top=True)
@@ -11043,8 +11078,7 @@ inline bool spec_on() {
 #ifndef NDEBUG
   return true;
 #else
-  const char* s = std::getenv("SPEC");
-  return s && *s && std::atoi(s) > 0;
+  return getenv_int("SPEC", 0) > 0;
 #endif
 }
 inline std::string c_identifier(std::string s) {
@@ -11655,25 +11689,6 @@ namespace mg {
 
 namespace detail {
 
-// Threefry-2x32 with 20 rounds on numbers: the steps symbolic/decompositions.hpp's threefry2x32
-// builds as UOps (tinygrad's decomposition of THREEFRY), which python_alu has no entry for.
-inline std::uint64_t threefry2x32_value(std::uint64_t x, std::uint64_t key) {
-  const std::uint32_t x0 = std::uint32_t(x), x1 = std::uint32_t(x >> 32), key0 = std::uint32_t(key), key1 = std::uint32_t(key >> 32);
-  constexpr int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
-  const std::uint32_t ks[3] = {key1, key0 ^ key1 ^ 0x1BD11BDAu, key0};
-  std::uint32_t a = x0 + ks[2], b = x1 + ks[0];
-  for (int i = 0; i < 5; ++i) {
-    for (int r : rotations[i % 2]) {
-      const std::uint32_t s = a + b;
-      b = s ^ ((b << r) + (b >> (32 - r)));
-      a = s;
-    }
-    a += ks[i % 3];
-    b += ks[(i + 1) % 3] + std::uint32_t(i + 1);
-  }
-  return std::uint64_t(b) << 32 | a;
-}
-
 // a memory a pointer can point into: a PARAM's buffer, a DEFINE_REG's registers, a DEFINE_LOCAL
 struct InterpMem {
   std::byte* base = nullptr;
@@ -12243,7 +12258,7 @@ void interp_run(const Program& p, std::span<void* const> bufs, std::span<const s
 // ---- metagrad/runtime/llvm.hpp ----
 // The CPU device's compiler and loader (tinygrad's split: a compiler makes bytes, a runtime loads them).
 //   mg::llvm::compile(ir, name)         LLVM IR text -> an object file for the host CPU, at O2
-//   mg::llvm::compile_cached(ir, name)  the same, through an in-memory map and the disk cache
+//   mg::llvm::compile_cached(ir, name)  the same, through the disk cache
 //   mg::llvm::Jit::instance().load(object, symbol) -> the symbol's address in the process
 // libLLVM 19 is opened with dlopen (runtime/llvm_api.hpp), so nothing here needs link flags.
 // A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
@@ -12967,27 +12982,17 @@ inline std::string object_cache_key(const std::string& ir, const std::string& na
   return mg::detail::hash_hex(h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features + "\n" + name + "\n" +
                               ir);
 }
-// the disk layer alone: a hit, or compile and store (a truncated or corrupt file reads as a miss)
-inline std::string compile_disk_cached(const std::string& ir, const std::string& name, const std::string& key) {
+}  // namespace detail
+
+// compile() through the disk cache (table "llvm"; CACHELEVEL=0 turns it off). A truncated or corrupt
+// file reads as a miss and is rewritten. There is no in-memory layer: the engine keeps each kernel it
+// compiled, keyed by its AST.
+inline std::string compile_cached(const std::string& ir, const std::string& name) {
+  const std::string key = detail::object_cache_key(ir, name);
   if (std::optional<std::string> hit = disk_cache_get("llvm", key)) return std::move(*hit);
   std::string obj = compile(ir, name);
   disk_cache_put("llvm", key, obj);
   return obj;
-}
-}  // namespace detail
-
-// compile() through this process's map, then the disk cache (table "llvm"). CACHELEVEL=0 skips the disk.
-inline std::string compile_cached(const std::string& ir, const std::string& name) {
-  const std::string key = detail::object_cache_key(ir, name);
-  static std::mutex mu;
-  static auto* memory = new std::unordered_map<std::string, std::string>();  // lives as long as the kernels
-  {
-    std::lock_guard lock(mu);
-    if (auto it = memory->find(key); it != memory->end()) return it->second;
-  }
-  std::string obj = detail::compile_disk_cached(ir, name, key);
-  std::lock_guard lock(mu);
-  return memory->emplace(key, std::move(obj)).first->second;
 }
 
 }  // namespace mg::llvm
@@ -13038,6 +13043,62 @@ inline Target device_target(DeviceKind k) {
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;
 }
+
+// Threads that stay for the process: a kernel launch wakes them rather than creating threads. run(n, f)
+// calls f(0) on the caller and f(1..n-1) on workers, and returns when all have returned. One launch at
+// a time; the kernels it runs do not throw (they are compiled code).
+template <class T = void>
+class WorkerPool {
+ public:
+  static WorkerPool& instance() {
+    static WorkerPool* p = new WorkerPool();  // never destroyed: its threads wait for work until exit
+    return *p;
+  }
+  void run(std::int64_t n, const std::function<void(std::int64_t)>& f) {
+    std::lock_guard launch(launch_mu_);
+    {
+      std::lock_guard lock(mu_);
+      while (std::int64_t(workers_) < n - 1) {
+        const std::int64_t id = std::int64_t(++workers_);
+        std::thread([this, id] { loop(id); }).detach();
+      }
+      task_ = &f;
+      n_ = n;
+      pending_ = n - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    f(0);
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    task_ = nullptr;
+  }
+
+ private:
+  std::mutex launch_mu_, mu_;
+  std::condition_variable wake_, done_;
+  std::size_t workers_ = 0;
+  const std::function<void(std::int64_t)>* task_ = nullptr;
+  std::int64_t n_ = 0, pending_ = 0;
+  std::uint64_t generation_ = 0;
+
+  void loop(std::int64_t id) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(std::int64_t)>* task = nullptr;
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (id >= n_) continue;  // this launch needs fewer threads
+        task = task_;
+      }
+      (*task)(id);
+      std::lock_guard lock(mu_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+};
 
 struct CompiledKernel {
   Program prog;
@@ -13126,21 +13187,14 @@ class Engine {
   // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
   static void run_threads(const CompiledKernel& ck, const std::vector<void*>& bufs, const std::vector<std::int64_t>& vals) {
     const int slot = ck.prog.core_id_slot();
-    if (slot < 0 || ck.prog.threads <= 1) {
-      std::vector<std::int64_t> v = vals;
-      if (slot >= 0) v[std::size_t(slot)] = 0;
-      ck.fn(bufs.data(), v.data());
-      return;
-    }
-    std::vector<std::vector<std::int64_t>> per(std::size_t(ck.prog.threads), vals);
-    std::vector<std::thread> pool;
-    for (std::int64_t t = 1; t < ck.prog.threads; ++t) {
-      per[std::size_t(t)][std::size_t(slot)] = t;
-      pool.emplace_back([&, t] { ck.fn(bufs.data(), per[std::size_t(t)].data()); });
-    }
-    per[0][std::size_t(slot)] = 0;
-    ck.fn(bufs.data(), per[0].data());
-    for (auto& th : pool) th.join();
+    const std::int64_t n = slot < 0 ? 1 : ck.prog.threads;
+    std::vector<std::vector<std::int64_t>> per(std::size_t(n), vals);
+    const std::function<void(std::int64_t)> task = [&](std::int64_t t) {
+      if (slot >= 0) per[std::size_t(t)][std::size_t(slot)] = t;
+      ck.fn(bufs.data(), per[std::size_t(t)].data());
+    };
+    if (n == 1) task(0);
+    else WorkerPool<T>::instance().run(n, task);
   }
 };
 

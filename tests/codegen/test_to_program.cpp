@@ -325,3 +325,31 @@ TEST_CASE("to_program: integer division by a constant becomes a multiply-shift (
     for (int i = 0; i < 10; ++i) CHECK(o[std::size_t(i)] == x[std::size_t(i / 3)] + (i % 3) * 10);
   }
 }
+
+TEST_CASE("codegen: merging reduce ranges never drops one (unused ranges between used ones)", "[codegen]") {
+  // sum over r1, r2, r0, r3 (size 4 each) of where(1 <= r0 < 3, 4, 0) = 4 * 2 * 64 = 512; r0 also
+  // indexes a load, so it cannot merge, and r1, r2, r3 must merge into 64 iterations, not 16
+  UOp r[4];
+  for (int i = 0; i < 4; ++i) r[i] = UOp::range(4, i, AxisType::REDUCE);
+  const UOp in = UOp::param(1, dtypes::int32.ptr(4));
+  const UOp ld = in.index({r[0]});
+  const UOp cond = (ld >= UOp::const_(dtypes::int32, 1)) & (ld < UOp::const_(dtypes::int32, 3)) &
+                   (r[0] >= UOp::const_(dtypes::weakint, 1)) & (r[0] < UOp::const_(dtypes::weakint, 3));
+  const UOp v = cond.where(UOp::const_(dtypes::float32, 4.0), UOp::const_(dtypes::float32, 0.0));
+  const UOp out = UOp::param(0, dtypes::float32.ptr(1));
+  const UOp ast = UOp::sink(out.index({UOp::const_(dtypes::weakint, 0)}).store(v.reduce(Ops::ADD, {r[1], r[2], r[0], r[3]})));
+  const Program p = to_program(ast, interp_target());
+  float result = 0;
+  std::int32_t arange[4] = {0, 1, 2, 3};
+  void* bufs[] = {&result, arange};
+  interp_run(p, bufs, {});
+  CHECK(result == 512.0f);
+  // and the scheduler drops reduce ranges the value does not use before codegen sees them
+  const UOp red = v.reduce(Ops::ADD, {r[1], r[2], r[0], r[3]});
+  const UOp folded = graph_rewrite(red, pm_reduce_unparented);
+  CHECK(folded.op() == Ops::MUL);  // times 4 for each of r1, r2, r3
+  std::vector<UOp> reds;
+  for (const UOp& u : folded.toposort()) if (u.op() == Ops::REDUCE) reds.push_back(u);
+  REQUIRE(reds.size() == 1);
+  CHECK(reds[0].nsrc() == 2);  // the value and r0
+}

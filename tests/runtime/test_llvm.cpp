@@ -343,7 +343,7 @@ TEST_CASE("llvm: compile_cached uses the disk cache and survives a corrupt entry
   ::setenv("MG_CACHE_DIR", dir.c_str(), 1);
   ::unsetenv("CACHELEVEL");
 
-  // a source unique to this run, so the process's map has not seen it
+  // a source unique to this run, so no earlier run cached it
   const std::string ir = add_ir + "; run " + std::to_string(::getpid()) + "\n";
   const std::string key = mg::llvm::detail::object_cache_key(ir, "add");
   CHECK_FALSE(mg::disk_cache_get("llvm", key).has_value());
@@ -351,19 +351,19 @@ TEST_CASE("llvm: compile_cached uses the disk cache and survives a corrupt entry
   auto on_disk = mg::disk_cache_get("llvm", key);
   REQUIRE(on_disk.has_value());
   CHECK(*on_disk == obj);
-  CHECK(mg::llvm::compile_cached(ir, "add") == obj);  // from memory
+  CHECK(mg::llvm::compile_cached(ir, "add") == obj);  // from the disk
 
   // a truncated file is recompiled and rewritten
   const std::string path = mg::detail::disk_cache_path("llvm", key);
   REQUIRE(::truncate(path.c_str(), 40) == 0);
   CHECK_FALSE(mg::disk_cache_get("llvm", key).has_value());
-  const std::string again = mg::llvm::detail::compile_disk_cached(ir, "add", key);
+  const std::string again = mg::llvm::compile_cached(ir, "add");
   CHECK(again == obj);
   CHECK(mg::disk_cache_get("llvm", key) == std::optional<std::string>(obj));
 
   // a disk hit loads and runs
   auto fn = reinterpret_cast<mg::llvm::KernelFn>(
-      mg::llvm::Jit::instance().load(mg::llvm::detail::compile_disk_cached(ir, "add", key), "add_call"));
+      mg::llvm::Jit::instance().load(mg::llvm::compile_cached(ir, "add"), "add_call"));
   float out = 0, a = 1.5f, b = 2.25f;
   void* bufs[] = {&out, &a, &b};
   std::int64_t vals[] = {1};

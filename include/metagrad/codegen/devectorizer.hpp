@@ -16,18 +16,6 @@
 namespace mg {
 
 namespace detail {
-// https://en.wikipedia.org/wiki/Identity_element
-inline Arg identity_element(Ops op, DType dt) {
-  if (op == Ops::ADD) return dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(0);
-  if (op == Ops::MUL) return dt.is_float() ? Arg(1.0) : dt.is_bool() ? Arg(true) : Arg(1);
-  if (op == Ops::MAX) {
-    if (dt.is_float()) return Arg(-std::numeric_limits<double>::infinity());
-    if (dt.is_bool()) return Arg(false);
-    return Arg(dt.imin());
-  }
-  throw Error("identity_element: no identity for reduce op " + op_repr(op) + " on " + dt.repr());
-}
-
 struct ReduceContext {
   std::int64_t acc_num = 0;
 };
@@ -159,7 +147,7 @@ struct pm_add_loads_def {
 
 template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) {
   if (alu.dtype().vcount() == 1) return std::nullopt;
-  if (alu.op() == Ops::WHERE && is_invalid_const(alu.src(2))) return std::nullopt;
+  if (alu.op() == Ops::WHERE && is_invalid(alu.src(2))) return std::nullopt;
   std::vector<UOp> alus;
   for (int i = 0; i < alu.dtype().vcount(); ++i) {
     std::vector<UOp> src;

@@ -4,7 +4,6 @@
 // that divides is split into (threads, rest), the THREAD range later becoming core_id (gpudims.hpp).
 // Also the kernel's default name, tinygrad's r_4_4 / E_16.
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <vector>
 
@@ -63,12 +62,8 @@ inline std::string default_kernel_name(const UOp& ast) {
   bool reduce = false;
   for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
   std::string name = reduce ? "r" : "E";
-  for (const UOp& r : kernel_rngs(ast)) {
-    std::string s = range_size_str(r);
-    for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    name += "_" + s;
-  }
-  return name;
+  for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
+  return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
 }
 
 // split rng into an outer range of `amount` (type t) and the rest: tinygrad's Scheduler.shift_to(top=True)

@@ -59,11 +59,10 @@ class RangeMap {
 
 inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 
-inline bool is_invalid_const(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
-inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid_const(u.src(2)); }
+inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
 inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
 inline UOp get_valid(const UOp& u) {
-  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid_const(u)));
+  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
 }
 
 // std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in

@@ -88,6 +88,10 @@ template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
       for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
   for (const auto& [r0, r1] : pairs) {
     if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
+    // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
+    // the other range (tinygrad gets away with it because pm_reduce_unparented ran first)
+    const std::vector<UOp> now = ended_ranges(u);
+    if (!in_list(now, r0) || !in_list(now, r1)) continue;
     bool same = true;
     for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
     if (!same) continue;
@@ -136,8 +140,33 @@ struct pm_simplify_ranges_def {
         }));
   }
 };
+// tinygrad's reduce_unparented: a REDUCE range its source does not use leaves the reduce; an ADD
+// multiplies by its size, a MUL raises to it (MAX needs nothing)
+template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) {
+  const Ops op = red.arg()[0].as_op();
+  if (op != Ops::ADD && op != Ops::MAX && op != Ops::MUL) return std::nullopt;
+  const std::vector<UOp> used = ranges_of(red.src(0));
+  std::vector<UOp> parented, unparented;
+  for (std::size_t i = 1; i < red.nsrc(); ++i) (in_list(used, red.src(i)) ? parented : unparented).push_back(red.src(i));
+  if (unparented.empty()) return std::nullopt;
+  std::vector<UOp> src{red.src(0)};
+  src.insert(src.end(), parented.begin(), parented.end());
+  U ret = !parented.empty() || red.dtype() != red.src(0).dtype() ? red.replace({.src = std::move(src)}) : red.src(0);
+  for (const UOp& r : unparented) {
+    const UOp n = r.src(0).cast(ret.dtype().scalar()).broadcast(ret.dtype().count);
+    if (op == Ops::ADD) ret = ret * n;
+    if (op == Ops::MUL) ret = ret.pow(n);
+  }
+  return ret;
+}
+struct pm_reduce_unparented_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
+  }
+};
 }  // namespace detail
 inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
 inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
 
 }  // namespace mg

@@ -8,10 +8,10 @@
 // PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
 #include <cctype>
 #include <concepts>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "../core/env.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../symbolic/decompositions.hpp"
 #include "../symbolic/sym.hpp"
@@ -58,8 +58,7 @@ inline bool spec_on() {
 #ifndef NDEBUG
   return true;
 #else
-  const char* s = std::getenv("SPEC");
-  return s && *s && std::atoi(s) > 0;
+  return getenv_int("SPEC", 0) > 0;
 #endif
 }
 inline std::string c_identifier(std::string s) {

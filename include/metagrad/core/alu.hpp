@@ -311,6 +311,18 @@ inline double half_value(std::uint16_t b) {
 
 }  // namespace detail
 
+// tinygrad's identity_element: what a reduction starts from, and what an empty one gives
+inline Arg identity_element(Ops op, DType dt) {
+  if (op == Ops::ADD) return dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(std::int64_t(0));
+  if (op == Ops::MUL) return dt.is_float() ? Arg(1.0) : dt.is_bool() ? Arg(true) : Arg(std::int64_t(1));
+  if (op == Ops::MAX) {
+    if (dt.is_float()) return Arg(-std::numeric_limits<double>::infinity());
+    if (dt.is_bool()) return Arg(false);
+    return Arg(dt.imin());
+  }
+  throw Error("identity_element: no identity for reduce op " + op_repr(op) + " on " + dt.repr());
+}
+
 // ***** element storage *****
 
 // One element of a scalar dtype in its storage format, as a buffer holds it and tinygrad's struct

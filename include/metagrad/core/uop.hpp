@@ -567,6 +567,9 @@ inline UOp UOp::variable(std::string name, std::int64_t min, std::int64_t max, D
   if (min > max) throw Error("UOp::variable(" + py_str_repr(name) + "): min " + std::to_string(min) + " > max " + std::to_string(max));
   return UOp(Ops::DEFINE_VAR, dtype, {}, ArgTuple{Arg(std::move(name)), Arg(min), Arg(max)});
 }
+// tinygrad's `x.arg is Invalid` on a CONST: the value of a masked-off index
+inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
+
 inline UOp UOp::range(const UOp& end, std::int64_t axis_id, AxisType type) {
   if (!end) throw Error("UOp::range(axis " + std::to_string(axis_id) + "): end is a null UOp");
   return UOp(Ops::RANGE, dtypes::weakint, {end.dtype() == dtypes::weakint ? end : end.cast(dtypes::weakint)},

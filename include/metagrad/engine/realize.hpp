@@ -10,6 +10,8 @@
 // DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
 // kernel ASTs, 4 the generated source, 5 the linear UOps.
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -60,6 +62,62 @@ inline Target device_target(DeviceKind k) {
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;
 }
+
+// Threads that stay for the process: a kernel launch wakes them rather than creating threads. run(n, f)
+// calls f(0) on the caller and f(1..n-1) on workers, and returns when all have returned. One launch at
+// a time; the kernels it runs do not throw (they are compiled code).
+template <class T = void>
+class WorkerPool {
+ public:
+  static WorkerPool& instance() {
+    static WorkerPool* p = new WorkerPool();  // never destroyed: its threads wait for work until exit
+    return *p;
+  }
+  void run(std::int64_t n, const std::function<void(std::int64_t)>& f) {
+    std::lock_guard launch(launch_mu_);
+    {
+      std::lock_guard lock(mu_);
+      while (std::int64_t(workers_) < n - 1) {
+        const std::int64_t id = std::int64_t(++workers_);
+        std::thread([this, id] { loop(id); }).detach();
+      }
+      task_ = &f;
+      n_ = n;
+      pending_ = n - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    f(0);
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    task_ = nullptr;
+  }
+
+ private:
+  std::mutex launch_mu_, mu_;
+  std::condition_variable wake_, done_;
+  std::size_t workers_ = 0;
+  const std::function<void(std::int64_t)>* task_ = nullptr;
+  std::int64_t n_ = 0, pending_ = 0;
+  std::uint64_t generation_ = 0;
+
+  void loop(std::int64_t id) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(std::int64_t)>* task = nullptr;
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (id >= n_) continue;  // this launch needs fewer threads
+        task = task_;
+      }
+      (*task)(id);
+      std::lock_guard lock(mu_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+};
 
 struct CompiledKernel {
   Program prog;
@@ -148,21 +206,14 @@ class Engine {
   // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
   static void run_threads(const CompiledKernel& ck, const std::vector<void*>& bufs, const std::vector<std::int64_t>& vals) {
     const int slot = ck.prog.core_id_slot();
-    if (slot < 0 || ck.prog.threads <= 1) {
-      std::vector<std::int64_t> v = vals;
-      if (slot >= 0) v[std::size_t(slot)] = 0;
-      ck.fn(bufs.data(), v.data());
-      return;
-    }
-    std::vector<std::vector<std::int64_t>> per(std::size_t(ck.prog.threads), vals);
-    std::vector<std::thread> pool;
-    for (std::int64_t t = 1; t < ck.prog.threads; ++t) {
-      per[std::size_t(t)][std::size_t(slot)] = t;
-      pool.emplace_back([&, t] { ck.fn(bufs.data(), per[std::size_t(t)].data()); });
-    }
-    per[0][std::size_t(slot)] = 0;
-    ck.fn(bufs.data(), per[0].data());
-    for (auto& th : pool) th.join();
+    const std::int64_t n = slot < 0 ? 1 : ck.prog.threads;
+    std::vector<std::vector<std::int64_t>> per(std::size_t(n), vals);
+    const std::function<void(std::int64_t)> task = [&](std::int64_t t) {
+      if (slot >= 0) per[std::size_t(t)][std::size_t(slot)] = t;
+      ck.fn(bufs.data(), per[std::size_t(t)].data());
+    };
+    if (n == 1) task(0);
+    else WorkerPool<T>::instance().run(n, task);
   }
 };
 

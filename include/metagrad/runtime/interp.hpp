@@ -26,29 +26,11 @@
 #include "../core/alu.hpp"
 #include "../core/eval.hpp"
 #include "../core/ptr_map.hpp"
+#include "../symbolic/decompositions.hpp"  // threefry2x32_value
 
 namespace mg {
 
 namespace detail {
-
-// Threefry-2x32 with 20 rounds on numbers: the steps symbolic/decompositions.hpp's threefry2x32
-// builds as UOps (tinygrad's decomposition of THREEFRY), which python_alu has no entry for.
-inline std::uint64_t threefry2x32_value(std::uint64_t x, std::uint64_t key) {
-  const std::uint32_t x0 = std::uint32_t(x), x1 = std::uint32_t(x >> 32), key0 = std::uint32_t(key), key1 = std::uint32_t(key >> 32);
-  constexpr int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
-  const std::uint32_t ks[3] = {key1, key0 ^ key1 ^ 0x1BD11BDAu, key0};
-  std::uint32_t a = x0 + ks[2], b = x1 + ks[0];
-  for (int i = 0; i < 5; ++i) {
-    for (int r : rotations[i % 2]) {
-      const std::uint32_t s = a + b;
-      b = s ^ ((b << r) + (b >> (32 - r)));
-      a = s;
-    }
-    a += ks[i % 3];
-    b += ks[(i + 1) % 3] + std::uint32_t(i + 1);
-  }
-  return std::uint64_t(b) << 32 | a;
-}
 
 // a memory a pointer can point into: a PARAM's buffer, a DEFINE_REG's registers, a DEFINE_LOCAL
 struct InterpMem {

@@ -1,7 +1,7 @@
 #pragma once
 // The CPU device's compiler and loader (tinygrad's split: a compiler makes bytes, a runtime loads them).
 //   mg::llvm::compile(ir, name)         LLVM IR text -> an object file for the host CPU, at O2
-//   mg::llvm::compile_cached(ir, name)  the same, through an in-memory map and the disk cache
+//   mg::llvm::compile_cached(ir, name)  the same, through the disk cache
 //   mg::llvm::Jit::instance().load(object, symbol) -> the symbol's address in the process
 // libLLVM 19 is opened with dlopen (runtime/llvm_api.hpp), so nothing here needs link flags.
 // A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
@@ -308,27 +308,17 @@ inline std::string object_cache_key(const std::string& ir, const std::string& na
   return mg::detail::hash_hex(h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features + "\n" + name + "\n" +
                               ir);
 }
-// the disk layer alone: a hit, or compile and store (a truncated or corrupt file reads as a miss)
-inline std::string compile_disk_cached(const std::string& ir, const std::string& name, const std::string& key) {
+}  // namespace detail
+
+// compile() through the disk cache (table "llvm"; CACHELEVEL=0 turns it off). A truncated or corrupt
+// file reads as a miss and is rewritten. There is no in-memory layer: the engine keeps each kernel it
+// compiled, keyed by its AST.
+inline std::string compile_cached(const std::string& ir, const std::string& name) {
+  const std::string key = detail::object_cache_key(ir, name);
   if (std::optional<std::string> hit = disk_cache_get("llvm", key)) return std::move(*hit);
   std::string obj = compile(ir, name);
   disk_cache_put("llvm", key, obj);
   return obj;
-}
-}  // namespace detail
-
-// compile() through this process's map, then the disk cache (table "llvm"). CACHELEVEL=0 skips the disk.
-inline std::string compile_cached(const std::string& ir, const std::string& name) {
-  const std::string key = detail::object_cache_key(ir, name);
-  static std::mutex mu;
-  static auto* memory = new std::unordered_map<std::string, std::string>();  // lives as long as the kernels
-  {
-    std::lock_guard lock(mu);
-    if (auto it = memory->find(key); it != memory->end()) return it->second;
-  }
-  std::string obj = detail::compile_disk_cached(ir, name, key);
-  std::lock_guard lock(mu);
-  return memory->emplace(key, std::move(obj)).first->second;
 }
 
 }  // namespace mg::llvm

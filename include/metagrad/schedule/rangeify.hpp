@@ -29,7 +29,8 @@
 #include "../core/error.hpp"
 #include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
-#include "../codegen/ranges.hpp"  // get_idx / get_valid of `valid.where(idx, Invalid)` indices
+#include "../codegen/ranges.hpp"  // ranges_of, and get_idx / get_valid of `valid.where(idx, Invalid)`
+#include "../codegen/simplify.hpp"  // pm_reduce_unparented
 #include "../symbolic/symbolic.hpp"
 #include "../tensor/graph.hpp"
 
@@ -51,14 +52,6 @@ struct Schedule {
 namespace detail {
 
 inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
-
-// the RANGE nodes an expression depends on, in toposort order
-inline std::vector<UOp> ranges_in(const UOp& u) {
-  std::vector<UOp> out;
-  for (const UOp& x : u.toposort())
-    if (x.op() == Ops::RANGE) out.push_back(x);
-  return out;
-}
 
 // tinygrad's apply_movement_op: the index expressions of the source from those of the output
 template <class T = void>
@@ -277,7 +270,7 @@ class Rangeify {
         if (op == Ops::EXPAND)
           for (std::size_t i = 0; i < rngs.size(); ++i)
             if (rngs[i] != out[i])
-              for (const UOp& r : ranges_in(out[i])) in.ending.push_back(r);
+              for (const UOp& r : ranges_of(out[i])) in.ending.push_back(r);
       }
       if (op == Ops::REDUCE) {
         const Shape& src_shape = *info_[idx(x.src(0))].shape;
@@ -361,7 +354,7 @@ class Rangeify {
     } else if (op == Ops::REDUCE) {
       const Ops rop = x.arg()[0].as_op();
       if (shape_prod(*at(x.src(0)).shape) == 0) {
-        r = UOp::const_(x.dtype(), UOp::const_(x.dtype(), Arg(std::int64_t(0))).pop_const(rop).second);
+        r = UOp::const_(x.dtype(), identity_element(rop, x.dtype()));
       } else {
         std::vector<UOp> rr;
         for (const Arg& a : x.arg()[1].as_tuple())
@@ -394,7 +387,7 @@ class Rangeify {
     if (si.inlined) {
       std::vector<std::pair<UOp, UOp>> sub;
       for (std::size_t i = 0; i < si.out.size(); ++i)
-        if (si.out[i].op() == Ops::RANGE && !is_invalid_const(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
+        if (si.out[i].op() == Ops::RANGE && !is_invalid(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
       return expr(s).substitute(sub);
     }
     return expr(s);
@@ -424,8 +417,9 @@ class Rangeify {
     std::vector<UOp> ends;
     for (const UOp& r : in.out)
       if (r.op() == Ops::RANGE) ends.push_back(r);
-    // symbolic first (tinygrad runs it on the rangeified graph): folds what makes a buffer unused
-    UOp ast = simplify(UOp::sink(store.end(ends)));
+    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
+    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
+    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
     // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
     std::vector<UOp> bufs{in.buffer};
     std::vector<std::pair<UOp, UOp>> sub;

@@ -393,6 +393,25 @@ template <std::same_as<UOp> U> U xpow(const U& base, const U& exponent) {
 // ***** threefry *****
 
 // Threefry-2x32 with 20 rounds (Random123's threefry2x32_20): x and key are uint64, each two uint32 words.
+// threefry2x32_value computes it on numbers, for the evaluators (python_alu has no THREEFRY);
+// threefry2x32 builds the same steps as UOps.
+inline std::uint64_t threefry2x32_value(std::uint64_t x, std::uint64_t key) {
+  const std::uint32_t x0 = std::uint32_t(x), x1 = std::uint32_t(x >> 32), key0 = std::uint32_t(key), key1 = std::uint32_t(key >> 32);
+  constexpr int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  const std::uint32_t ks[3] = {key1, key0 ^ key1 ^ 0x1BD11BDAu, key0};
+  std::uint32_t a = x0 + ks[2], b = x1 + ks[0];
+  for (int i = 0; i < 5; ++i) {
+    for (int r : rotations[i % 2]) {
+      const std::uint32_t s = a + b;
+      b = s ^ ((b << r) + (b >> (32 - r)));
+      a = s;
+    }
+    a += ks[i % 3];
+    b += ks[(i + 1) % 3] + std::uint32_t(i + 1);
+  }
+  return std::uint64_t(b) << 32 | a;
+}
+
 template <std::same_as<UOp> U> U threefry2x32(const U& x, const U& key) {
   constexpr std::int64_t two32 = std::int64_t(1) << 32;
   // split x and key from uint64 to two uint32

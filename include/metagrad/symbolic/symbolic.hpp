@@ -39,7 +39,6 @@ template <class P> constexpr auto sints(P p) { return p.dtype(dtypes::int8, dtyp
 // share are templates for the same reason.
 template <class> inline constexpr auto invalid_pat_v = op<Ops::CONST>.arg(Invalid{}).named("i"_n);
 template <class T> inline constexpr auto invalid_gate_v = where(var<"cond">, var<"x">, invalid_pat_v<T>);
-inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
 
 inline Arg arg_of(const SymVal& v) {
   if (v.is_float()) return Arg(v.as_double());

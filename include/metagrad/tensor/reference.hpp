@@ -2,8 +2,9 @@
 // reference_eval: the value of a tensor graph, computed op by op on host arrays, with no scheduler
 // and no codegen. It is the oracle every compiled backend is tested against, so it is written to be
 // plainly right rather than fast: each element of an ALU op goes through exec_alu (the code that
-// folds constants), each CAST through cast_value, each THREEFRY through threefry2x32 evaluated on
-// constants (as symbolic folds it), and each movement op is an index map from output to source.
+// folds constants), each CAST through cast_value, each THREEFRY through threefry2x32_value (the
+// numbers of the decomposition symbolic folds), and each movement op is an index map from output to
+// source.
 //
 // Reductions accumulate wide and round once, at the end: floats in double (so a float64 sum is a
 // plain double sum), ints in their own dtype through exec_alu, whose wraparound after each step is
@@ -150,11 +151,7 @@ inline HostArray reduce(const HostArray& x, Ops op, const Shape& out_shape) {
   if (op != Ops::ADD && op != Ops::MUL && op != Ops::MAX)
     throw Error("reduce op " + op_repr(op) + " is not ADD, MUL or MAX");
   const DType dt = x.dtype, acc_dt = dt.is_float() ? dtypes::float64 : dt;
-  const Arg identity = op == Ops::ADD ? Arg(std::int64_t(0)) : op == Ops::MUL ? Arg(std::int64_t(1))
-                       : dt.is_float() ? Arg(-std::numeric_limits<double>::infinity())
-                       : dt.is_bool()  ? Arg(false)
-                                       : Arg(dt.imin());
-  std::vector<Arg> acc(std::size_t(shape_prod(out_shape)), cast_value(identity, dtypes::weakint, acc_dt));
+  std::vector<Arg> acc(std::size_t(shape_prod(out_shape)), identity_element(op, acc_dt));
   const Shape out_strides = broadcast_strides(out_shape, x.shape);  // a reduced axis has size 1: stride 0
   for_each_index(x.shape, [&](const Shape& idx, std::int64_t flat) {
     Arg& a = acc[std::size_t(dot(idx, out_strides))];
@@ -167,7 +164,7 @@ inline HostArray reduce(const HostArray& x, Ops op, const Shape& out_shape) {
 }
 
 inline Arg threefry_value(const Arg& x, const Arg& key) {
-  return evaluate(threefry2x32(UOp::const_(dtypes::uint64, x), UOp::const_(dtypes::uint64, key)), {});
+  return Arg(std::int64_t(threefry2x32_value(std::uint64_t(x.as_int()), std::uint64_t(key.as_int()))));
 }
 
 // how many of u's sources carry values (the rest are shape arguments, devices, uniques)
