@@ -6984,9 +6984,12 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
 
 // ---- metagrad/tensor/tensor.hpp ----
 // Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
-// computes until realize(), to_vector<T>() or item<T>(). These still compute through the reference
-// evaluator (tensor/reference.hpp); the engine that schedules graphs into kernels and runs them on a
-// device (engine/realize.hpp) is called directly with realize_uops until Tensor switches to it.
+// computes until realize(), to_vector<T>() or item<T>(), which schedule the graph into kernels and run
+// them on the tensor's device (engine/realize.hpp). The reference evaluator (tensor/reference.hpp)
+// stays as the oracle the devices are tested against.
+//
+// Everything that realizes is a template (or calls through a dependent type, detail::dep_t), so that a
+// translation unit compiles the scheduler, codegen and runtimes only if it computes something.
 //
 //   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
 //   Tensor b = (a * 2 + 1).sum(1);                              // lazy
@@ -7296,7 +7299,3990 @@ inline HostArray reference_eval(const UOp& root) {
 
 }  // namespace mg
 
+// ---- metagrad/engine/realize.hpp ----
+// Running schedules (tinygrad's engine/realize.py): every kernel of a schedule is turned into a Program
+// once (codegen), compiled once per device (the cache is keyed by the kernel AST, which is interned, so
+// identical kernels share one entry), and run on its buffers.
+//
+// Devices, all keeping their buffers in host memory:
+//   CPU     LLVM IR through ORC, kernels split over THREADS threads (default: all cores)
+//   INTERP  the linear UOps interpreted (runtime/interp.hpp), the oracle for compiled backends
+//   NULL    schedules and compiles (to linear UOps), runs nothing: for benchmarks of the compiler
+// DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
+// kernel ASTs, 4 the generated source, 5 the linear UOps.
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+
+
+// ---- metagrad/codegen/to_program.hpp ----
+// to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
+// Program every backend consumes. tinygrad's full_rewrite_to_sink (codegen/__init__.py) then linearize:
+// each stage is a graph_rewrite with a rule set, in tinygrad's order.
+//
+// Kernel name: the SINK's arg when it is a string (anything not a C identifier character becomes '_'),
+// else tinygrad's default, r_4_4 / E_16 (reduce or elementwise, then the loop sizes).
+// PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
+#include <cctype>
+
+
+// ---- metagrad/codegen/devectorizer.hpp ----
+// tinygrad's codegen/late/devectorizer.py, the parts scalar CPU code needs: REDUCE becomes a DEFINE_REG
+// accumulator (pm_reduce), an INDEX used as a value becomes a LOAD (pm_add_loads), vector ALU ops become
+// STACKs of scalar ones (devectorize_alu), gated indices are simplified under their gate
+// (load_store_indexing), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
+
+
+// ---- metagrad/codegen/ranges.hpp ----
+// tinygrad's range bookkeeping on UOps, for the codegen passes: ended_ranges (the ranges an END, a
+// REDUCE or an AFTER closes), ranges (the open ranges a node is inside of), get_idx / get_valid (the two
+// halves of a gated index cond.where(idx, Invalid)).
+
+
+namespace mg::detail {
+
+// axis id and type of a RANGE: its arg is (axis_id, ..., AxisType)
+inline std::int64_t range_axis(const UOp& r) { return r.arg()[0].as_int(); }
+inline AxisType range_type(const UOp& r) { return r.arg()[r.arg().size() - 1].as_axis_type(); }
+
+inline std::vector<UOp> ended_ranges(const UOp& u) {
+  switch (u.op()) {
+    case Ops::REDUCE: case Ops::END: case Ops::STAGE: return {u.src().begin() + 1, u.src().end()};
+    case Ops::AFTER: {
+      std::vector<UOp> out;
+      for (std::size_t i = 1; i < u.nsrc(); ++i)
+        for (UOp& r : ended_ranges(u.src(i))) out.push_back(std::move(r));
+      return out;
+    }
+    default: return {};
+  }
+}
+
+// tinygrad's UOp.ranges for every node under the roots asked about, each computed once (in insertion
+// order, like the dict tinygrad keeps). The graph must stay alive while the map is used.
+class RangeMap {
+ public:
+  const std::vector<UOp>& of(const UOp& u) {
+    if (const auto* r = memo_.find(u.node())) return *r;
+    for (const UOp& n : u.toposort()) {
+      if (memo_.contains(n.node())) continue;
+      std::vector<UOp> ret;
+      auto add = [&](const UOp& x) { if (std::find(ret.begin(), ret.end(), x) == ret.end()) ret.push_back(x); };
+      if (n.op() == Ops::RANGE) ret.push_back(n);
+      for (const UOp& s : n.src()) for (const UOp& x : *memo_.find(s.node())) add(x);
+      for (const UOp& er : ended_ranges(n)) {
+        auto drop = [&](const UOp& x) { ret.erase(std::remove(ret.begin(), ret.end(), x), ret.end()); };
+        if (er.op() == Ops::RANGE) drop(er);
+        else for (const UOp& x : *memo_.find(er.node())) drop(x);
+      }
+      memo_.set(n.node(), std::move(ret));
+    }
+    return *memo_.find(u.node());
+  }
+  bool in(const UOp& u, const UOp& r) {
+    const auto& v = of(u);
+    return std::find(v.begin(), v.end(), r) != v.end();
+  }
+
+ private:
+  PtrMap<std::vector<UOp>> memo_;
+};
+
+inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
+
+inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
+inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
+inline UOp get_valid(const UOp& u) {
+  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
+}
+
+// std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
+// C++20, which clang reports): a sort of positions, ties broken by position
+template <class T, class Less>
+void stable_sort_by(std::vector<T>& v, Less less) {
+  std::vector<std::size_t> pos(v.size());
+  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i;
+  std::sort(pos.begin(), pos.end(), [&](std::size_t a, std::size_t b) {
+    if (less(v[a], v[b])) return true;
+    if (less(v[b], v[a])) return false;
+    return a < b;
+  });
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (std::size_t i : pos) out.push_back(std::move(v[i]));
+  v = std::move(out);
+}
+
+inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
+
+}  // namespace mg::detail
+
 namespace mg {
+
+namespace detail {
+struct ReduceContext {
+  std::int64_t acc_num = 0;
+};
+
+// [0 1 2 3 4 5 6 7] -> [0+4, 1+5, 2+6, 3+7] when the input is wider than the output
+inline std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
+  if (inp.dtype() == out) return {inp};
+  const int amount = inp.dtype().count / out.count;
+  std::vector<UOp> lst;
+  for (int i = 0; i < amount; ++i) {
+    std::vector<int> idx;
+    for (int j = i; j < inp.dtype().count; j += amount) idx.push_back(j);
+    lst.push_back(inp.gep(idx));
+  }
+  return lst;
+}
+
+template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red) {
+  const UOp inp = red.src(0);
+  const std::vector<UOp> reduce_range(red.src().begin() + 1, red.src().end());
+  const Ops op = red.arg()[0].as_op();
+  std::vector<UOp> lst = horizontal_reduce(inp, red.dtype());
+  for (const UOp& x : lst)
+    if (x.dtype() != red.dtype()) throw Error("reduce_to_acc: horizontal reduction gives " + x.dtype().repr() + ", need " + red.dtype().repr());
+  UOp acc;
+  const UOp zero = UOp::const_(dtypes::weakint, 0);
+  if (!reduce_range.empty()) {
+    const std::vector<UOp> topo = inp.toposort();
+    std::vector<UOp> ended, input_ranges;
+    for (const UOp& x : topo) if (x.op() == Ops::END) for (UOp& r : ended_ranges(x)) ended.push_back(std::move(r));
+    for (const UOp& x : topo)
+      if (x.op() == Ops::RANGE && !in_list(reduce_range, x) && !in_list(ended, x)) input_ranges.push_back(x);
+    const UOp identity = UOp::const_(red.dtype(), identity_element(op, red.dtype().scalar()));
+    acc = UOp(Ops::DEFINE_REG, red.dtype().ptr(1, AddrSpace::REG), {}, Arg(ctx.acc_num++));
+    const UOp acc_init = acc.after(input_ranges).index({zero}).store(identity);
+    std::vector<UOp> deps{acc_init};
+    deps.insert(deps.end(), reduce_range.begin(), reduce_range.end());
+    lst.insert(lst.begin(), acc.after(deps).index({zero}));  // the accumulator is the first element
+  }
+  UOp ret = lst[0];
+  for (std::size_t i = 1; i < lst.size(); ++i) ret = ret.alu(op, lst[i]);
+  if (reduce_range.empty()) return ret;
+  const UOp end = acc.index({zero}).store(ret).end(reduce_range).rtag(Arg("mergeable"));
+  return acc.after({end}).index({zero});
+}
+
+// merge the ENDs reduce_to_acc made over the same ranges in the same nesting; ENDs at different depths
+// get clones of the RANGEs, so every RANGE has one END
+template <std::same_as<UOp> U> std::optional<U> merge_reduce_ends(const U& sink) {
+  const std::vector<UOp> topo = sink.toposort();
+  std::vector<std::pair<std::vector<UOp>, std::vector<UOp>>> range_to_ends;
+  std::int64_t next_axis = 0;
+  for (const UOp& u : topo) {
+    if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
+    if (u.op() != Ops::END || !u.tag().is<std::string>() || u.tag().as_str() != "mergeable") continue;
+    std::vector<UOp> key(u.src().begin() + 1, u.src().end());
+    auto it = std::find_if(range_to_ends.begin(), range_to_ends.end(), [&](const auto& p) { return p.first == key; });
+    if (it == range_to_ends.end()) range_to_ends.push_back({key, {u}});
+    else it->second.push_back(u);
+  }
+  RangeMap rm;
+  std::vector<std::pair<UOp, UOp>> subs;
+  for (auto& [r, ends] : range_to_ends) {
+    if (ends.size() <= 1) continue;
+    std::vector<std::pair<std::vector<UOp>, std::vector<UOp>>> by_ctx;
+    for (const UOp& e : ends) {
+      std::vector<UOp> k = rm.of(e);
+      std::sort(k.begin(), k.end(), [](const UOp& a, const UOp& b) { return a.node() < b.node(); });
+      auto it = std::find_if(by_ctx.begin(), by_ctx.end(), [&](const auto& p) { return p.first == k; });
+      if (it == by_ctx.end()) by_ctx.push_back({k, {e}});
+      else it->second.push_back(e);
+    }
+    for (std::size_t i = 0; i < by_ctx.size(); ++i) {
+      const auto& group = by_ctx[i].second;
+      std::vector<UOp> tr = r;
+      std::vector<std::pair<UOp, UOp>> remap;
+      if (i > 0) {
+        for (std::size_t j = 0; j < r.size(); ++j) {
+          ArgTuple a = r[j].arg().as_tuple();
+          a[0] = Arg(next_axis + std::int64_t(j));
+          tr[j] = r[j].replace({.arg = Arg(std::move(a))});
+          remap.emplace_back(r[j], tr[j]);
+        }
+        next_axis += std::int64_t(r.size());
+      }
+      UOp merged;
+      if (group.size() == 1) merged = i > 0 ? group[0].substitute(remap) : group[0];
+      else {
+        std::vector<UOp> stores;
+        for (const UOp& e : group) stores.push_back(i > 0 ? e.substitute(remap).src(0) : e.src(0));
+        merged = UOp::group(stores).end(tr);
+      }
+      for (const UOp& e : group) subs.emplace_back(e, merged);
+    }
+  }
+  if (subs.empty()) return std::nullopt;
+  return sink.substitute(subs);
+}
+
+struct pm_reduce_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, UOp red) { return reduce_to_acc(ctx, red); }),
+                 rule(op<Ops::SINK>.named("sink"_n), [](UOp sink) { return merge_reduce_ends(sink); }));
+  }
+};
+
+struct pm_add_loads_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // an INDEX used as a value is a load
+        rule(op<Ops::INDEX>.named("idx"_n), [](UOp idx) -> std::optional<UOp> {
+          if (idx.dtype().is_ptr) return std::nullopt;
+          if (!idx.src(0).dtype().is_ptr) throw Error("add_load: INDEX into " + idx.src(0).dtype().repr() + ", which is not a pointer");
+          return UOp(Ops::LOAD, idx.dtype().base(), {idx.replace({.dtype = idx.src(0).dtype()})});
+        }),
+        // but not the one a STORE writes through
+        rule(op<Ops::STORE>(op<Ops::LOAD>, etc).named("s"_n), [](UOp s) {
+          std::vector<UOp> src(s.src().begin(), s.src().end());
+          src[0] = s.src(0).src(0);
+          return s.replace({.src = std::move(src)});
+        }),
+        rule(op<Ops::LOAD>(op<Ops::LOAD>, etc).named("l"_n), [](UOp l) {
+          std::vector<UOp> src(l.src().begin(), l.src().end());
+          src[0] = l.src(0).src(0);
+          return l.replace({.src = std::move(src)});
+        }));
+  }
+};
+
+template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) {
+  if (alu.dtype().vcount() == 1) return std::nullopt;
+  if (alu.op() == Ops::WHERE && is_invalid(alu.src(2))) return std::nullopt;
+  std::vector<UOp> alus;
+  for (int i = 0; i < alu.dtype().vcount(); ++i) {
+    std::vector<UOp> src;
+    for (const UOp& s : alu.src()) src.push_back(s.gep(i));
+    alus.push_back(UOp(alu.op(), alu.dtype().scalar(), src, alu.arg()));
+  }
+  return UOp(Ops::STACK, alu.dtype(), alus);
+}
+
+struct devectorize_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // CAST after AFTER
+        rule(op<Ops::AFTER>(op<Ops::CAST>.named("c"_n), etc).named("a"_n), [](UOp a, UOp c) {
+          return c.src(0).after(std::vector<UOp>(a.src().begin() + 1, a.src().end())).cast(c.dtype());
+        }),
+        rule(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n), [](UOp alu) { return no_vectorized_alu(alu); }),
+        // a gated index simplified under its gate
+        rule(op<Ops::INDEX>(var<"buf">, invalid_gate_v<T>), [](UOp buf, UOp cond, UOp x, UOp) -> std::optional<UOp> {
+          UOp idx = uop_given_valid(cond, x);
+          if (!idx || idx == x) return std::nullopt;
+          return buf.index({idx.valid(cond)}, true);
+        }));
+  }
+};
+
+struct pm_render_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // for rendering, vectors are explicit STACKs
+        rule(op<Ops::CONST>.named("c"_n), [](UOp c) -> std::optional<UOp> {
+          if (c.dtype().vcount() == 1) return std::nullopt;
+          return UOp(Ops::STACK, c.dtype(), std::vector<UOp>(std::size_t(c.dtype().vcount()), UOp::const_(c.dtype().scalar(), c.arg())));
+        }),
+        rule(op<Ops::GEP>.named("gep"_n), [](UOp gep) -> std::optional<UOp> {
+          if (gep.arg().size() > 1) {
+            std::vector<UOp> src;
+            for (const Arg& i : gep.arg().as_tuple()) src.push_back(gep.src(0).gep(int(i.as_int())));
+            return UOp(Ops::STACK, gep.dtype(), src);
+          }
+          if (gep.src(0).dtype().vcount() == 1 && gep.arg()[0].as_int() == 0) return gep.src(0);
+          return std::nullopt;
+        }),
+        rule(op<Ops::STACK>(var<"x">), [](UOp x) { return x; }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::pm_reduce_def> pm_reduce{};
+inline constexpr LazyRules<detail::pm_add_loads_def> pm_add_loads{};
+inline constexpr LazyRules<detail::devectorize_def> devectorize{};
+inline constexpr LazyRules<detail::pm_render_def> pm_render{};
+
+}  // namespace mg
+
+// ---- metagrad/codegen/estimates.hpp ----
+// tinygrad's Estimates.from_uops(ignore_indexing=True): ALU ops and bytes moved in one full run of a
+// linear program (over every core_id). Symbolic loop sizes count at their upper bound.
+
+
+// ---- metagrad/codegen/program.hpp ----
+// A Program: one kernel after codegen, as the list of linear UOps every backend consumes (tinygrad's
+// ProgramInfo with the LINEAR source). The uops are in execution order and every uop's sources come
+// before it; RANGE ... END bracket loops, IF ... ENDIF bracket gated stores, and the last uop is the
+// SINK. This is the contract between codegen/ (which makes it), render/ (which turns it into LLVM IR)
+// and runtime/ (INTERP runs it directly).
+//
+// Calling convention, the same for every backend:
+//   bufs[i] is the base address of the buffer bound to the PARAM with slot i;
+//   vals[j] is the value of vars[j], a DEFINE_VAR (arg (name, min, max)), as an int64.
+// When the kernel was split over threads (tinygrad's THREAD axis), vars holds a DEFINE_VAR named
+// "core_id" with bounds [0, threads-1]; the runtime runs the kernel once per core_id in [0, threads),
+// each with its own vals (core_id's slot set to the thread's id), possibly at the same time.
+
+
+namespace mg {
+
+struct Program {
+  std::string name;          // a C identifier; the symbol a compiled backend exports
+  std::vector<UOp> uops;     // linear, sources first, ending in SINK
+  std::vector<UOp> params;   // the PARAM uops, params[i] has slot i
+  std::vector<UOp> vars;     // the DEFINE_VAR uops the kernel reads, in vals order
+  std::int64_t threads = 1;  // core_id's range: the kernel runs for core_id = 0 .. threads-1
+  // estimates for DEBUG=2 (tinygrad's Estimates): floating/int ops and bytes moved per full run
+  std::int64_t ops = 0, mem = 0;
+
+  // the slot of core_id in vars, or -1 when the kernel is not split over threads
+  int core_id_slot() const {
+    for (std::size_t j = 0; j < vars.size(); ++j)
+      if (vars[j].arg()[0].as_str() == "core_id") return int(j);
+    return -1;
+  }
+};
+
+}  // namespace mg
+
+namespace mg::detail {
+
+inline void estimate(Program& p) {
+  auto mulsat = [](std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+  };
+  // index math, gates and loop bookkeeping are not counted as ops
+  PtrMap<char> dont_count;
+  auto mark = [&](const UOp& root, bool stop_at_range) {
+    std::vector<UOp> stack{root};
+    while (!stack.empty()) {
+      UOp u = stack.back();
+      stack.pop_back();
+      if (dont_count.contains(u.node())) continue;
+      dont_count.set(u.node(), 1);
+      if (stop_at_range && u.op() == Ops::RANGE) continue;
+      for (const UOp& s : u.src()) stack.push_back(s);
+    }
+  };
+  for (const UOp& u : p.uops) {
+    if (u.op() == Ops::LOAD || u.op() == Ops::STORE) {
+      if (u.src(0).op() == Ops::INDEX) for (std::size_t k = 1; k < u.src(0).nsrc(); ++k) mark(u.src(0).src(k), true);
+      else mark(u.src(0), true);
+      if (u.nsrc() > 2) mark(u.src(2), false);
+    } else if (u.op() == Ops::IF) mark(u.src(0), false);
+  }
+  std::int64_t flops = 0, mults = 1;
+  std::vector<std::int64_t> stack;
+  PtrMap<std::int64_t> ld, st;
+  for (const UOp& u : p.uops) {
+    if (u.op() == Ops::LOAD || u.op() == Ops::STORE) {
+      UOp buf = u;
+      while (buf.nsrc() && buf.op() != Ops::PARAM) buf = buf.src(0);
+      if (buf.op() == Ops::PARAM) {
+        auto& m = u.op() == Ops::LOAD ? ld : st;
+        std::int64_t acc = m.at(buf.node()) + mulsat(u.src(0).dtype().base().itemsize(), mults);
+        if (buf.dtype().size != -1) acc = std::min<std::int64_t>(acc, buf.dtype().nbytes());
+        m.set(buf.node(), acc);
+      }
+    }
+    if (u.op() == Ops::RANGE) {
+      stack.push_back(mults);
+      mults = mulsat(mults, std::int64_t(u.src(0).vmax().clamped_int64()));
+    } else if (u.op() == Ops::END) {
+      mults = stack.back();
+      stack.pop_back();
+    } else if (u.op() == Ops::DEFINE_VAR && u.arg()[0].as_str() == "core_id") {
+      mults = mulsat(mults, u.arg()[2].as_int() + 1);
+    } else if (GroupOp::ALU.contains(u.op()) && !dont_count.contains(u.node())) {
+      flops += mulsat(mulsat(mults, u.op() == Ops::MULACC ? 2 : 1), u.dtype().count);
+    }
+  }
+  std::int64_t total = 0;
+  for (const UOp& u : p.uops)
+    if (u.op() == Ops::PARAM) total += (ld.find(u.node()) ? *ld.find(u.node()) : 0) + (st.find(u.node()) ? *st.find(u.node()) : 0);
+  p.ops = flops;
+  p.mem = total;
+}
+
+}  // namespace mg::detail
+
+// ---- metagrad/codegen/gater.hpp ----
+// tinygrad's codegen/late/gater.py: an INDEX gated by cond.where(idx, Invalid) cannot be rendered, so
+// the gate moves to the LOAD (which reads an alternative value, 0, where the gate is false) or the
+// STORE (which does not happen). A WHERE on the same gate around a gated load becomes its alternative.
+
+namespace mg {
+
+namespace detail {
+struct pm_move_gates_from_index_def {
+  template <class T> static constexpr auto make() {
+    auto gated = [] { return index(var<"buf">, where(var<"gate">, var<"idx">, op<Ops::CONST>.arg(Invalid{}))); };
+    return rules(
+        rule(load(or_casted<"cast">(gated())).named("l"_n), [](UOp l, UOp cast, UOp buf, UOp gate, UOp idx) {
+          return UOp(Ops::LOAD, l.dtype(), {buf.index({idx}, true).cast(cast.dtype()), l.const_like(0), gate});
+        }),
+        rule(store(or_casted<"cast">(gated()), var<"data">), [](UOp cast, UOp buf, UOp gate, UOp idx, UOp data) {
+          return buf.index({idx}, true).cast(cast.dtype()).store(data, gate);
+        }),
+        // a WHERE after a gated load becomes the load's alternative value
+        rule(where(var<"gate">, or_casted(op<Ops::LOAD>(upat, upat, var<"gate">.dtype(dtypes::bool_)).named("l"_n)), var<"a">),
+             [](UOp gate, UOp l, UOp a) {
+               (void)gate;
+               UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
+               return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());
+             }),
+        rule(where(var<"gate">, var<"a">, or_casted(op<Ops::LOAD>(upat, upat, ne(var<"gate">.dtype(dtypes::bool_), true)).named("l"_n))),
+             [](UOp gate, UOp a, UOp l) {
+               (void)gate;
+               UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
+               return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());
+             }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::pm_move_gates_from_index_def> pm_move_gates_from_index{};
+
+}  // namespace mg
+
+// ---- metagrad/codegen/gpudims.hpp ----
+// tinygrad's codegen/gpudims.py for a CPU target: the THREAD range becomes the DEFINE_VAR core_id
+// (int32, bounds [0, threads-1]) the runtime sets per thread. GPU launch dims (SPECIAL) are not done.
+
+
+namespace mg::detail {
+
+inline UOp add_gpudims(const UOp& sink) {
+  std::vector<std::pair<UOp, UOp>> subs;
+  for (const UOp& r : sink.toposort()) {
+    if (r.op() != Ops::RANGE || range_type(r) != AxisType::THREAD) continue;
+    if (r.src(0).op() != Ops::CONST) throw Error("add_gpudims: THREAD range of symbolic size " + r.src(0).render());
+    const std::int64_t n = r.src(0).arg().as_int();
+    subs.emplace_back(r, UOp::variable("core_id", 0, n - 1, dtypes::int32).cast(dtypes::weakint));
+  }
+  if (subs.size() > 1) throw Error("add_gpudims: " + std::to_string(subs.size()) + " THREAD ranges, the CPU splits one");
+  return subs.empty() ? sink : sink.substitute(subs);
+}
+
+}  // namespace mg::detail
+
+// ---- metagrad/codegen/late_rewrite.hpp ----
+// tinygrad's get_late_rewrite_patterns (uop/decompositions.py): FLOORDIV/FLOORMOD become the C-style
+// CDIV/CMOD every backend has, and ops the backend lacks are rewritten into ones it has (MAX as
+// CMPLT+WHERE, THREEFRY as 32-bit ALU); ops it has replace longer forms (SHL/SHR for powers of two,
+// NEG, SUB, CMPEQ, MULACC, FDIV). The ctx is the Target: each rule asks it whether the op exists, so
+// the rule set is one compiled type for every target.
+
+
+// ---- metagrad/codegen/target.hpp ----
+// Target: what codegen needs to know about the backend it lowers for (tinygrad's Renderer fields that
+// codegen reads): which ALU ops the backend renders (the rest are decomposed), how many threads a CPU
+// kernel may be split over (tinygrad's THREAD opt + core_id), and which narrow floats it has natively.
+
+
+namespace mg {
+
+struct Target {
+  std::string device = "INTERP";
+  // the ALU ops the backend renders (tinygrad's code_for_op keys); FLOORDIV/FLOORMOD are always lowered
+  OpSet ops = GroupOp::ALU - OpSet{Ops::THREEFRY, Ops::FDIV};
+  // CPU: the most threads the outermost LOOP range may be split over (1 = never split)
+  std::int64_t threads = 1;
+  // tinygrad's heuristic: split only when the kernel has at least this many elements per thread
+  std::int64_t min_work_per_thread = std::int64_t(128) << 10;
+  // native float16 / bfloat16 support; where false, to_program throws naming the first uop of that
+  // dtype (tinygrad's pm_dtype_decomps emulation is not ported yet)
+  bool half = true, bfloat16 = true;
+  // fp8 (e4m3, e5m2) values: false where the backend cannot convert them (the LLVM renderer: tinygrad
+  // emulates them with pm_dtype_decomps, not ported yet)
+  bool fp8 = true;
+  // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
+  bool disable_fast_idiv = false;
+  // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included)
+  bool noopt = false;
+};
+
+// tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
+inline Target interp_target() { return Target{}; }
+
+}  // namespace mg
+
+namespace mg {
+
+namespace detail {
+// log2(c) for a power of two c >= 2, else 0 (tinygrad's powers_of_two.get(c, 0))
+inline int pow2_log(const Arg& c) {
+  if (!c.is_int()) return 0;
+  const std::int64_t v = c.as_int();
+  return v > 1 && std::has_single_bit(std::uint64_t(v)) ? std::countr_zero(std::uint64_t(v)) : 0;
+}
+inline bool same_sign_division(const UOp& a, const UOp& b) {
+  return (a.vmin() >= 0 && b.vmin() > 0) || (a.vmax() <= 0 && b.vmax() < 0);
+}
+inline UOp floordiv_to_idiv(const UOp& a, const UOp& b) {
+  if (same_sign_division(a, b)) return a.cdiv(b);
+  return a.cdiv(b) - (a.cmod(b).ne(a.const_like(0)) & (a < a.const_like(0)).ne(b < b.const_like(0))).cast(a.dtype());
+}
+inline UOp floormod_to_mod(const UOp& a, const UOp& b) {
+  if (same_sign_division(a, b)) return a.cmod(b);
+  const UOp r = a.cmod(b);
+  // where instead of mul, so it is not fused into MULACC
+  return r + (r.ne(r.const_like(0)) & (a < a.const_like(0)).ne(b < b.const_like(0))).where(b, b.const_like(0));
+}
+
+// m, s with x//d == (x*m) >> s for every 0 <= x <= vmax, d > 0 (Hacker's Delight, chapter 10)
+inline std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64_t d) {
+  using u128 = unsigned __int128;
+  const u128 nc = u128((vmax + 1) / d) * d - 1;
+  const int nbits = vmax ? 64 - std::countl_zero(vmax) : 0;
+  for (int s = 0; s <= 2 * nbits && s < 127; ++s) {
+    const u128 p = u128(1) << s;
+    if (p > nc * u128(d - 1 - std::uint64_t((p - 1) % d))) return {(p + d - 1 - (p - 1) % d) / d, s};
+  }
+  throw Error("magicgu: no magic number for division by " + std::to_string(d));
+}
+// m*v within [lo, hi], without overflow
+inline bool mul_in(unsigned __int128 m, std::int64_t v, std::int64_t lo, std::uint64_t hi) {
+  if (m >> 64) return v == 0;
+  __int128 r;
+  if (__builtin_mul_overflow(__int128(std::uint64_t(m)), __int128(v), &r)) return false;
+  return r >= lo && r <= __int128(hi);
+}
+// tinygrad's fast_idiv: x // d as a multiply and a shift (x >= 0, or unsigned)
+inline std::optional<UOp> fast_idiv(const UOp& x, std::int64_t d, bool dont_cast = false) {
+  const DType dt = x.dtype().scalar();
+  const bool is_unsigned = x.vmin() >= 0 || dt.is_unsigned();
+  const std::int64_t vmin = std::max(x.vmin().clamped_int64(), dt.imin());
+  const std::int64_t vmax = std::min<std::int64_t>(x.vmax().clamped_int64(), dt.imax());
+  if (vmin > -d && vmax < d) return x.const_like(0);
+  const auto [m, s] = magicgu(std::uint64_t(std::max(vmax, vmin == INT64_MIN ? INT64_MAX : -vmin)), std::uint64_t(d));
+  auto build = [&](const UOp& xx) {
+    UOp r = (xx * xx.const_like(std::int64_t(std::uint64_t(m)))) >> xx.const_like(s);
+    return r;
+  };
+  if (!(m >> 64) && mul_in(m, vmin, dt.imin(), dt.umax()) && mul_in(m, vmax, dt.imin(), dt.umax())) {
+    const UOp r = build(x);
+    return is_unsigned ? r : r + (x < x.const_like(0)).where(x.const_like(1), x.const_like(0));
+  }
+  // powers of two in d shift x smaller first (CDIV: the recursion assumes truncation)
+  if (const std::int64_t f = d & -d; f > 1)
+    if (auto r = fast_idiv(x.cdiv(x.const_like(f)), d / f, true)) return r;
+  if (dont_cast || dt.info().bitsize >= 64) return std::nullopt;
+  // compute in the 64-bit type of the same signedness
+  const DType next = dt.is_unsigned() ? dtypes::uint64 : dtypes::int64;
+  if (!(m >> 64) && mul_in(m, vmin, next.imin(), next.umax()) && mul_in(m, vmax, next.imin(), next.umax())) {
+    const UOp r = build(x.cast(next)).cast(x.dtype());
+    return is_unsigned ? r : r + (x < x.const_like(0)).where(x.const_like(1), x.const_like(0));
+  }
+  return std::nullopt;
+}
+
+struct late_rewrite_def {
+  template <class T> static constexpr auto make() {
+    auto ints = [](auto p) {
+      return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64);
+    };
+    auto sints = [](auto p) { return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64); };
+    auto uints = [](auto p) { return p.dtype(dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64); };
+    auto lnot = [](auto p) { return ne(p, true); };
+    using O = std::optional<UOp>;
+    return rules(
+        rule(var<"a"> / var<"b">, [](UOp a, UOp b) { return floordiv_to_idiv(a, b); }),
+        // FLOORMOD by 2**y is x & (2**y-1), right for any sign in two's complement
+        rule(ints(var<"x">) % cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+          if (!t.ops.contains(Ops::AND) || !pow2_log(c.arg())) return std::nullopt;
+          return x & (c.arg().as_int() - 1);
+        }),
+        rule(var<"a"> % var<"b">, [](UOp a, UOp b) { return floormod_to_mod(a, b); }),
+        rule(op<Ops::THREEFRY>(var<"x">, var<"key">).dtype(dtypes::uint64), [](const Target& t, UOp x, UOp key) -> O {
+          if (t.ops.contains(Ops::THREEFRY)) return std::nullopt;
+          return threefry2x32(x, key);
+        }),
+        // MAX as CMPLT + WHERE
+        rule(op<Ops::MAX>.named("m"_n), [](const Target& t, UOp m) -> O {
+          if (t.ops.contains(Ops::MAX) || !t.ops.contains(Ops::CMPLT)) return std::nullopt;
+          return (m.src(0) < m.src(1)).where(m.src(1), m.src(0));
+        }),
+        rule(lnot(var<"x">.dtype(dtypes::bool_)) & lnot(var<"y">.dtype(dtypes::bool_)), [](const Target& t, UOp x, UOp y) -> O {
+          if (!t.ops.contains(Ops::OR)) return std::nullopt;
+          return (x | y).logical_not();
+        }),
+        // MUL and CDIV by 2**v as shifts
+        rule(ints(var<"x">) * cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+          const int v = pow2_log(c.arg());
+          if (!t.ops.contains(Ops::SHL) || !v) return std::nullopt;
+          return x << x.const_like(v);
+        }),
+        rule(op<Ops::CDIV>(uints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
+          const int v = pow2_log(c.arg());
+          if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
+          return x >> x.const_like(v);
+        }),
+        // signed CDIV (truncating) by 2**v: (x + (x<0 ? c-1 : 0)) >> v
+        rule(op<Ops::CDIV>(sints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
+          const int v = pow2_log(c.arg());
+          if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
+          UOp l = x < x.const_like(0);
+          if (l.vmin() == l.vmax()) l = l.const_like(Arg(l.vmin() != 0));
+          return (x + l.where(c - 1, x.const_like(0))) >> x.const_like(v);
+        }),
+        // non-powers of two: a magic multiply, on inputs known non-negative (the signed form is unreliable)
+        rule(op<Ops::CDIV>(ints(var<"x">), cvar<"d">), [](const Target& t, UOp x, UOp d) -> O {
+          if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !d.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
+          if (!(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
+          return fast_idiv(x, d.arg().as_int());
+        }),
+        // CMOD -> x - d*CDIV(x, d), so the CDIV can take the fast path
+        rule(op<Ops::CMOD>(ints(var<"x">), var<"d">), [](const Target& t, UOp x, UOp d) -> O {
+          if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
+          return x - d * x.cdiv(d);
+        }),
+        rule(var<"x"> * -1, [](const Target& t, UOp x) -> O {
+          if (!t.ops.contains(Ops::NEG)) return std::nullopt;
+          return x.alu(Ops::NEG);
+        }),
+        rule(var<"x"> + op<Ops::NEG>(var<"y">), [](const Target& t, UOp x, UOp y) -> O {
+          if (!t.ops.contains(Ops::NEG) || !t.ops.contains(Ops::SUB)) return std::nullopt;
+          return x.sub(y);
+        }),
+        // late because simplex wants comparisons in one form
+        rule(lnot(sints(var<"x">) < sints(cvar<"c">)), [](const Target& t, UOp x, UOp c) -> O {
+          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
+          return (c - 1) < x;
+        }),
+        rule(lnot(sints(cvar<"c">) < sints(var<"x">)), [](const Target& t, UOp c, UOp x) -> O {
+          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
+          return x < (c + 1);
+        }),
+        rule((sints(var<"x">) * -1) < (sints(var<"y">) * cvar<"c">), [](const Target& t, UOp x, UOp y, UOp c) -> O {
+          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
+          return (y * (-c)) < x;
+        }),
+        rule((sints(var<"x">) * -1) < cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
+          return (-c) < x;
+        }),
+        rule((cvar<"c1"> < sints(var<"x">)) & (sints(var<"x">) < cvar<"c2">), [](const Target& t, UOp c1, UOp x, UOp c2) -> O {
+          if (!t.ops.contains(Ops::CMPLT) || !c1.arg().is_int() || !c2.arg().is_int() || c1.arg().as_int() + 1 != c2.arg().as_int() - 1)
+            return std::nullopt;
+          return x.cmpeq(c1 + 1);  // (c-1)<x & x<(c+1) -> x==c
+        }),
+        rule(lnot(ne(var<"x">, var<"y">)), [](const Target& t, UOp x, UOp y) -> O {
+          if (!t.ops.contains(Ops::CMPEQ)) return std::nullopt;
+          return x.cmpeq(y);
+        }),
+        rule(var<"a"> * var<"b"> + var<"c">, [](const Target& t, UOp a, UOp b, UOp c) -> O {
+          if (!t.ops.contains(Ops::MULACC)) return std::nullopt;
+          return a.mulacc(b, c);
+        }),
+        // also (x << n) + c, since MUL may have become SHL first
+        rule(op<Ops::SHL>(var<"x">, cvar<"n">) + var<"c">, [](const Target& t, UOp x, UOp n, UOp c) -> O {
+          if (!t.ops.contains(Ops::MULACC) || !t.ops.contains(Ops::SHL)) return std::nullopt;
+          return x.mulacc(x.const_like(std::int64_t(1) << n.arg().as_int()), c);
+        }),
+        // backends with FDIV: a*(1/b) -> a/b
+        rule(op<Ops::RECIPROCAL>(var<"x">), [](const Target& t, UOp x) -> O {
+          if (!t.ops.contains(Ops::FDIV)) return std::nullopt;
+          return x.const_like(1).fdiv(x);
+        }),
+        rule(var<"a">.dtype(dtypes::float16, dtypes::bfloat16, dtypes::float32, dtypes::float64) * op<Ops::FDIV>(cvar<"one">, var<"b">),
+             [](const Target& t, UOp a, UOp one, UOp b) -> O {
+               if (!t.ops.contains(Ops::FDIV) || !one.arg().py_equals(1)) return std::nullopt;
+               return a.fdiv(b);
+             }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::late_rewrite_def> pm_late_rewrite{};
+
+}  // namespace mg
+
+// ---- metagrad/codegen/linearizer.hpp ----
+// tinygrad's codegen/late/linearizer.py: split ENDs to one range each, order sibling loops by adding
+// control-flow edges (a RANGE gets the END or RANGE it must come after as an extra source), then a
+// priority toposort into the linear list. Gated STOREs become IF / STORE / ENDIF (do_linearize).
+#include <queue>
+
+
+namespace mg {
+
+namespace detail {
+// Python's < on range args (ints..., AxisType)
+inline bool arg_less(const Arg& a, const Arg& b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i].is_int() && b[i].is_int()) {
+      if (a[i].as_int() != b[i].as_int()) return a[i].as_int() < b[i].as_int();
+    } else if (a[i].is<AxisType>() && b[i].is<AxisType>()) {
+      if (a[i].as_axis_type() != b[i].as_axis_type()) return a[i].as_axis_type() < b[i].as_axis_type();
+    } else if (a[i].is_int() != b[i].is_int()) return a[i].is_int();  // never in practice
+  }
+  return a.size() < b.size();
+}
+
+// tinygrad's x.tuplize order as Python's tuple < computes it: the first element that differs decides,
+// and two dtypes with the same (priority, bitsize, name, count) but different pointers are neither less
+// nor greater (DType compares by identity for ==). -1 / 1: less / greater; 0: neither.
+template <std::same_as<UOp> U> int py_tuplize_cmp(const U& a, const U& b) {
+  if (a == b) return 0;
+  if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
+  if (!(a.arg() == b.arg())) return arg_cmp(a.arg(), b.arg());
+  if (a.dtype() != b.dtype()) {
+    auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
+    return key(a.dtype()) < key(b.dtype()) ? -1 : key(b.dtype()) < key(a.dtype()) ? 1 : 0;
+  }
+  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i)
+    if (a.src(i) != b.src(i)) return py_tuplize_cmp(a.src(i), b.src(i));
+  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
+}
+
+// one END per range, the innermost (highest axis) first
+template <std::same_as<UOp> U> std::optional<U> do_split_ends(const U& e) {
+  if (e.nsrc() == 2 && e.src(1).op() == Ops::RANGE && e.tag().is_none()) return std::nullopt;
+  std::vector<UOp> rs(e.src().begin() + 1, e.src().end());
+  std::vector<UOp> rngs = ranges_of(UOp::sink(rs));
+  std::sort(rngs.begin(), rngs.end(), [](const UOp& a, const UOp& b) { return arg_less(b.arg(), a.arg()); });
+  UOp ret = e.src(0);
+  for (const UOp& r : rngs) ret = ret.end({r});
+  return ret;
+}
+struct pm_split_ends_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::END>.named("e"_n), [](UOp e) { return do_split_ends(e); }));
+  }
+};
+
+// tinygrad's CFGContext: ranges nested in the same END (or the SINK) are siblings and run one after
+// another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE)
+struct CFGContext {
+  std::unordered_map<UOp, UOp> edges;
+  explicit CFGContext(const UOp& sink) {
+    PtrMap<std::vector<UOp>> deps;
+    std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
+    auto nested = [&](const UOp& x) {
+      return std::any_of(nesting.begin(), nesting.end(), [&](const auto& p) { return p.first == x; });
+    };
+    for (const UOp& u : sink.toposort()) {
+      std::vector<UOp> d;
+      for (const UOp& s : u.src())
+        for (const UOp& x : *deps.find(s.node())) if (!in_list(d, x)) d.push_back(x);
+      if (u.op() == Ops::END || u.op() == Ops::SINK)
+        for (const UOp& x : d)
+          if (x.op() == Ops::END && (u.op() == Ops::SINK || in_list(*deps.find(x.node()), u.src(1))) && !nested(x))
+            nesting.emplace_back(x, u);
+      if (u.op() == Ops::RANGE || u.op() == Ops::END) d.push_back(u);
+      deps.set(u.node(), std::move(d));
+    }
+    std::vector<std::pair<UOp, std::vector<UOp>>> siblings;
+    for (const auto& [k, vv] : nesting) {
+      auto it = std::find_if(siblings.begin(), siblings.end(), [&](const auto& p) { return p.first == vv; });
+      if (it == siblings.end()) siblings.push_back({vv, {k}});
+      else it->second.push_back(k);
+    }
+    for (auto& [k, v] : siblings) {
+      // ranges that depend on other siblings are scheduled after them
+      auto count = [&](const UOp& x) {
+        const auto& dx = *deps.find(x.node());
+        return std::count_if(v.begin(), v.end(), [&](const UOp& u) { return in_list(dx, u); });
+      };
+      std::vector<UOp> order = v;
+      stable_sort_by(order, [&](const UOp& a, const UOp& b) { return count(a) < count(b); });
+      std::vector<UOp> firsts = order;
+      if (k.op() != Ops::SINK) firsts.insert(firsts.begin(), k.src(1));
+      const std::size_t off = k.op() == Ops::SINK ? 1 : 0;
+      for (std::size_t i = 0; i + off < order.size(); ++i) {
+        const UOp& x = firsts[i];
+        const UOp& y = order[i + off];
+        edges[y.src(1)] = x;
+      }
+    }
+  }
+};
+
+struct pm_add_control_flow_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, UOp x) -> std::optional<UOp> {
+      auto it = ctx.edges.find(x);
+      if (it == ctx.edges.end()) return std::nullopt;
+      std::vector<UOp> src(x.src().begin(), x.src().end());
+      src.push_back(it->second);
+      return x.replace({.src = std::move(src)});
+    }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::pm_split_ends_def> pm_split_ends{};
+inline constexpr LazyRules<detail::pm_add_control_flow_def> pm_add_control_flow{};
+
+// tinygrad's linearize: a toposort with priorities; uops that run more often (inside more loops) come
+// later, defines first, loads early, stores late
+template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
+  const std::vector<UOp> lst = sink.toposort();
+  detail::PtrMap<int> out_degree(lst.size());
+  detail::RangeMap rm;
+  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string, std::int64_t, std::int64_t>;
+  std::vector<Key> prio(lst.size());
+  for (std::size_t i = lst.size(); i-- > 0;) {
+    const UOp& u = lst[i];
+    for (const UOp& s : u.src()) ++out_degree.at(s.node());
+    std::int64_t run_count = 1;
+    for (const UOp& r : rm.of(u)) {
+      const std::int64_t n = std::int64_t(r.vmax().clamped_int64()) + 1;
+      run_count = __builtin_mul_overflow(run_count, n, &run_count) ? INT64_MAX : run_count;
+    }
+    int p = 0;
+    std::int64_t e0 = 0, e1 = 0, e2 = 0;
+    std::string es;
+    switch (u.op()) {
+      case Ops::PARAM: p = -20, e0 = u.arg().as_param().slot; break;
+      case Ops::DEFINE_VAR: p = -19, es = u.arg()[0].as_str(), e1 = u.arg()[1].as_int(), e2 = u.arg()[2].as_int(); break;
+      case Ops::DEFINE_REG: p = -18; break;
+      case Ops::DEFINE_LOCAL: p = -17; break;
+      case Ops::LOAD: p = -1; break;
+      case Ops::STORE: p = 1; break;
+      case Ops::RANGE: p = 5; break;
+      case Ops::END: p = -5; break;
+      default: break;
+    }
+    prio[i] = Key{run_count, p, e0, es, e1, e2};
+  }
+  // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
+  std::vector<std::size_t> idx(lst.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  detail::stable_sort_by(idx, [&](std::size_t a, std::size_t b) {
+    if (prio[a] != prio[b]) return prio[a] < prio[b];
+    return detail::py_tuplize_cmp(lst[a], lst[b]) < 0;
+  });
+  detail::PtrMap<std::size_t> nkey(lst.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
+  // then toposort as close to that order as possible, from the sink back
+  std::priority_queue<std::pair<std::size_t, const detail::Node*>> heap;
+  heap.emplace(*nkey.find(sink.node()), sink.node());
+  std::vector<UOp> out;
+  while (!heap.empty()) {
+    const detail::Node* n = heap.top().second;
+    heap.pop();
+    out.push_back(UOp::from_node(n));
+    for (const UOp& v : out.back().src())
+      if (--*out_degree.find(v.node()) == 0) heap.emplace(*nkey.find(v.node()), v.node());
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+// tinygrad's pm_linearize_cleanups by line_rewrite: a gated STORE becomes IF / STORE / ENDIF
+template <std::same_as<UOp> U> std::vector<U> add_ifs(const std::vector<U>& lst) {
+  std::vector<UOp> out;
+  std::unordered_map<UOp, UOp> replaced;
+  for (const UOp& u : lst) {
+    std::vector<UOp> src;
+    for (const UOp& s : u.src()) {
+      auto it = replaced.find(s);
+      src.push_back(it == replaced.end() ? s : it->second);
+    }
+    UOp nu = u.replace({.src = std::move(src)});
+    if (nu.op() == Ops::IF || nu.op() == Ops::ENDIF) throw Error("linearize: IF/ENDIF are not allowed in the graph");
+    if (nu.op() == Ops::STORE && nu.nsrc() == 3 && nu.src(2).dtype() == dtypes::bool_) {
+      const UOp st = UOp(Ops::STORE, dtypes::void_, {nu.src(0), nu.src(1)});
+      const UOp mif = UOp(Ops::IF, dtypes::void_, {nu.src(2), nu.src(0)});
+      out.push_back(mif);
+      out.push_back(st);
+      out.push_back(UOp(Ops::ENDIF, dtypes::void_, {mif}));
+      replaced[u] = st;
+      continue;
+    }
+    replaced[u] = nu;
+    out.push_back(nu);
+  }
+  return out;
+}
+
+}  // namespace mg
+
+// ---- metagrad/codegen/lower_index.hpp ----
+// tinygrad's pm_lower_index_dtype (uop/ops.py): index math is done in weakint until here; each weakint
+// node becomes int32, or int64 where its bounds overflow int32, with CASTs back to weakint that the
+// next node up absorbs, until the last ones are dropped under INDEX, SINK, END and NOOP.
+
+
+namespace mg {
+
+namespace detail {
+inline DType select_index_dtype(const UOp& u) {
+  return (u.overflows(dtypes::int32) ? dtypes::int64 : dtypes::int32).vec(u.dtype().count);
+}
+inline DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
+
+struct pm_lower_index_dtype_def {
+  template <class T> static constexpr auto make() {
+    auto wcast = [](auto p) { return cast(p, dtypes::weakint); };
+    auto ints = [](auto p) {
+      return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64);
+    };
+    return rules(
+        // there are no unary ops in index math at this point
+        rule(op<GroupOp::Binary>(wcast(var<"x">), wcast(var<"y">)).named("u"_n), [](UOp u, UOp x, UOp y) {
+          const DType sel = select_index_dtype(u);
+          const DType dt = index_upper(sel, x.dtype(), y.dtype()).vec(u.dtype().count);
+          return x.cast(dt).alu(u.op(), y.cast(dt)).cast(u.dtype());
+        }),
+        rule(op<Ops::CONST>.dtype(dtypes::weakint).named("u"_n), [](UOp u) -> std::optional<UOp> {
+          if (u.arg().is<Invalid>()) return std::nullopt;
+          return u.replace({.dtype = select_index_dtype(u)}).cast(u.dtype());
+        }),
+        rule(op<Ops::WHERE>(var<"cond">, wcast(var<"x">), wcast(var<"y">)).dtype(dtypes::weakint), [](UOp cond, UOp x, UOp y) {
+          const DType dt = least_upper_dtype(x.dtype().scalar(), y.dtype().scalar()).vec(x.dtype().count);
+          return cond.where(x.cast(dt), y.cast(dt)).cast(dtypes::weakint);
+        }),
+        rule(op<Ops::RANGE>(wcast(var<"end">)).named("r"_n), [](UOp r, UOp end) {
+          return r.replace({.dtype = end.dtype(), .src = std::vector<UOp>{end}}).cast(dtypes::weakint);
+        }),
+        rule(op<Ops::STACK>(repeat(op<Ops::CAST>.dtype(dtypes::weakint))).named("v"_n), [](UOp v) {
+          const DType dt = select_index_dtype(v);
+          std::vector<UOp> src;
+          for (const UOp& s : v.src()) src.push_back(s.src(0).cast(dt.scalar()));
+          return v.replace({.dtype = dt, .src = std::move(src)}).cast(dtypes::weakint);
+        }),
+        // SPECIAL is int32
+        rule(op<Ops::SPECIAL>(wcast(var<"var">)).named("u"_n), [](UOp u, UOp var) {
+          return u.replace({.dtype = dtypes::int32, .src = std::vector<UOp>{var}}).cast(dtypes::weakint);
+        }),
+        rule(op<Ops::DEFINE_VAR>.dtype(dtypes::weakint).named("u"_n), [](UOp u) {
+          return u.replace({.dtype = dtypes::int32}).cast(dtypes::weakint);
+        }),
+        rule(op<Ops::BIND>(wcast(var<"var">), wcast(cvar<"val">)), [](UOp var, UOp val) {
+          return UOp(Ops::BIND, var.dtype(), {var, val}).cast(dtypes::weakint);
+        }),
+        // remove hanging casts
+        rule(op<Ops::INDEX>(var<"buf">, cast(ints(var<"idx">))), [](UOp buf, UOp idx) { return buf.index({idx}, true); }),
+        rule(op<Ops::INDEX>(var<"buf">, where(var<"gate">, cast(ints(var<"idx">)), op<Ops::CONST>.arg(Invalid{}))),
+             [](UOp buf, UOp gate, UOp idx) { return buf.index({gate.where(idx, idx.const_like(Invalid{}))}, true); }),
+        rule(op<Ops::SINK, Ops::NOOP, Ops::END>.named("n"_n), [](UOp n) {
+          std::vector<UOp> src;
+          for (const UOp& s : n.src()) src.push_back(s.op() == Ops::CAST && s.dtype() == dtypes::weakint ? s.src(0) : s);
+          return n.replace({.src = std::move(src)});
+        }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::pm_lower_index_dtype_def> pm_lower_index_dtype{};
+
+}  // namespace mg
+
+// ---- metagrad/codegen/opts.hpp ----
+// The kernel optimizations codegen applies after simplifying ranges (tinygrad's codegen/opt/postrange.py
+// Scheduler and heuristic.py). For now only the CPU's THREAD split: the outermost output LOOP range
+// that divides is split into (threads, rest), the THREAD range later becoming core_id (gpudims.hpp).
+// Also the kernel's default name, tinygrad's r_4_4 / E_16.
+
+
+// ---- metagrad/codegen/simplify.hpp ----
+// tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
+// `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
+
+
+namespace mg {
+
+namespace detail {
+// the RANGEs under an END's or REDUCE's range sources, in toposort order
+template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
+  if (r.nsrc() < 2) return std::nullopt;
+  std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
+  std::vector<UOp> src{r.src(0)};
+  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
+  return r.replace({.src = std::move(src)});
+}
+struct pm_flatten_range_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
+
+namespace detail {
+// ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
+struct RangeSubCtx {
+  std::unordered_map<UOp, UOp> m;
+};
+
+// substitute what the passes marked and simplify, once per pass (the ctx is emptied)
+template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp& x, F sub_fxn) {
+  std::vector<std::pair<UOp, UOp>> subs;
+  for (auto& [k, v] : ctx.m) if (v) subs.emplace_back(k, sub_fxn(k, v));
+  ctx.m.clear();
+  UOp ret = x.substitute(subs);
+  if (ret == x) return std::nullopt;
+  return simplify(ret);
+}
+
+inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
+  ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
+  a.emplace_back(sub);
+  a.push_back(k.arg()[k.arg().size() - 1]);
+  return Arg(std::move(a));
+}
+
+struct pm_split_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
+          if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
+              c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
+            ctx.m[r] = c;
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
+            return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
+                   k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
+          });
+        }));
+  }
+};
+
+// index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
+inline std::size_t count_divmod(const UOp& x) {
+  std::size_t n = 0;
+  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
+  return n;
+}
+
+template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
+  RangeMap rm;
+  std::vector<std::vector<UOp>> reduce_ranges;
+  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
+  const std::vector<UOp> ended = ended_ranges(u);
+  std::vector<std::pair<UOp, UOp>> pairs;
+  // on END only adjacent ranges merge, on REDUCE any two
+  if (u.op() == Ops::END) for (std::size_t i = 0; i + 1 < ended.size(); ++i) pairs.emplace_back(ended[i], ended[i + 1]);
+  else
+    for (std::size_t i = 0; i < ended.size(); ++i)
+      for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
+  for (const auto& [r0, r1] : pairs) {
+    if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
+    // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
+    // the other range (tinygrad gets away with it because pm_reduce_unparented ran first)
+    const std::vector<UOp> now = ended_ranges(u);
+    if (!in_list(now, r0) || !in_list(now, r1)) continue;
+    bool same = true;
+    for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
+    if (!same) continue;
+    const UOp s0 = r0.src(0), s1 = r1.src(0);
+    const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
+    UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
+    nidx = graph_rewrite(nidx, pm_flatten_range);
+    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
+  }
+  return u;
+}
+
+template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
+  if (idx.nsrc() < 2) return;
+  const UOp i = idx.src(1);
+  std::unordered_map<UOp, UOp> guards;
+  const UOp x = get_idx(i);
+  if (is_gated_index(i))
+    for (const UOp& v : get_valid(i).split_uop(Ops::AND))
+      if (v.op() == Ops::CMPLT && v.src(0).op() == Ops::RANGE && v.src(1).op() == Ops::CONST) guards[v.src(0)] = v.src(1);
+  // choose the largest bound c over every gate r < c
+  for (auto& [r, c] : guards) {
+    auto it = ctx.m.find(r);
+    if (it == ctx.m.end()) ctx.m[r] = c;
+    else if (it->second.op() == Ops::CONST && it->second.arg().as_int() < c.arg().as_int()) it->second = c;
+  }
+  // but a range used ungated anywhere keeps its size
+  for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
+}
+
+struct pm_simplify_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
+        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
+          mark_gated(ctx, idx);
+          return std::nullopt;
+        }),
+        // reduce ranges can't be shrunk
+        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
+          for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
+        }));
+  }
+};
+// tinygrad's reduce_unparented: a REDUCE range its source does not use leaves the reduce; an ADD
+// multiplies by its size, a MUL raises to it (MAX needs nothing)
+template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) {
+  const Ops op = red.arg()[0].as_op();
+  if (op != Ops::ADD && op != Ops::MAX && op != Ops::MUL) return std::nullopt;
+  const std::vector<UOp> used = ranges_of(red.src(0));
+  std::vector<UOp> parented, unparented;
+  for (std::size_t i = 1; i < red.nsrc(); ++i) (in_list(used, red.src(i)) ? parented : unparented).push_back(red.src(i));
+  if (unparented.empty()) return std::nullopt;
+  std::vector<UOp> src{red.src(0)};
+  src.insert(src.end(), parented.begin(), parented.end());
+  U ret = !parented.empty() || red.dtype() != red.src(0).dtype() ? red.replace({.src = std::move(src)}) : red.src(0);
+  for (const UOp& r : unparented) {
+    const UOp n = r.src(0).cast(ret.dtype().scalar()).broadcast(ret.dtype().count);
+    if (op == Ops::ADD) ret = ret * n;
+    if (op == Ops::MUL) ret = ret.pow(n);
+  }
+  return ret;
+}
+struct pm_reduce_unparented_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
+inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
+
+}  // namespace mg
+
+namespace mg::detail {
+
+inline int axis_to_pos(AxisType t) {
+  switch (t) {
+    case AxisType::LOOP: return -1;
+    case AxisType::THREAD: case AxisType::GLOBAL: return 0;
+    case AxisType::WARP: return 1;
+    case AxisType::LOCAL: case AxisType::GROUP_REDUCE: return 2;
+    case AxisType::UPCAST: return 3;
+    case AxisType::REDUCE: return 4;
+    case AxisType::UNROLL: return 5;
+    default: return 6;
+  }
+}
+
+// the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
+inline std::vector<UOp> kernel_rngs(const UOp& ast) {
+  std::vector<UOp> out;
+  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
+  auto key = [](const UOp& r) {
+    std::vector<std::int64_t> k{axis_to_pos(range_type(r))};
+    for (std::size_t i = 0; i + 1 < r.arg().size(); ++i) k.push_back(r.arg()[i].as_int());
+    return k;
+  };
+  stable_sort_by(out, [&](const UOp& a, const UOp& b) { return key(a) < key(b); });
+  return out;
+}
+
+// the LOOP ranges of the kernel's outputs (those its END nodes close): the ones a THREAD split may take
+inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
+  std::vector<UOp> out;
+  for (const UOp& s : ast.src()) {
+    if (s.op() != Ops::END) continue;
+    std::vector<UOp> rs(s.src().begin() + 1, s.src().end());
+    for (const UOp& r : ranges_of(UOp::sink(rs)))
+      if (range_type(r) == AxisType::LOOP && !in_list(out, r)) out.push_back(r);
+  }
+  return out;
+}
+
+inline std::string range_size_str(const UOp& r) {
+  const UOp& e = r.src(0);
+  return e.op() == Ops::CONST && e.arg().is_int() ? std::to_string(e.arg().as_int()) : e.render();
+}
+
+// tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
+inline std::string default_kernel_name(const UOp& ast) {
+  bool reduce = false;
+  for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
+  std::string name = reduce ? "r" : "E";
+  for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
+  return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
+}
+
+// split rng into an outer range of `amount` (type t) and the rest: tinygrad's Scheduler.shift_to(top=True)
+inline UOp shift_to_top(const UOp& ast, const UOp& rng, std::int64_t amount, AxisType t, std::int64_t new_axis) {
+  auto old_sz = rng.src(0).divides(amount);
+  if (!old_sz) throw Error("shift_to: " + std::to_string(amount) + " does not divide range " + rng.src(0).render());
+  UOp nr = UOp::range(amount, new_axis, t);
+  UOp replaced = rng.replace({.src = std::vector<UOp>{*old_sz}});
+  return ast.substitute({{rng, nr * *old_sz + replaced}});
+}
+
+// tinygrad's hand_coded_optimizations, the threading part: the most threads (at most target.threads) that
+// leave min_work_per_thread elements to each, on the first output LOOP range they divide
+inline UOp apply_thread_opt(const UOp& ast, const Target& target, std::int64_t& threads_out) {
+  threads_out = 1;
+  if (target.noopt || target.threads <= 1) return ast;
+  const std::vector<UOp> rngs = kernel_rngs(ast);
+  std::int64_t work = 1;
+  for (const UOp& r : rngs) work *= r.vmax().clamped_int64() + 1;
+  const std::vector<UOp> glob = globalizable_rngs(ast);
+  std::int64_t next_axis = 0;
+  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
+  for (std::int64_t t : {32, 16, 12, 8, 6, 5, 4, 3, 2}) {
+    if (t > target.threads || work / std::max<std::int64_t>(target.min_work_per_thread, 1) < t) continue;
+    for (const UOp& r : rngs) {
+      if (range_type(r) != AxisType::LOOP) continue;
+      const std::int64_t sz = r.vmax().clamped_int64() + 1;
+      if (r.src(0).op() != Ops::CONST || sz % t != 0) continue;
+      if (!in_list(glob, r)) break;  // tinygrad: the first LOOP axis that divides, or none
+      threads_out = t;
+      return graph_rewrite(shift_to_top(ast, r, t, AxisType::THREAD, next_axis), pm_flatten_range);
+    }
+  }
+  return ast;
+}
+
+}  // namespace mg::detail
+
+// ---- metagrad/codegen/spec.hpp ----
+// verify: tinygrad's spec_program (uop/spec.py) for the linear form, as direct checks: every uop is one
+// a backend can render (ops, dtypes, sources), its sources come before it, RANGE/END and IF/ENDIF nest,
+// and the list ends in the SINK. Throws mg::Error naming the first bad uop and its position.
+
+
+namespace mg {
+
+namespace detail {
+inline std::string spec_where(std::size_t i, const UOp& u) {
+  std::string s = "verify: uop " + std::to_string(i) + " " + op_repr(u.op()) + " " + u.dtype().repr();
+  if (!u.arg().is_none()) s += " arg " + u.arg().repr();
+  return s;
+}
+inline bool is_index_like(const UOp& u) { return u.op() == Ops::INDEX || (u.op() == Ops::CAST && u.nsrc() == 1 && u.src(0).op() == Ops::INDEX); }
+}  // namespace detail
+
+template <class = void> void verify(const Program& p) {
+  using namespace detail;
+  if (p.uops.empty() || p.uops.back().op() != Ops::SINK) throw Error("verify: program " + p.name + " does not end in a SINK");
+  PtrMap<std::size_t> pos(p.uops.size());
+  std::vector<UOp> open_ranges, open_ifs;
+  for (std::size_t i = 0; i < p.uops.size(); ++i) {
+    const UOp& u = p.uops[i];
+    auto bad = [&](const std::string& why) { throw Error(spec_where(i, u) + ": " + why); };
+    if (pos.contains(u.node())) bad("appears twice");
+    for (std::size_t k = 0; k < u.nsrc(); ++k)
+      if (!pos.contains(u.src(k).node())) bad("source " + std::to_string(k) + " (" + op_repr(u.src(k).op()) + ") does not come before it");
+    pos.set(u.node(), i);
+    const DType dt = u.dtype();
+    if (dt.scalar_ == Scalar::weakint) bad("weakint is not allowed in a program");
+    const Ops o = u.op();
+    if (GroupOp::Movement.contains(o)) bad("movement ops are not allowed in a program");
+    auto src_dt = [&](std::size_t k) { return u.src(k).dtype(); };
+    switch (o) {
+      case Ops::SINK: if (i + 1 != p.uops.size()) bad("SINK before the end"); break;
+      case Ops::NOOP: case Ops::BARRIER: break;
+      case Ops::PARAM: if (!u.arg().is<ParamArg>() || !dt.is_ptr) bad("PARAM needs a ParamArg and a pointer dtype"); break;
+      case Ops::DEFINE_VAR: if (u.arg().size() != 3 || !dt.is_int()) bad("DEFINE_VAR needs (name, min, max) and an int dtype"); break;
+      case Ops::DEFINE_REG: case Ops::DEFINE_LOCAL: if (!dt.is_ptr || u.nsrc() != 0) bad("needs a pointer dtype and no sources"); break;
+      case Ops::CONST:
+        if (u.arg().is<Invalid>()) bad("Invalid is not allowed in a program");
+        if (u.nsrc() != 0 || dt.vcount() != 1) bad("CONST must be scalar with no sources");
+        break;
+      case Ops::RANGE:
+        if (u.nsrc() < 1 || !dt.is_int() || src_dt(0) != dt) bad("RANGE needs an int end of its own dtype");
+        if (u.arg().size() < 2 || !u.arg()[u.arg().size() - 1].is<AxisType>()) bad("RANGE arg must be (axis..., AxisType)");
+        open_ranges.push_back(u);
+        break;
+      case Ops::END:
+        if (u.nsrc() != 2 || u.src(1).op() != Ops::RANGE) bad("END needs (value, RANGE)");
+        if (open_ranges.empty() || open_ranges.back() != u.src(1)) bad("END does not close the innermost open RANGE");
+        open_ranges.pop_back();
+        break;
+      case Ops::IF:
+        if (u.nsrc() != 2 || src_dt(0) != dtypes::bool_ || !is_index_like(u.src(1))) bad("IF needs (bool gate, INDEX)");
+        open_ifs.push_back(u);
+        break;
+      case Ops::ENDIF:
+        if (u.nsrc() != 1 || open_ifs.empty() || open_ifs.back() != u.src(0)) bad("ENDIF does not close the open IF");
+        open_ifs.pop_back();
+        break;
+      case Ops::AFTER:
+        if (u.nsrc() < 1 || dt != src_dt(0)) bad("AFTER must have its first source's dtype");
+        break;
+      case Ops::GROUP: break;
+      case Ops::INDEX:
+        if (!dt.is_ptr || u.nsrc() < 2 || !src_dt(0).is_ptr) bad("INDEX must be a pointer into a pointer");
+        for (std::size_t k = 1; k < u.nsrc(); ++k) if (!src_dt(k).is_int()) bad("INDEX offsets must be ints");
+        break;
+      case Ops::LOAD:
+        if (!(u.nsrc() == 1 || u.nsrc() == 3) || !is_index_like(u.src(0)) || !src_dt(0).is_ptr) bad("LOAD needs (INDEX) or (INDEX, alt, gate)");
+        if (dt != src_dt(0).base()) bad("LOAD dtype differs from its pointer's " + src_dt(0).repr());
+        if (u.nsrc() == 3 && (src_dt(1) != dt || src_dt(2) != dtypes::bool_)) bad("LOAD alt must have the load's dtype and gate be bool");
+        break;
+      case Ops::STORE:
+        if (u.nsrc() != 2 || !is_index_like(u.src(0)) || !src_dt(0).is_ptr || dt != dtypes::void_) bad("STORE needs (INDEX, value)");
+        if (src_dt(0).base() != src_dt(1)) bad("STORE value " + src_dt(1).repr() + " does not match " + src_dt(0).repr());
+        break;
+      case Ops::CAST: case Ops::BITCAST: if (u.nsrc() != 1 || !u.arg().is_none()) bad("CAST takes one source and no arg"); break;
+      case Ops::STACK:
+        if (u.nsrc() < 2 || int(u.nsrc()) != dt.vcount()) bad("STACK must have one source per lane");
+        for (const UOp& s : u.src()) if (s.dtype().vec(int(u.nsrc())) != dt) bad("STACK source dtype does not match");
+        break;
+      case Ops::GEP: if (u.nsrc() != 1 || dt != src_dt(0).scalar()) bad("GEP must pick one lane"); break;
+      default:
+        if (!GroupOp::ALU.contains(o)) bad("not allowed in a program");
+        if (o == Ops::WHERE) {
+          if (src_dt(0).scalar() != dtypes::bool_ || dt != src_dt(1) || dt != src_dt(2)) bad("WHERE needs (bool, x, y) of its dtype");
+        } else if (GroupOp::Comparison.contains(o)) {
+          if (dt.scalar() != dtypes::bool_ || src_dt(0).base() != src_dt(1).base()) bad("comparison needs equal source dtypes and a bool result");
+        } else if (o == Ops::SHL || o == Ops::SHR) {
+          if (dt != src_dt(0) || (src_dt(1) != dt && src_dt(1) != dtypes::uint32)) bad("shift dtypes do not match");
+        } else {
+          if ((o == Ops::CDIV || o == Ops::CMOD || o == Ops::FLOORDIV || o == Ops::FLOORMOD) && !dt.is_int()) bad("integer division on a non-int dtype");
+          for (const UOp& s : u.src()) if (s.dtype().base() != dt.base()) bad("source dtype " + s.dtype().repr() + " differs");
+        }
+    }
+  }
+  if (!open_ranges.empty()) throw Error("verify: program " + p.name + " leaves RANGE " + open_ranges.back().arg().repr() + " open");
+  if (!open_ifs.empty()) throw Error("verify: program " + p.name + " leaves an IF open");
+}
+
+}  // namespace mg
+
+namespace mg {
+
+namespace detail {
+// early clean-up: the parts of tinygrad's pm_syntactic_sugar and rangeify_codegen a kernel AST needs
+struct pm_early_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // kernel PARAMs have no sources (UOp::param gives them a NOOP)
+        rule(op<Ops::PARAM>(op<Ops::NOOP>).named("p"_n), [](UOp p) { return p.replace({.src = std::vector<UOp>{}}); }),
+        // no NOOP in the kernel graph
+        rule(op<Ops::NOOP>(var<"x">, etc), [](UOp x) { return x; }),
+        // INDEX on a pointer INDEX concatenates them
+        rule(op<Ops::INDEX>(op<Ops::INDEX>.named("i1"_n), etc).named("i2"_n), [](UOp i2, UOp i1) -> std::optional<UOp> {
+          if (!i1.dtype().is_ptr || i2.dtype().is_ptr) return std::nullopt;
+          std::vector<UOp> src(i1.src().begin(), i1.src().end());
+          src.insert(src.end(), i2.src().begin() + 1, i2.src().end());
+          return i2.replace({.src = std::move(src)});
+        }),
+        // early rangeify: an INDEX of an elementwise op indexes its sources
+        rule(op<Ops::INDEX>(op<GroupOp::Elementwise | OpSet{Ops::CONST}>.named("x"_n), etc).named("idx"_n), [](UOp idx, UOp x) {
+          std::vector<UOp> rest(idx.src().begin() + 1, idx.src().end()), src;
+          for (const UOp& s : x.src()) src.push_back(s.index(rest));
+          return x.replace({.src = std::move(src)});
+        }));
+  }
+};
+inline bool spec_on() {
+#ifndef NDEBUG
+  return true;
+#else
+  return getenv_int("SPEC", 0) > 0;
+#endif
+}
+inline std::string c_identifier(std::string s) {
+  for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "k_" + s;
+  return s;
+}
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_early_def> pm_early{};
+
+// tinygrad's full_rewrite_to_sink: the kernel AST lowered to the graph linearize orders. threads gets
+// the number of threads the kernel was split over (1 if not).
+template <std::same_as<UOp> U>
+U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads = nullptr) {
+  if (!ast || ast.op() != Ops::SINK) throw Error("to_program: the kernel AST must be a SINK, got " + (ast ? op_repr(ast.op()) : std::string("a null UOp")));
+  Target ren = target;
+  std::int64_t nthreads = 1;
+  U sink = graph_rewrite(ast, pm_early, RewriteOptions{.bottom_up = true});
+  if (ast.tag().is_none()) {
+    // split ranges used as r % c, simplify, merge and shrink ranges
+    detail::RangeSubCtx split;
+    sink = graph_rewrite(sink, pm_split_ranges.template get<U>() + pm_flatten_range.template get<U>(), split);
+    sink = graph_rewrite(graph_rewrite(sink, sym), pm_flatten_range);
+    detail::RangeSubCtx simp;
+    sink = graph_rewrite(sink, pm_flatten_range.template get<U>() + pm_simplify_ranges.template get<U>(), simp);
+    // optimizations: the THREAD split
+    sink = detail::apply_thread_opt(sink, ren, nthreads);
+  }
+  if (!sink.arg().template is<std::string>() || sink.arg().as_str().empty() || sink.arg().as_str() == "test")
+    sink = sink.replace({.arg = Arg(detail::default_kernel_name(sink))});
+  sink = graph_rewrite(sink, sym);  // postopt symbolic
+  // REDUCE -> accumulator in a DEFINE_REG
+  detail::ReduceContext rctx;
+  sink = graph_rewrite(sink, pm_reduce.template get<U>() + gep_pushing.template get<U>(), rctx);
+  sink = detail::add_gpudims(sink);
+  sink = graph_rewrite(sink, pm_add_loads);
+  // devectorize (scalar code: vector ALUs split, gated indices simplified), then symbolic
+  sink = graph_rewrite(graph_rewrite(sink, devectorize), sym);
+  // weakint -> int32 / int64
+  sink = graph_rewrite(sink, pm_lower_index_dtype);
+  sink = graph_rewrite(sink, gep_pushing);
+  sink = graph_rewrite(sink, symbolic);  // post index symbolic
+  // decompositions for what the backend does not render
+  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>(), ren);
+  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + get_transcendental_patterns<U>(ren.ops, false));
+  sink = graph_rewrite(sink, pm_move_gates_from_index);
+  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>() + pm_render.template get<U>() + pm_split_ends.template get<U>(), ren);  // final rewrite
+  detail::CFGContext cfg(sink);
+  sink = graph_rewrite(sink, pm_add_control_flow, cfg, RewriteOptions{.bottom_up = true});
+  if (threads) *threads = nthreads;
+  return sink;
+}
+
+// the kernel AST as a linear Program for target (verified when SPEC=1, and always without NDEBUG)
+template <std::same_as<UOp> U>  // a template parameter, so that only callers instantiate codegen
+Program to_program(const U& ast, const Target& target) {
+  Program p;
+  const U sink = full_rewrite_to_sink(ast, target, &p.threads);
+  p.name = detail::c_identifier(sink.arg().as_str());
+  p.uops = add_ifs(linearize(sink));
+  for (const UOp& u : p.uops) {
+    if (u.op() == Ops::PARAM) p.params.push_back(u);
+    if (u.op() == Ops::DEFINE_VAR) p.vars.push_back(u);
+  }
+  std::sort(p.params.begin(), p.params.end(), [](const UOp& a, const UOp& b) { return a.arg().as_param().slot < b.arg().as_param().slot; });
+  for (std::size_t i = 0; i < p.params.size(); ++i)
+    if (p.params[i].arg().as_param().slot != std::int64_t(i))
+      throw Error("to_program: kernel " + p.name + " has no PARAM of slot " + std::to_string(i) + " (slots must be 0..n-1)");
+  // tinygrad sorts vars by their arg (name, min, max)
+  std::sort(p.vars.begin(), p.vars.end(), [](const UOp& a, const UOp& b) {
+    const Arg &x = a.arg(), &y = b.arg();
+    if (x[0].as_str() != y[0].as_str()) return x[0].as_str() < y[0].as_str();
+    if (x[1].as_int() != y[1].as_int()) return x[1].as_int() < y[1].as_int();
+    return x[2].as_int() < y[2].as_int();
+  });
+  for (const UOp& u : p.uops) {
+    const DType d = u.dtype().is_ptr ? u.dtype().base().scalar() : u.dtype().scalar();
+    auto is_fp8 = [](DType x) { return x.scalar() == dtypes::fp8e4m3 || x.scalar() == dtypes::fp8e5m2; };
+    // fp8 bytes may be loaded and stored; converting or computing needs fp8 support
+    const bool fp8_math = (GroupOp::ALU.contains(u.op()) || u.op() == Ops::CAST) &&
+                          (is_fp8(d) || (u.nsrc() && is_fp8(u.src(0).dtype())));
+    if ((d == dtypes::float16 && !target.half) || (d == dtypes::bfloat16 && !target.bfloat16) || (fp8_math && !target.fp8))
+      throw Error("to_program: kernel " + p.name + " uses " + d.repr() + " (in " + op_repr(u.op()) + "), which device " + target.device +
+                  " does not support");
+  }
+  detail::estimate(p);
+  if (detail::spec_on()) verify(p);
+  return p;
+}
+
+}  // namespace mg
+
+// ---- metagrad/render/llvmir.hpp ----
+// render_llvm: a Program's linear uops as LLVM IR text (LLVM 19, opaque pointers), tinygrad's
+// renderer/llvmir.py in its CPU flavour (CPULLVMRenderer). One line group per uop, made by a rule set
+// (llvm_rewrite) the way llvmir.py's string_rewrite PatternMatcher makes them: the callbacks write the
+// text into the render context and return a marker node.
+//
+// The kernel is `define void @<name>(ptr noalias align 32 %data0, ..., i32 %<var>, ...)` with its
+// arguments in the order the PARAMs and DEFINE_VARs appear in the uops, as llvmir.py renders it. Beside
+// it, `define void @<name>_call(ptr %bufs, ptr %vals)` is the calling convention every backend shares
+// (codegen/program.hpp): it loads bufs[slot] for each PARAM and vals[j] (an i64, truncated to the var's
+// type) for each DEFINE_VAR, j being the var's place in Program::vars, and calls the kernel.
+//
+// Where this departs from llvmir.py's text, on purpose:
+//  - opaque `ptr` instead of `float*` (LLVM 19 has no typed pointers);
+//  - loads and stores carry `align <element size>`: a vector access is only as aligned as its
+//    element, and without it LLVM would assume the vector's own (larger) alignment;
+//  - intrinsics are named with their mangled type (llvm.trunc.f32, llvm.exp2.v4f32);
+//  - DEFINE_REG allocas go to the entry block (they already come first in tinygrad's linear order);
+//  - a few ops tinygrad's CPU renderer leaves to the decompositions render anyway (llvm_intrinsic_ops),
+//    for hand-built programs; codegen decomposes them unless it asks for them.
+#include <unordered_set>
+
+
+namespace mg {
+
+// The ALU ops the LLVM renderer emits directly: llvmir.py's code_for_op (the keys of its lop tables).
+// Codegen's decompositions rewrite every other ALU op into these.
+inline constexpr OpSet llvm_supported_ops{Ops::ADD, Ops::MUL, Ops::CDIV, Ops::CMOD, Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ,
+                                          Ops::OR,  Ops::AND, Ops::XOR,  Ops::SHL,  Ops::SHR,   Ops::FDIV};
+// Ops render_llvm also renders (as LLVM intrinsics, or MAX as tinygrad's compare-and-select) though
+// tinygrad's CPU renderer does not claim them. TRUNC is rendered by llvmir.py itself.
+inline constexpr OpSet llvm_intrinsic_ops{Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::SQRT, Ops::TRUNC, Ops::MAX};
+
+namespace detail {
+
+// tinygrad's ldt: the LLVM type of a dtype
+inline std::string llvm_type(DType dt) {
+  if (dt.is_ptr) return dt.v > 1 ? "<" + std::to_string(dt.v) + " x ptr>" : "ptr";
+  if (dt.count > 1) return "<" + std::to_string(dt.count) + " x " + llvm_type(dt.scalar()) + ">";
+  switch (dt.kind()) {
+    case Scalar::void_: return "void";
+    case Scalar::bool_: return "i1";
+    case Scalar::int8: case Scalar::uint8: case Scalar::fp8e4m3: case Scalar::fp8e5m2: return "i8";
+    case Scalar::int16: case Scalar::uint16: return "i16";
+    case Scalar::int32: case Scalar::uint32: return "i32";
+    case Scalar::int64: case Scalar::uint64: return "i64";
+    case Scalar::float16: return "half";
+    case Scalar::bfloat16: return "bfloat";
+    case Scalar::float32: return "float";
+    case Scalar::float64: return "double";
+    default:
+      throw Error("render_llvm: " + dt.repr() + " has no LLVM type (codegen lowers the index dtype to int32/int64 first)");
+  }
+}
+
+// the suffix LLVM mangles an overloaded intrinsic's name with: f32, v4f32, i64
+inline std::string llvm_mangle(DType dt) {
+  std::string s;
+  switch (dt.kind()) {
+    case Scalar::float16: s = "f16"; break;
+    case Scalar::bfloat16: s = "bf16"; break;
+    case Scalar::float32: s = "f32"; break;
+    case Scalar::float64: s = "f64"; break;
+    default: s = "i" + std::to_string(dt.scalar().bitsize()); break;
+  }
+  return dt.count > 1 ? "v" + std::to_string(dt.count) + s : s;
+}
+
+// tinygrad's lconst: a scalar constant as LLVM writes it. A float is printed in decimal when that is
+// exact for its type (float32/half/bfloat constants are rounded to the type first, as tinygrad's
+// truncate does); inf, nan and exponent-only spellings ("1e-05", which LLVM does not read) use the
+// hexadecimal double form.
+inline std::string llvm_const_scalar(const Arg& v, DType dt) {
+  if (v.is<Invalid>()) throw Error("render_llvm: an Invalid constant of " + dt.repr() + " reached the renderer");
+  if (dt.is_float()) {
+    if (dt.is_fp8()) return std::to_string(unsigned(float_to_fp8(v.as_float(), dt.kind())));
+    const double x = truncate_float(dt, v.as_float());
+    const std::string s = py_float_repr(x);
+    if (std::isfinite(x) && s.find('.') != std::string::npos) return s;
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(x)));
+    return buf;
+  }
+  if (dt.is_bool()) return v.as_float() != 0.0 ? "1" : "0";
+  const std::int64_t i = v.is_float() ? std::int64_t(v.as_float()) : v.as_int();
+  return dt.kind() == Scalar::uint64 ? std::to_string(std::uint64_t(i)) : std::to_string(i);
+}
+inline std::string llvm_const(const Arg& v, DType dt) {
+  if (dt.count == 1) return llvm_const_scalar(v, dt);
+  // a vector CONST (tinygrad's linear form has none after devectorize; hand-built programs may)
+  const std::string t = llvm_type(dt.scalar());
+  std::string s = "<";
+  for (int i = 0; i < dt.count; ++i)
+    s += (i ? ", " : "") + t + " " + llvm_const_scalar(v.is_tuple() ? v[std::size_t(i)] : v, dt.scalar());
+  return s + ">";
+}
+
+// tinygrad's lcast: the cast instruction from one scalar kind to another
+inline std::string llvm_cast(DType in, DType out) {
+  in = in.scalar(), out = out.scalar();
+  if (in.is_float()) {
+    if (out.is_float()) return out.itemsize() > in.itemsize() ? "fpext" : "fptrunc";
+    if (out.is_int()) return out.is_unsigned() ? "fptoui" : "fptosi";
+  }
+  if (in.is_unsigned() || in.is_bool()) {
+    if (out.is_float()) return "uitofp";
+    if (out.is_int()) return out.itemsize() < in.itemsize() ? "trunc" : "zext";
+  }
+  if (in.is_int()) {
+    if (out.is_float()) return "sitofp";
+    if (out.is_int()) return out.itemsize() < in.itemsize() ? "trunc" : "sext";
+  }
+  throw Error("render_llvm: cast from " + in.repr() + " to " + out.repr() + " is not implemented");
+}
+
+// tinygrad's lop tables: the instruction for a binary op on a scalar kind, or nullptr
+inline const char* llvm_binary(Ops op, DType dt) {
+  dt = dt.scalar();
+  if (dt.is_float()) {
+    switch (op) {
+      case Ops::ADD: return "fadd nsz arcp contract afn";
+      case Ops::MUL: return "fmul nsz arcp contract afn";
+      case Ops::CMPLT: return "fcmp nsz arcp contract afn olt";
+      case Ops::CMPNE: return "fcmp nsz arcp contract afn une";
+      case Ops::CMPEQ: return "fcmp nsz arcp contract afn oeq";
+      case Ops::FDIV: return "fdiv nsz arcp contract afn";
+      default: return nullptr;
+    }
+  }
+  if (!dt.is_int() && !dt.is_bool()) return nullptr;
+  const bool s = !dt.is_unsigned() && !dt.is_bool();  // bool and the uints take the unsigned table
+  switch (op) {
+    case Ops::ADD: return s ? "add nsw" : "add";
+    case Ops::MUL: return "mul";
+    case Ops::CDIV: return s ? "sdiv" : "udiv";
+    case Ops::CMOD: return s ? "srem" : "urem";
+    case Ops::CMPLT: return s ? "icmp slt" : "icmp ult";
+    case Ops::CMPNE: return "icmp ne";
+    case Ops::CMPEQ: return "icmp eq";
+    case Ops::OR: return "or";
+    case Ops::AND: return "and";
+    case Ops::XOR: return "xor";
+    case Ops::SHL: return "shl";
+    case Ops::SHR: return s ? "ashr" : "lshr";
+    default: return nullptr;
+  }
+}
+
+// tinygrad's range_str: a RANGE's axis ids joined by '_', negatives as m<n>
+inline std::string llvm_range_str(const UOp& r) {
+  std::string s;
+  const auto& a = r.arg();
+  for (std::size_t i = 0; i + 1 < a.size(); ++i) {
+    if (!a[i].is_int()) continue;
+    const std::int64_t x = a[i].as_int();
+    s += (s.empty() ? "" : "_") + (x >= 0 ? std::to_string(x) : "m" + std::to_string(-x));
+  }
+  return s;
+}
+
+// What the rules read and write: the name of every rendered uop (tinygrad's r dict), the line group the
+// last rule rendered, and the loop labels. A template only so that its containers are instantiated by
+// the translation units that render.
+template <class = void>
+struct LLVMCtxT {
+  std::unordered_map<const Node*, std::string> r;
+  std::unordered_map<const Node*, std::string> loop;  // RANGE -> its label suffix
+  std::unordered_map<const Node*, std::size_t> pos;   // uop -> its place in the linear order
+  std::unordered_set<std::string> labels;
+  std::string out;
+  UOp done{Ops::NOOP, dtypes::void_, {}, Arg("render_llvm: rendered")};
+
+  const std::string& operator[](const UOp& u) const {
+    auto it = r.find(u.node());
+    if (it == r.end())
+      throw Error("render_llvm: " + op_repr(u.op()) + " " + u.dtype().repr() + " is used before it is rendered (a source must come before its users)");
+    return it->second;
+  }
+  std::string bare(const UOp& u) const { return (*this)[u].substr(1); }  // the name without its %
+  std::string typed(const UOp& u) const { return llvm_type(u.dtype()) + " " + (*this)[u]; }
+  UOp emit(std::string s) {
+    out = std::move(s);
+    return done;
+  }
+  const std::string& range_label(const UOp& r) {
+    auto it = loop.find(r.node());
+    if (it != loop.end()) return it->second;
+    std::string l = llvm_range_str(r);
+    if (!labels.insert(l).second) labels.insert(l += "_" + bare(r));  // two RANGEs with one axis id
+    return loop[r.node()] = l;
+  }
+};
+using LLVMCtx = LLVMCtxT<>;
+
+inline std::string llvm_align(DType dt) { return ", align " + std::to_string(dt.scalar().itemsize()); }
+
+// MAX as tinygrad's decomposition has it, (a<b).where(b, a): the first of equals (and of a NaN) wins
+template <class C> std::string llvm_max(C& ctx, const UOp& x, const UOp& a, const UOp& b) {
+  const char* lt = llvm_binary(Ops::CMPLT, a.dtype());
+  if (!lt) throw Error("render_llvm: no LLVM comparison for Ops.MAX on " + a.dtype().repr());
+  const std::string v = ctx[x], t = llvm_type(a.dtype());
+  DType cmp = dtypes::bool_.vec(a.dtype().count);
+  return "  " + v + "_lt = " + lt + " " + t + " " + ctx[a] + ", " + ctx[b] + "\n  " + v + " = select " + llvm_type(cmp) + " " +
+         v + "_lt, " + t + " " + ctx[b] + ", " + t + " " + ctx[a];
+}
+
+inline const char* llvm_intrinsic_name(Ops op) {
+  switch (op) {
+    case Ops::EXP2: return "exp2";
+    case Ops::LOG2: return "log2";
+    case Ops::SIN: return "sin";
+    case Ops::SQRT: return "sqrt";
+    default: return "trunc";
+  }
+}
+
+// llvmir.py's base_rewrite (with the extra ops first). Each callback renders one uop into ctx.out.
+struct llvm_rewrite_def {
+  template <class T> static constexpr auto make() {
+    using C = LLVMCtx;
+    return rules(
+        // ---- beyond tinygrad's CPU set: MAX and the unary intrinsics (llvm_intrinsic_ops) ----
+        rule(op<Ops::MAX>(var<"a">, var<"b">).named("x"_n),
+             [](C& ctx, UOp x, UOp a, UOp b) { return ctx.emit(llvm_max(ctx, x, a, b)); }),
+        rule(op<Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::SQRT, Ops::TRUNC>(var<"y">).named("x"_n),
+             [](C& ctx, UOp x, UOp y) -> std::optional<UOp> {
+               if (!x.dtype().is_float()) return std::nullopt;
+               return ctx.emit("  " + ctx[x] + " = call " + llvm_type(x.dtype()) + " @llvm." + llvm_intrinsic_name(x.op()) + "." +
+                               llvm_mangle(x.dtype()) + "(" + ctx.typed(y) + ")");
+             }),
+
+        // ---- memory load/store ----
+        rule(op<Ops::INDEX>(var<"buf">, var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp buf, UOp idx) {
+          return ctx.emit("  " + ctx[x] + " = getelementptr inbounds " + llvm_type(x.dtype().base()) + ", " + ctx.typed(buf) +
+                          ", " + ctx.typed(idx));
+        }),
+        // a gated load: the mask picks the loaded value or alt, through a branch (the address may be invalid)
+        rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
+          const std::string v = ctx[x], b = ctx.bare(x), t = llvm_type(x.dtype());
+          return ctx.emit("  br label " + v + "_entry\n" + b + "_entry:\n" +
+                          "  br i1 " + ctx[mask] + ", label " + v + "_load, label " + v + "_exit\n" + b + "_load:\n" +
+                          "  " + v + "_yes = load " + t + ", " + ctx.typed(idx) + llvm_align(x.dtype()) + "\n" +
+                          "  br label " + v + "_exit\n" + b + "_exit:\n" +
+                          "  " + v + " = phi " + t + " [" + v + "_yes, " + v + "_load], [" + ctx[alt] + ", " + v + "_entry]");
+        }),
+        rule(op<Ops::LOAD>(var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp idx) {
+          return ctx.emit("  " + ctx[x] + " = load " + llvm_type(x.dtype()) + ", " + ctx.typed(idx) + llvm_align(x.dtype()));
+        }),
+        rule(op<Ops::STORE>(var<"idx">, var<"var">), [](C& ctx, UOp idx, UOp var) {
+          return ctx.emit("  store " + ctx.typed(var) + ", " + ctx.typed(idx) + llvm_align(var.dtype()));
+        }),
+
+        // ---- GEP/STACK for vectors ----
+        rule(op<Ops::GEP>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+          const auto& a = x.arg();
+          if (a.size() == 1) return ctx.emit("  " + ctx[x] + " = extractelement " + ctx.typed(y) + ", i32 " + std::to_string(a[0].as_int()));
+          std::string mask;  // several elements: a shuffle
+          for (std::size_t i = 0; i < a.size(); ++i) mask += (i ? ", i32 " : "i32 ") + std::to_string(a[i].as_int());
+          return ctx.emit("  " + ctx[x] + " = shufflevector " + ctx.typed(y) + ", " + llvm_type(y.dtype()) + " poison, <" +
+                          std::to_string(a.size()) + " x i32> <" + mask + ">");
+        }),
+        // a broadcast: one insert and a splat shuffle
+        rule(op<Ops::STACK>(repeat(var<"y">)).named("x"_n), [](C& ctx, UOp x, UOp y) {
+          const std::string v = ctx[x], t1 = "<1 x " + llvm_type(y.dtype()) + ">";
+          return ctx.emit("  " + v + "_z = insertelement " + t1 + " poison, " + ctx.typed(y) + ", i32 0\n" +
+                          "  " + v + " = shufflevector " + t1 + " " + v + "_z, " + t1 + " poison, <" +
+                          std::to_string(x.dtype().count) + " x i32> zeroinitializer");
+        }),
+        rule(op<Ops::STACK>.named("x"_n), [](C& ctx, UOp x) {
+          std::string s;
+          const std::string v = ctx[x], t = llvm_type(x.dtype());
+          for (std::size_t i = 0; i < x.nsrc(); ++i) {
+            s += (i ? "\n  " : "  ") + (i + 1 != x.nsrc() ? v + "_" + std::to_string(i) : v) + " = insertelement " + t + " " +
+                 (i ? v + "_" + std::to_string(i - 1) : std::string("poison")) + ", " + ctx.typed(x.src(i)) + ", i32 " + std::to_string(i);
+          }
+          return ctx.emit(s);
+        }),
+
+        // ---- unary/binary/ternary ops ----
+        rule(op<Ops::BITCAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+          return ctx.emit("  " + ctx[x] + " = bitcast " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
+        }),
+        rule(op<Ops::CAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+          // llvmir.py's lcast has no cast to bool (codegen makes it x != 0); render it the same way
+          if (x.dtype().is_bool() && !y.dtype().is_bool()) {
+            const char* ne = llvm_binary(Ops::CMPNE, y.dtype());
+            if (!ne) throw Error("render_llvm: cast from " + y.dtype().repr() + " to bool is not implemented");
+            return ctx.emit("  " + ctx[x] + " = " + ne + " " + ctx.typed(y) + ", " + llvm_const(Arg(0), y.dtype()));
+          }
+          // a negative float to an unsigned int wraps, as the reference evaluator and INTERP do (fptoui
+          // of a negative value is poison in LLVM, undefined in C): narrow types go through int64, uint64
+          // picks fptosi for negative values
+          if (y.dtype().scalar().is_float() && x.dtype().scalar().is_unsigned()) {
+            const std::string wide = llvm_type(dtypes::int64.vec(x.dtype().count)), tmp = ctx[x] + ".wide";
+            if (x.dtype().scalar().itemsize() < 8)
+              return ctx.emit("  " + tmp + " = fptosi " + ctx.typed(y) + " to " + wide + "\n  " + ctx[x] + " = trunc " + wide + " " +
+                              tmp + " to " + llvm_type(x.dtype()));
+            const std::string neg = ctx[x] + ".neg", u = ctx[x] + ".u", i1 = llvm_type(dtypes::bool_.vec(x.dtype().count));
+            return ctx.emit("  " + neg + " = fcmp olt " + ctx.typed(y) + ", " + llvm_const(Arg(0.0), y.dtype()) + "\n  " + tmp +
+                            " = fptosi " + ctx.typed(y) + " to " + wide + "\n  " + u + " = fptoui " + ctx.typed(y) + " to " + wide +
+                            "\n  " + ctx[x] + " = select " + i1 + " " + neg + ", " + wide + " " + tmp + ", " + wide + " " + u);
+          }
+          return ctx.emit("  " + ctx[x] + " = " + llvm_cast(y.dtype(), x.dtype()) + " " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
+        }),
+        rule(op<GroupOp::Binary>(var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp a, UOp b) {
+          const char* ins = llvm_binary(x.op(), a.dtype());
+          if (!ins)
+            throw Error("render_llvm: no LLVM instruction for " + op_repr(x.op()) + " on " + a.dtype().repr() +
+                        " (codegen decomposes the ops outside llvm_supported_ops)");
+          return ctx.emit("  " + ctx[x] + " = " + ins + " " + ctx.typed(a) + ", " + ctx[b]);
+        }),
+        rule(op<Ops::WHERE>(var<"c">, var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp c, UOp a, UOp b) {
+          return ctx.emit("  " + ctx[x] + " = select " + ctx.typed(c) + ", " + ctx.typed(a) + ", " + ctx.typed(b));
+        }),
+
+        // ---- range: a loop whose counter is a phi; END closes it (innermost first if it closes several) ----
+        rule(op<Ops::RANGE>.named("r"_n), [](C& ctx, UOp r) {
+          const std::string l = ctx.range_label(r), v = ctx[r], t = llvm_type(r.dtype());
+          return ctx.emit("  br label %loop_entry_" + l + "\nloop_entry_" + l + ":\n  br label %loop_latch_" + l + "\nloop_latch_" + l +
+                          ":\n  " + v + " = phi " + t + " [ 0, %loop_entry_" + l + " ], [ " + v + "phi, %loop_footer_" + l + " ]\n  " +
+                          v + "phi = add " + t + " " + v + ", 1\n  " + v + "cmp = icmp ult " + t + " " + v + ", " + ctx[r.src(0)] +
+                          "\n  br i1 " + v + "cmp, label %loop_body_" + l + ", label %loop_exit_" + l + "\nloop_body_" + l + ":");
+        }),
+        rule(op<Ops::END>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
+          std::vector<UOp> rngs(x.src().begin() + 1, x.src().end());
+          for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.count(r.node())) return std::nullopt;
+          std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return ctx.pos[a.node()] > ctx.pos[b.node()]; });
+          std::string s;
+          for (const UOp& r : rngs) {
+            const std::string l = ctx.range_label(r);
+            s += (s.empty() ? "" : "\n") + ("  br label %loop_footer_" + l + "\nloop_footer_" + l + ":\n  br label %loop_latch_" + l +
+                                            "\nloop_exit_" + l + ":");
+          }
+          return ctx.emit(s);
+        }),
+
+        // ---- if: the body of a gated store ----
+        rule(op<Ops::IF>(var<"g">, etc).named("x"_n), [](C& ctx, UOp x, UOp g) {
+          const std::string b = ctx.bare(x);
+          return ctx.emit("  br i1 " + ctx[g] + ", label %ifbody_" + b + ", label %ifskip_" + b + "\nifbody_" + b + ":");
+        }),
+        rule(op<Ops::ENDIF>(var<"i">), [](C& ctx, UOp i) {
+          const std::string b = ctx.bare(i);
+          return ctx.emit("  br label %ifskip_" + b + "\nifskip_" + b + ":");
+        }),
+        rule(op<Ops::BARRIER>, [](C& ctx) { return ctx.emit(""); }));
+  }
+};
+}  // namespace detail
+
+// llvmir.py's string_rewrite for the CPU: rule callbacks take a detail::LLVMCtx and render into it
+inline constexpr LazyRules<detail::llvm_rewrite_def> llvm_rewrite{};
+
+// ---- llvmir.py's extra_matcher: bfloat16 computes in float32, and converts by hand ----
+namespace detail {
+// tinygrad's cast_float_to_bf16: round to nearest even, keeping inf and nan (no compiler intrinsic needed)
+template <std::same_as<UOp> U> U llvm_float_to_bf16(const U& f) {
+  const int n = f.dtype().count;
+  U x = f.bitcast(dtypes::uint32.vec(n));
+  x = ((-x) & 0x7f800000).ne(Arg(0)).where(x + ((x >> 16) & 1) + 0x7fff, (x & 0xffff).ne(Arg(0)).where(x | 0x10000, x));
+  return (x >> 16).cast(dtypes::uint16).bitcast(dtypes::bfloat16.vec(n));
+}
+struct llvm_extra_matcher_def {
+  template <class T> static constexpr auto make() {
+    constexpr DType bf = dtypes::bfloat16, f32 = dtypes::float32;
+    auto fl = [](const UOp& u) { return dtypes::float32.vec(u.dtype().count); };
+    return rules(
+        // create_non_native_float_pats((bfloat16,)): ALU on bfloat16 runs in float32
+        rule(op<Ops::WHERE>(var<"b">, var<"x">.dtype(bf), var<"y">.dtype(bf)),
+             [fl](UOp b, UOp x, UOp y) { return UOp(Ops::WHERE, fl(x), std::vector<UOp>{b, x.cast(fl(x)), y.cast(fl(x))}).cast(x.dtype()); }),
+        rule(op<GroupOp::ALU>.dtype(bf).named("x"_n), [fl](UOp x) {
+          std::vector<UOp> src;
+          for (const UOp& s : x.src()) src.push_back(s.cast(fl(s)));
+          return UOp(x.op(), fl(x), src, x.arg()).cast(x.dtype());
+        }),
+        rule(op<GroupOp::ALU>(var<"x">.dtype(bf), var<"y">.dtype(bf)).dtype(dtypes::bool_).named("alu"_n),
+             [fl](UOp alu, UOp x, UOp y) { return UOp(alu.op(), alu.dtype(), std::vector<UOp>{x.cast(fl(x)), y.cast(fl(y))}, alu.arg()); }),
+        // add float intermediate casting
+        rule(op<Ops::CAST>(var<"x">).dtype(bf).named("y"_n), [fl](UOp y, UOp x) -> std::optional<UOp> {
+          if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
+          return x.cast(fl(x)).cast(y.dtype());
+        }),
+        rule(op<Ops::CAST>(var<"y">.dtype(bf)).named("x"_n), [fl](UOp x, UOp y) -> std::optional<UOp> {
+          if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
+          return y.cast(fl(y)).cast(x.dtype());
+        }),
+        // pm_manual_bf16_cast: the conversions themselves, as integer ops
+        rule(op<Ops::CAST>(var<"x">.dtype(bf)).dtype(f32), [](UOp x) {
+          const int n = x.dtype().count;
+          return (x.bitcast(dtypes::uint16.vec(n)).cast(dtypes::uint32) << 16).bitcast(dtypes::float32.vec(n));
+        }),
+        rule(op<Ops::CAST>(var<"x">.dtype(f32)).dtype(bf), [](UOp x) { return llvm_float_to_bf16(x); }));
+  }
+};
+}  // namespace detail
+// What codegen runs with its final rewrite for this renderer (tinygrad's LLVMRenderer.extra_matcher):
+// create_non_native_float_pats((bfloat16,)) + pm_manual_bf16_cast.
+inline constexpr LazyRules<detail::llvm_extra_matcher_def> llvm_extra_matcher{};
+
+namespace detail {
+// an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
+inline std::string llvm_ident(const std::string& s) {
+  bool plain = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
+  for (char c : s) plain = plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$');
+  if (plain) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\' || (unsigned char)c < 0x20) {
+      char hx[4];
+      std::snprintf(hx, sizeof hx, "\\%02X", unsigned((unsigned char)c));
+      q += hx;
+    } else q += c;
+  }
+  return q + "\"";
+}
+}  // namespace detail
+
+// The LLVM IR module for one kernel: the kernel as llvmir.py renders it, and its <name>_call wrapper.
+// A template on the Program type only so that a translation unit that never renders compiles none of it.
+template <std::same_as<Program> P>
+std::string render_llvm(const P& p) {
+  detail::LLVMCtx ctx;
+  const std::string name = p.name.empty() ? "test" : p.name;
+  std::vector<std::pair<UOp, std::string>> args;  // the kernel's parameters, in uop order
+  std::vector<std::string> allocas, kernel;
+  std::unordered_set<std::string> taken;  // local names a PARAM, var or register already holds
+  int vc = -1;
+  for (std::size_t i = 0; i < p.uops.size(); ++i) ctx.pos[p.uops[i].node()] = i;
+
+  for (const UOp& u : p.uops) {
+    const Ops o = u.op();
+    if (o == Ops::NOOP || o == Ops::GROUP) continue;
+    if (o == Ops::AFTER) {
+      ctx.r[u.node()] = ctx[u.src(0)];
+      continue;
+    }
+    if (o == Ops::SINK) continue;
+    if (o == Ops::PARAM || o == Ops::DEFINE_VAR) {
+      std::string n = o == Ops::PARAM ? "%data" + std::to_string(u.arg().as_param().slot) : "%" + detail::llvm_ident(u.expr());
+      // a var named like one of the renderer's own values (v3, data0) would clash: prefix it
+      if (o == Ops::DEFINE_VAR && (taken.count(n) || (n.size() > 2 && n[1] == 'v' && std::isdigit((unsigned char)n[2])) ||
+                                   n.rfind("%data", 0) == 0 || n.rfind("%reg_", 0) == 0 || n.rfind("%local_", 0) == 0))
+        n = "%" + detail::llvm_ident("var." + u.expr());
+      if (!taken.insert(n).second) throw Error("render_llvm: two kernel parameters are both named " + n);
+      ctx.r[u.node()] = n;
+      args.emplace_back(u, n);
+      continue;
+    }
+    if (o == Ops::DEFINE_LOCAL || o == Ops::DEFINE_REG) {
+      std::string a = u.arg().repr(), n = o == Ops::DEFINE_LOCAL ? "local_" : "reg_";
+      for (char c : a) if (c != '(' && c != ')' && c != ' ') n += c == ',' ? '_' : c;
+      n = "%" + detail::llvm_ident(n);
+      for (int k = 1; !taken.insert(n).second; ++k) n = "%" + detail::llvm_ident((o == Ops::DEFINE_LOCAL ? "local_" : "reg_") + a + "." + std::to_string(k));
+      ctx.r[u.node()] = n;
+      // CPU has no shared memory: a DEFINE_LOCAL is stack memory too, as llvmir.py renders it without has_local
+      allocas.push_back("  " + n + " = alloca [" + std::to_string(u.dtype().size) + " x " + detail::llvm_type(u.dtype().base()) + "]" +
+                        (o == Ops::DEFINE_LOCAL ? ", align 16" : ""));
+      continue;
+    }
+    if (o == Ops::CONST) {
+      ctx.r[u.node()] = detail::llvm_const(u.arg(), u.dtype());
+      continue;
+    }
+    if (o == Ops::CAST && (u.dtype().is_ptr || detail::llvm_type(u.dtype()) == detail::llvm_type(u.src(0).dtype()))) {
+      ctx.r[u.node()] = ctx[u.src(0)];  // a pointer cast, or signed <-> unsigned of one size: no instruction
+      continue;
+    }
+    if (o == Ops::WMMA) throw Error("render_llvm: Ops.WMMA is not supported by the LLVM renderer (tinygrad's AMX path is left out)");
+    ctx.r[u.node()] = "%v" + std::to_string(++vc);
+    if (!llvm_rewrite.rewrite(u, &ctx)) {
+      std::string srcs;
+      for (const UOp& s : u.src()) srcs += (srcs.empty() ? "" : ", ") + s.dtype().repr();
+      throw Error("render_llvm: failed to render " + op_repr(o) + " with " + u.dtype().repr() + " srcs [" + srcs + "]");
+    }
+    if (!ctx.out.empty()) kernel.push_back(std::move(ctx.out));
+    ctx.out.clear();
+  }
+
+  // the kernel, as llvmir.py's _render_fn writes it (NOTE: the runtime promises 32-byte aligned buffers)
+  const std::string fn = "@" + detail::llvm_ident(name), call_fn = "@" + detail::llvm_ident(name + "_call");
+  std::string s = "define void " + fn + "(";
+  for (std::size_t i = 0; i < args.size(); ++i)
+    s += (i ? ", " : "") + detail::llvm_type(args[i].first.dtype()) + (args[i].first.dtype().is_ptr ? " noalias align 32 " : " ") + args[i].second;
+  s += ") #0\n{\n";
+  for (const auto& l : allocas) s += l + "\n";
+  for (const auto& l : kernel) s += l + "\n";
+  s += "  ret void\n}\n";
+
+  // the wrapper every backend's calling convention asks for: bufs[slot] and vals[j] from two arrays
+  std::string w, call;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const UOp& u = args[i].first;
+    const std::string k = std::to_string(i);
+    if (u.op() == Ops::PARAM) {
+      w += "  %p" + k + " = getelementptr inbounds ptr, ptr %bufs, i64 " + std::to_string(u.arg().as_param().slot) + "\n";
+      w += "  %a" + k + " = load ptr, ptr %p" + k + ", align 8\n";
+      call += std::string(i ? ", " : "") + "ptr %a" + k;
+      continue;
+    }
+    std::size_t j = 0;
+    while (j < p.vars.size() && p.vars[j] != u) ++j;
+    if (j == p.vars.size()) throw Error("render_llvm: the kernel reads DEFINE_VAR " + u.expr() + ", which is not in Program::vars");
+    const std::string t = detail::llvm_type(u.dtype());
+    w += "  %p" + k + " = getelementptr inbounds i64, ptr %vals, i64 " + std::to_string(j) + "\n";
+    w += "  %a" + k + " = load i64, ptr %p" + k + ", align 8\n";
+    if (t != "i64") w += "  %a" + k + "t = trunc i64 %a" + k + " to " + t + "\n";
+    call += std::string(i ? ", " : "") + t + " %a" + k + (t != "i64" ? "t" : "");
+  }
+  s += "define void " + call_fn + "(ptr %bufs, ptr %vals) #1\n{\n" + w + "  call void " + fn + "(" + call + ")\n  ret void\n}\n";
+  s += "attributes #0 = { alwaysinline nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
+  s += "attributes #1 = { nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
+  return s;
+}
+
+}  // namespace mg
+
+// ---- metagrad/runtime/interp.hpp ----
+// INTERP: runs a Program by interpreting its linear UOps, as tinygrad's PYTHON device does
+// (runtime/ops_python.py). It is the oracle compiled backends are tested against, so it checks
+// everything it can: the program's structure once up front (sources come first, RANGE/END and
+// IF/ENDIF nest, dtypes agree), every LOAD and STORE against its buffer's size while it runs.
+// ALU ops go through exec_alu and casts through cast_value, the code that folds constants, so INTERP
+// agrees with the symbolic rules and the reference evaluator to the last bit.
+//
+// Values live in one flat array of Args (dtype.count slots per uop, laid out once), pointers in a
+// parallel array of (memory, element offset, gate): running a kernel allocates nothing per element.
+// Offsets count scalar elements of the buffer, so a float4 LOAD through a pointer CAST to float4 reads
+// elements off..off+3, and an INDEX into a vector-typed pointer steps by the vector's width (as LLVM
+// does).
+
+
+namespace mg {
+
+namespace detail {
+
+// a memory a pointer can point into: a PARAM's buffer, a DEFINE_REG's registers, a DEFINE_LOCAL
+struct InterpMem {
+  std::byte* base = nullptr;
+  std::int64_t size = 0;  // in scalar elements
+  DType dtype;            // the scalar dtype of its elements
+  std::string name;       // "buffer 1", "register 0", "local 0", for errors
+  std::vector<std::byte> owned;  // registers and locals
+};
+struct InterpPtr {
+  int mem = -1;
+  std::int64_t off = 0;  // in scalar elements
+  bool gate = true;      // false: an INDEX gated off, nothing is loaded or stored through it
+};
+
+inline bool interp_truthy(const Arg& a) { return a.is_float() ? a.as_float() != 0 : a.is_number() && a.as_int() != 0; }
+
+template <std::same_as<UOp> U>
+class Interpreter {
+ public:
+  explicit Interpreter(const Program& p) : p_(p) { plan(); }
+
+  void run(std::span<void* const> bufs, std::span<const std::int64_t> vals) {
+    if (vals.size() != p_.vars.size())
+      throw Error("INTERP: " + p_.name + " takes " + std::to_string(p_.vars.size()) + " variable values, got " + std::to_string(vals.size()));
+    for (std::size_t j = 0; j < p_.vars.size(); ++j) check_var(p_.vars[j], vals[j]);
+    for (std::size_t i = 0; i < steps_.size(); ++i) {
+      if (steps_[i].op != Ops::PARAM) continue;
+      const std::int64_t slot = p_.uops[i].arg().as_param().slot;
+      if (slot < 0 || std::size_t(slot) >= bufs.size() || !bufs[std::size_t(slot)])
+        throw Error("INTERP: " + p_.name + " has no buffer for PARAM slot " + std::to_string(slot) + " (" + std::to_string(bufs.size()) +
+                    " given)");
+      mems_[std::size_t(steps_[i].aux)].base = static_cast<std::byte*>(bufs[std::size_t(slot)]);
+    }
+    const int core = p_.core_id_slot();
+    if (core >= 0 && p_.threads < 1) throw Error("INTERP: " + p_.name + " has threads = " + std::to_string(p_.threads));
+    std::vector<std::int64_t> v(vals.begin(), vals.end());
+    for (std::int64_t t = 0; t < (core >= 0 ? p_.threads : 1); ++t) {
+      if (core >= 0) {
+        v[std::size_t(core)] = t;
+        check_var(p_.vars[std::size_t(core)], t);
+      }
+      run_specials(v);
+    }
+  }
+
+ private:
+  // one uop as the interpreter sees it: sources as positions, where its value lives
+  struct Step {
+    Ops op;
+    DType dtype;
+    int count = 0;   // value slots (0 for pointers and void)
+    int vpos = 0;    // first slot in vals_
+    int src = 0;     // first source in srcs_
+    int nsrc = 0;
+    int jump = -1;   // RANGE: where to go when it is done; END: the RANGE it goes back to
+    int aux = -1;    // PARAM/DEFINE_*: its memory; DEFINE_VAR: its index in vars; SPECIAL: its index in specials_
+  };
+
+  const Program& p_;
+  std::vector<Step> steps_;
+  std::vector<int> srcs_;
+  std::vector<InterpMem> mems_;
+  std::vector<int> specials_;  // positions of the SPECIAL uops
+  std::vector<Arg> vals_;
+  std::vector<InterpPtr> ptrs_;
+  std::vector<std::int64_t> range_val_;
+  std::vector<char> range_on_;
+  std::vector<std::int64_t> special_val_;
+
+  [[noreturn]] void bad(std::size_t i, const std::string& why) const {
+    throw Error("INTERP: " + p_.name + ": uop " + std::to_string(i) + " (" + op_repr(p_.uops[i].op()) + ", " + p_.uops[i].dtype().repr() +
+                "): " + why);
+  }
+  const Step& src(const Step& s, int k) const { return steps_[std::size_t(srcs_[std::size_t(s.src + k)])]; }
+  int srcpos(const Step& s, int k) const { return srcs_[std::size_t(s.src + k)]; }
+  const Arg& val(const Step& s, int k = 0) const { return vals_[std::size_t(s.vpos + k)]; }
+  // element k of a source: a scalar broadcasts
+  const Arg& elem(const Step& s, int k) const { return vals_[std::size_t(s.vpos + (s.count > 1 ? k : 0))]; }
+
+  void check_var(const UOp& var, std::int64_t v) const {
+    const Arg& a = var.arg();
+    if (v < a[1].as_int() || v > a[2].as_int())
+      throw Error("INTERP: " + p_.name + ": variable " + py_str_repr(a[0].as_str()) + " = " + std::to_string(v) + " is outside [" +
+                  a[1].repr() + ", " + a[2].repr() + "]");
+  }
+
+  // ***** the checks and the layout, once per program *****
+
+  void plan() {
+    const std::vector<UOp>& uops = p_.uops;
+    const std::size_t n = uops.size();
+    if (n == 0) throw Error("INTERP: " + p_.name + " has no uops");
+    PtrMap<int> pos(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!uops[i]) throw Error("INTERP: " + p_.name + ": uop " + std::to_string(i) + " is null");
+      if (pos.find(uops[i].node())) bad(i, "appears twice in the program");
+      pos.set(uops[i].node(), int(i));
+    }
+    steps_.resize(n);
+    std::vector<int> open;  // RANGE and IF positions not yet closed
+    int nvals = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const UOp& u = uops[i];
+      Step& s = steps_[i];
+      s.op = u.op();
+      s.dtype = u.dtype();
+      s.src = int(srcs_.size());
+      // a PARAM's sources (metagrad gives it a NOOP) are never read
+      if (s.op != Ops::PARAM) {
+        for (std::size_t k = 0; k < u.nsrc(); ++k) {
+          const int* at = pos.find(u.src(k).node());
+          if (!at || *at >= int(i))
+            bad(i, "source " + std::to_string(k) + " (" + op_repr(u.src(k).op()) + ") is not earlier in the program");
+          srcs_.push_back(*at);
+        }
+      }
+      s.nsrc = int(srcs_.size()) - s.src;
+      if (!s.dtype.is_ptr && s.dtype != dtypes::void_) s.count = s.dtype.count;
+      s.vpos = nvals;
+      nvals += s.count;
+      check(i, s);
+      // structure: loops and ifs nest
+      if (s.op == Ops::RANGE || s.op == Ops::IF) open.push_back(int(i));
+      if (s.op == Ops::ENDIF) {
+        if (open.empty() || open.back() != srcpos(s, 0)) bad(i, "does not close the innermost open RANGE or IF");
+        open.pop_back();
+      }
+      if (s.op == Ops::END) {
+        // its ranges, innermost (latest) first, must be the innermost open ones
+        std::vector<int> rs;
+        for (int k = 1; k < s.nsrc; ++k) rs.push_back(srcpos(s, k));
+        std::sort(rs.rbegin(), rs.rend());
+        for (int r : rs) {
+          if (open.empty() || open.back() != r) bad(i, "does not close the innermost open RANGE or IF");
+          open.pop_back();
+        }
+        // a finished RANGE goes on to the next outer range this END closes, or past the END
+        for (std::size_t k = 0; k < rs.size(); ++k) steps_[std::size_t(rs[k])].jump = k + 1 < rs.size() ? rs[k + 1] : int(i) + 1;
+        s.jump = rs[0];
+      }
+    }
+    if (!open.empty()) bad(std::size_t(open.back()), "is never closed (no END or ENDIF for it)");
+    vals_.assign(std::size_t(nvals), Arg());
+    ptrs_.assign(n, InterpPtr{});
+    range_val_.assign(n, 0);
+    range_on_.assign(n, 0);
+  }
+
+  // per-op checks of sources and dtypes (tinygrad's spec for the linear form, the parts INTERP relies on)
+  void check(std::size_t i, Step& s) {
+    const UOp& u = p_.uops[i];
+    auto need_srcs = [&](int lo, int hi) {
+      if (s.nsrc < lo || s.nsrc > hi)
+        bad(i, "has " + std::to_string(s.nsrc) + " sources, expected " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)));
+    };
+    auto need_ptr = [&](int k) {
+      if (!src(s, k).dtype.is_ptr) bad(i, "source " + std::to_string(k) + " is not a pointer (" + src(s, k).dtype.repr() + ")");
+    };
+    auto need_int = [&](int k) {
+      const DType d = src(s, k).dtype;
+      if (d.is_ptr || !d.is_int() || d.count != 1) bad(i, "source " + std::to_string(k) + " is not a scalar int (" + d.repr() + ")");
+    };
+    auto need_bool = [&](int k) {
+      const DType d = src(s, k).dtype;
+      if (d.is_ptr || !d.is_bool()) bad(i, "source " + std::to_string(k) + " is not a bool (" + d.repr() + ")");
+    };
+    auto need_storage = [&](DType d) {
+      if (!has_storage(d.scalar())) bad(i, "INTERP has no storage format for " + d.scalar().repr());
+    };
+    auto add_mem = [&](std::int64_t size, std::string name) {
+      if (!s.dtype.is_ptr) bad(i, "is not a pointer");
+      if (size < 0) bad(i, "has no size (INTERP bounds-checks every access)");
+      need_storage(s.dtype.base());
+      InterpMem m;
+      m.size = size * s.dtype.count;
+      m.dtype = s.dtype.base().scalar();
+      m.name = std::move(name);
+      s.aux = int(mems_.size());
+      mems_.push_back(std::move(m));
+    };
+    switch (s.op) {
+      case Ops::PARAM: add_mem(s.dtype.size, "buffer " + std::to_string(u.arg().as_param().slot)); break;
+      case Ops::DEFINE_REG:
+      case Ops::DEFINE_LOCAL: {
+        need_srcs(0, 0);
+        add_mem(s.dtype.size, (s.op == Ops::DEFINE_REG ? "register " : "local ") + u.arg().repr());
+        InterpMem& m = mems_.back();
+        m.owned.assign(std::size_t(m.size * m.dtype.itemsize()), std::byte{0});
+        m.base = m.owned.data();
+        break;
+      }
+      case Ops::DEFINE_VAR: {
+        need_srcs(0, 0);
+        for (std::size_t j = 0; j < p_.vars.size(); ++j) if (p_.vars[j] == u) s.aux = int(j);
+        if (s.aux < 0) bad(i, "variable " + u.arg().repr() + " is not in the program's vars");
+        if (!s.dtype.is_int() || s.count != 1) bad(i, "a variable must be a scalar int");
+        break;
+      }
+      case Ops::SPECIAL:
+        need_srcs(1, 1);
+        need_int(0);
+        s.aux = int(specials_.size());
+        specials_.push_back(int(i));
+        break;
+      case Ops::CONST:
+        need_srcs(0, 0);
+        if (s.count == 0) bad(i, "a CONST needs a value dtype");
+        if (u.arg().is_tuple() && int(u.arg().size()) != s.count) bad(i, "has " + std::to_string(u.arg().size()) + " values");
+        if (!u.arg().is_tuple() && !u.arg().is_number() && !u.arg().is<Invalid>()) bad(i, "value " + u.arg().repr() + " is not a number");
+        break;
+      case Ops::RANGE:
+        if (s.nsrc < 1) bad(i, "has no end");
+        need_int(0);
+        if (s.count != 1 || !s.dtype.is_int()) bad(i, "a RANGE must be a scalar int");
+        break;
+      case Ops::END:
+        if (s.nsrc < 2) bad(i, "closes no RANGE");
+        for (int k = 1; k < s.nsrc; ++k) if (src(s, k).op != Ops::RANGE) bad(i, "source " + std::to_string(k) + " is not a RANGE");
+        break;
+      case Ops::IF: need_srcs(1, 2); need_bool(0); break;
+      case Ops::ENDIF: need_srcs(1, 1); if (src(s, 0).op != Ops::IF) bad(i, "source 0 is not an IF"); break;
+      case Ops::AFTER:
+        if (s.nsrc < 1) bad(i, "has no source");
+        if (src(s, 0).dtype != s.dtype) bad(i, "dtype differs from its source's (" + src(s, 0).dtype.repr() + ")");
+        break;
+      case Ops::INDEX:
+        need_srcs(2, 3);
+        need_ptr(0);
+        need_int(1);
+        if (s.nsrc == 3) need_bool(2);
+        if (!s.dtype.is_ptr) bad(i, "an INDEX must be a pointer");
+        break;
+      case Ops::LOAD: {
+        const int nv = value_srcs(s);
+        if (nv != 1 && nv != 3) bad(i, "has " + std::to_string(nv) + " value sources, expected 1 (INDEX) or 3 (INDEX, alt, gate)");
+        need_ptr(0);
+        if (s.count == 0) bad(i, "a LOAD needs a value dtype");
+        need_storage(s.dtype);
+        if (nv == 3) {
+          const Step& alt = src(s, first_value_src(s, 1));
+          const Step& gate = src(s, first_value_src(s, 2));
+          if (alt.dtype.scalar() != s.dtype.scalar() || (alt.count != 1 && alt.count != s.count)) bad(i, "alt value is " + alt.dtype.repr());
+          if (!gate.dtype.is_bool() || gate.dtype.is_ptr || (gate.count != 1 && gate.count != s.count)) bad(i, "gate is " + gate.dtype.repr());
+        }
+        break;
+      }
+      case Ops::STORE:
+        need_srcs(2, 3);
+        need_ptr(0);
+        if (src(s, 1).count == 0) bad(i, "stores no value");
+        need_storage(src(s, 1).dtype);
+        if (s.nsrc == 3) need_bool(2);
+        break;
+      case Ops::CAST:
+      case Ops::BITCAST:
+        need_srcs(1, 1);
+        if (s.op == Ops::CAST && s.dtype.is_ptr) { need_ptr(0); break; }
+        if (s.count == 0 || src(s, 0).count == 0) bad(i, "casts between " + src(s, 0).dtype.repr() + " and " + s.dtype.repr());
+        if (s.op == Ops::CAST && src(s, 0).count != s.count) bad(i, "casts " + src(s, 0).dtype.repr() + " to a different width");
+        if (s.op == Ops::BITCAST && src(s, 0).dtype.itemsize() != s.dtype.itemsize()) bad(i, "bitcasts " + src(s, 0).dtype.repr() + ": itemsize differs");
+        break;
+      case Ops::GEP: {
+        need_srcs(1, 1);
+        const Arg& a = u.arg();
+        if (!a.is_tuple() || int(a.size()) != s.count) bad(i, "arg " + a.repr() + " does not give " + std::to_string(s.count) + " indices");
+        for (const Arg& e : a.as_tuple())
+          if (!e.is_int() || e.as_int() < 0 || e.as_int() >= src(s, 0).count) bad(i, "index " + e.repr() + " is out of range for " + src(s, 0).dtype.repr());
+        break;
+      }
+      case Ops::STACK: {
+        int total = 0;
+        for (int k = 0; k < s.nsrc; ++k) total += src(s, k).count;
+        if (total != s.count || s.nsrc == 0) bad(i, "sources give " + std::to_string(total) + " elements");
+        break;
+      }
+      case Ops::WMMA: check_wmma(i, s); break;
+      case Ops::SINK:
+      case Ops::NOOP:
+      case Ops::BARRIER:
+      case Ops::GROUP: break;
+      default:
+        if (!GroupOp::ALU.contains(s.op)) bad(i, "INTERP does not run this op");
+        need_srcs(op_arity(s.op), op_arity(s.op));
+        if (s.count == 0) bad(i, "an ALU op needs a value dtype");
+        for (int k = 0; k < s.nsrc; ++k) {
+          const DType d = src(s, k).dtype;
+          if (d.is_ptr || d.count != s.count) bad(i, "source " + std::to_string(k) + " is " + d.repr() + ", expected " + std::to_string(s.count) + " elements");
+          // tinygrad's rule: sources have the op's dtype, but a comparison gives bool and WHERE takes a bool
+          const bool cond = s.op == Ops::WHERE && k == 0;
+          const DType want = GroupOp::Comparison.contains(s.op) ? src(s, 0).dtype : s.dtype;
+          if (cond ? !d.is_bool() : d != want) bad(i, "source " + std::to_string(k) + " is " + d.repr());
+        }
+        if (GroupOp::Comparison.contains(s.op) && !s.dtype.is_bool()) bad(i, "a comparison gives bool");
+        if (s.op == Ops::THREEFRY && s.dtype.scalar() != dtypes::uint64) bad(i, "THREEFRY works on uint64");
+        if (s.op == Ops::FDIV && !s.dtype.is_float()) bad(i, "FDIV works on floats");
+    }
+  }
+
+  // LOAD's sources that carry values (ops_python drops the void ones: a STORE or BARRIER it waits for)
+  static bool is_void_op(Ops o) {
+    return o == Ops::END || o == Ops::BARRIER || o == Ops::IF || o == Ops::ENDIF || o == Ops::SINK || o == Ops::NOOP || o == Ops::GROUP ||
+           o == Ops::STORE;
+  }
+  int value_srcs(const Step& s) const {
+    int c = 0;
+    for (int k = 0; k < s.nsrc; ++k) c += !is_void_op(src(s, k).op);
+    return c;
+  }
+  int first_value_src(const Step& s, int nth) const {  // the source index of the nth value source
+    for (int k = 0; k < s.nsrc; ++k)
+      if (!is_void_op(src(s, k).op) && nth-- == 0) return k;
+    return -1;
+  }
+
+  // tinygrad's WMMA arg: (name, dims, dtype_in, dtype_out, device, threads, upcast_axes, reduce_axes)
+  void check_wmma(std::size_t i, const Step& s) const {
+    const Arg& a = p_.uops[i].arg();
+    const bool cpu = a.is_tuple() && a.size() > 5 && a[4].is<std::string>() && a[4].as_str() == "CPU";
+    if (!cpu) bad(i, "INTERP emulates only the CPU (AMX) tensor core, not " + (a.is_tuple() && a.size() > 4 ? a[4].repr() : a.repr()));
+    if (s.nsrc != 3 || src(s, 0).count != 16 || src(s, 1).count != 16 || src(s, 2).count != 256 || s.count != 256)
+      bad(i, "the CPU tensor core takes 16, 16 and 256 elements and gives 256");
+  }
+
+  // ***** running *****
+
+  // every combination of the SPECIAL (GPU index) values, the last SPECIAL fastest
+  void run_specials(std::span<const std::int64_t> v) {
+    if (specials_.empty()) return run_once(v);
+    std::map<std::string, Arg> vars;
+    for (std::size_t j = 0; j < p_.vars.size(); ++j) vars.emplace(p_.vars[j].expr(), Arg(v[j]));
+    std::vector<std::int64_t> sizes;
+    bool locals = false;
+    for (int at : specials_) {
+      const UOp& sp = p_.uops[std::size_t(at)];
+      const Arg sz = evaluate(sp.src(0), vars);
+      if (!sz.is_int()) bad(std::size_t(at), "size " + sz.repr() + " is not an int");
+      sizes.push_back(sz.as_int());
+      locals = locals || (sz.as_int() > 1 && sp.arg().is<std::string>() && !sp.arg().as_str().empty() && sp.arg().as_str()[0] == 'l');
+    }
+    if (locals)
+      for (std::size_t i = 0; i < steps_.size(); ++i)
+        if (steps_[i].op == Ops::BARRIER) bad(i, "INTERP runs GPU threads one after another, so it cannot wait at a BARRIER for local threads");
+    for (std::int64_t s : sizes) if (s <= 0) return;
+    special_val_.assign(sizes.size(), 0);
+    for (;;) {
+      run_once(v);
+      std::size_t k = sizes.size();
+      while (k > 0 && ++special_val_[k - 1] == sizes[k - 1]) special_val_[--k] = 0;
+      if (k == 0) return;
+    }
+  }
+
+  void run_once(std::span<const std::int64_t> v) {
+    std::fill(range_on_.begin(), range_on_.end(), 0);
+    for (InterpMem& m : mems_) if (!m.owned.empty()) std::fill(m.owned.begin(), m.owned.end(), std::byte{0});
+    std::vector<char> mask{1};  // IF nesting: stores happen while the top is true
+    std::array<Arg, 3> ops;
+    const std::size_t n = steps_.size();
+    std::size_t i = 0;
+    try {
+      while (i < n) {
+        const Step& s = steps_[i];
+        const UOp& u = p_.uops[i];
+        switch (s.op) {
+          case Ops::PARAM:
+          case Ops::DEFINE_LOCAL: ptrs_[i] = {s.aux, 0, true}; break;
+          case Ops::DEFINE_REG: {
+            InterpMem& m = mems_[std::size_t(s.aux)];
+            std::fill(m.owned.begin(), m.owned.end(), std::byte{0});  // registers start at zero each time
+            ptrs_[i] = {s.aux, 0, true};
+            break;
+          }
+          case Ops::DEFINE_VAR: vals_[std::size_t(s.vpos)] = Arg(v[std::size_t(s.aux)]); break;
+          case Ops::SPECIAL: vals_[std::size_t(s.vpos)] = Arg(special_val_[std::size_t(s.aux)]); break;
+          case Ops::CONST: {
+            const Arg& a = u.arg();
+            for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = a.is_tuple() ? a[std::size_t(k)] : a;
+            break;
+          }
+          case Ops::RANGE: {
+            const Arg& end = val(src(s, 0));
+            if (!end.is_int()) bad(i, "end " + end.repr() + " is not an int");
+            std::int64_t& r = range_val_[i];
+            r = range_on_[i] ? r + 1 : 0;
+            range_on_[i] = 1;
+            if (r >= end.as_int()) {
+              range_on_[i] = 0;
+              i = std::size_t(s.jump);
+              continue;
+            }
+            vals_[std::size_t(s.vpos)] = Arg(r);
+            break;
+          }
+          case Ops::END:
+            if (!range_on_[std::size_t(s.jump)]) bad(i, "its RANGE is not running");
+            i = std::size_t(s.jump);
+            continue;
+          case Ops::IF: mask.push_back(mask.back() && interp_truthy(val(src(s, 0)))); break;
+          case Ops::ENDIF: mask.pop_back(); break;
+          case Ops::AFTER: copy_value(s, src(s, 0), int(i), srcpos(s, 0)); break;
+          case Ops::INDEX: {
+            const Step& b = src(s, 0);
+            const Arg& idx = val(src(s, 1));
+            InterpPtr pt = ptrs_[std::size_t(srcpos(s, 0))];
+            if (!idx.is_int()) bad(i, "index " + idx.repr() + " is not an int (an Invalid index must become a gate first)");
+            if (pt.mem < 0) bad(i, "its pointer was never set");
+            std::int64_t step;
+            if (__builtin_mul_overflow(idx.as_int(), std::int64_t(b.dtype.count), &step) || __builtin_add_overflow(pt.off, step, &pt.off))
+              bad(i, "index " + idx.repr() + " overflows int64");
+            if (s.nsrc == 3) pt.gate = pt.gate && interp_truthy(val(src(s, 2)));
+            ptrs_[i] = pt;
+            break;
+          }
+          case Ops::LOAD: load(i, s); break;
+          case Ops::STORE: store(i, s, mask.back() != 0); break;
+          case Ops::CAST:
+            if (s.dtype.is_ptr) {
+              ptrs_[i] = ptrs_[std::size_t(srcpos(s, 0))];
+              break;
+            }
+            for (int k = 0; k < s.count; ++k)
+              vals_[std::size_t(s.vpos + k)] = detail::cast_value(val(src(s, 0), k), src(s, 0).dtype.scalar(), s.dtype.scalar());
+            break;
+          case Ops::BITCAST: bitcast(s); break;
+          case Ops::GEP: {
+            const Step& x = src(s, 0);
+            for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = val(x, int(u.arg()[std::size_t(k)].as_int()));
+            break;
+          }
+          case Ops::STACK: {
+            int at = s.vpos;
+            for (int k = 0; k < s.nsrc; ++k) {
+              const Step& x = src(s, k);
+              for (int e = 0; e < x.count; ++e) vals_[std::size_t(at++)] = val(x, e);
+            }
+            break;
+          }
+          case Ops::WMMA: wmma(s); break;
+          case Ops::SINK:
+          case Ops::NOOP:
+          case Ops::BARRIER:
+          case Ops::GROUP: break;
+          case Ops::THREEFRY:
+            for (int k = 0; k < s.count; ++k)
+              vals_[std::size_t(s.vpos + k)] = Arg(std::int64_t(
+                  threefry2x32_value(std::uint64_t(val(src(s, 0), k).as_int()), std::uint64_t(val(src(s, 1), k).as_int()))));
+            break;
+          case Ops::FDIV:  // python_alu has no FDIV: IEEE division in double, rounded once to the dtype
+            for (int k = 0; k < s.count; ++k)
+              vals_[std::size_t(s.vpos + k)] =
+                  Arg(truncate_float(s.dtype.scalar(), val(src(s, 0), k).as_float() / val(src(s, 1), k).as_float()));
+            break;
+          default: {  // the ALU ops (the plan rejected anything else)
+            const DType od = src(s, s.op == Ops::WHERE ? 1 : 0).dtype.scalar(), dt = s.dtype.scalar();
+            for (int k = 0; k < s.count; ++k) {
+              for (int j = 0; j < s.nsrc; ++j) ops[std::size_t(j)] = val(src(s, j), k);
+              auto r = exec_alu(s.op, dt, std::span<const Arg>(ops.data(), std::size_t(s.nsrc)), od);
+              if (!r) {
+                std::string args;
+                for (int j = 0; j < s.nsrc; ++j) args += (j ? ", " : "") + ops[std::size_t(j)].repr();
+                bad(i, "the result of (" + args + ") overflows int64");
+              }
+              vals_[std::size_t(s.vpos + k)] = std::move(*r);
+            }
+          }
+        }
+        ++i;
+      }
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      if (what.rfind("INTERP: ", 0) == 0) throw;
+      bad(i, what);
+    }
+  }
+
+  void copy_value(const Step& s, const Step& from, int to_pos, int from_pos) {
+    if (s.dtype.is_ptr) ptrs_[std::size_t(to_pos)] = ptrs_[std::size_t(from_pos)];
+    for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = val(from, k);
+  }
+
+  [[noreturn]] void out_of_range(const char* what, const InterpMem& m, std::int64_t e) const {
+    throw Error(std::string("INTERP: ") + what + " of " + m.name + " at element " + std::to_string(e) + ", size " + std::to_string(m.size));
+  }
+  // element k after off; past int64 it saturates (out of range) instead of wrapping
+  static std::int64_t element(std::int64_t off, int k) {
+    std::int64_t e;
+    return __builtin_add_overflow(off, std::int64_t(k), &e) ? std::numeric_limits<std::int64_t>::max() : e;
+  }
+  const InterpMem& mem_for(std::size_t i, const InterpPtr& pt, DType dt) const {
+    if (pt.mem < 0) bad(i, "its pointer was never set");
+    const InterpMem& m = mems_[std::size_t(pt.mem)];
+    if (m.dtype != dt.scalar()) bad(i, "accesses " + m.name + " of " + m.dtype.repr() + " as " + dt.scalar().repr());
+    return m;
+  }
+
+  void load(std::size_t i, const Step& s) {
+    const InterpPtr pt = ptrs_[std::size_t(srcpos(s, 0))];
+    const int ka = first_value_src(s, 1), kg = first_value_src(s, 2);
+    const DType dt = s.dtype.scalar();
+    const InterpMem& m = mem_for(i, pt, dt);
+    const std::size_t isz = std::size_t(dt.itemsize());
+    for (int k = 0; k < s.count; ++k) {
+      Arg& out = vals_[std::size_t(s.vpos + k)];
+      if (kg >= 0 && !interp_truthy(elem(src(s, kg), k))) {
+        out = elem(src(s, ka), k);
+        continue;
+      }
+      if (!pt.gate) {  // gated off by its INDEX: the value a masked load gives
+        out = dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(std::int64_t(0));
+        continue;
+      }
+      const std::int64_t e = element(pt.off, k);
+      if (e < 0 || e >= m.size) out_of_range("LOAD", m, e);
+      out = load_element(dt, m.base + std::size_t(e) * isz);
+    }
+  }
+
+  void store(std::size_t i, const Step& s, bool on) {
+    const InterpPtr pt = ptrs_[std::size_t(srcpos(s, 0))];
+    if (!on || !pt.gate || (s.nsrc == 3 && !interp_truthy(val(src(s, 2))))) return;
+    const Step& x = src(s, 1);
+    const DType dt = x.dtype.scalar();
+    const InterpMem& m = mem_for(i, pt, dt);
+    const std::size_t isz = std::size_t(dt.itemsize());
+    for (int k = 0; k < x.count; ++k) {
+      const std::int64_t e = element(pt.off, k);
+      if (e < 0 || e >= m.size) out_of_range("STORE", m, e);
+      store_element(dt, val(x, k), m.base + std::size_t(e) * isz);
+    }
+  }
+
+  void bitcast(const Step& s) {
+    const Step& x = src(s, 0);
+    Arg in;
+    if (x.count == 1) in = val(x);
+    else in = Arg(ArgTuple(vals_.begin() + x.vpos, vals_.begin() + x.vpos + x.count));
+    const Arg r = detail::bitcast_value(in, x.dtype, s.dtype);
+    for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = s.count == 1 ? r : r[std::size_t(k)];
+  }
+
+  // the CPU (AMX) tensor core as ops_python models it: D[e] = C[e] + A[e / 16] * B[e % 16], an outer
+  // product accumulated in double (Python floats) and rounded once to the output dtype
+  void wmma(const Step& s) {
+    const Step &a = src(s, 0), &b = src(s, 1), &c = src(s, 2);
+    const DType dt = s.dtype.scalar();
+    for (int e = 0; e < 256; ++e) {
+      const double d = val(c, e).as_float() + val(a, e / 16).as_float() * val(b, e % 16).as_float();
+      vals_[std::size_t(s.vpos + e)] = dt.is_float() ? Arg(truncate_float(dt, d)) : Arg(std::int64_t(d));
+    }
+  }
+};
+
+}  // namespace detail
+
+// Runs p: bufs[i] is the base address of PARAM slot i's memory (in the dtype's storage format),
+// vals[j] the value of p.vars[j]. A kernel split over threads (a "core_id" var) runs once per core_id
+// in [0, p.threads), one after another. Throws mg::Error for a malformed program, a buffer or value
+// that is missing or out of range, and an access outside a buffer; the buffers may then hold a
+// partial result.
+template <class = void>
+void interp_run(const Program& p, std::span<void* const> bufs, std::span<const std::int64_t> vals) {
+  detail::Interpreter<UOp>(p).run(bufs, vals);
+}
+
+}  // namespace mg
+
+// ---- metagrad/runtime/llvm.hpp ----
+// The CPU device's compiler and loader (tinygrad's split: a compiler makes bytes, a runtime loads them).
+//   mg::llvm::compile(ir, name)         LLVM IR text -> an object file for the host CPU, at O2
+//   mg::llvm::compile_cached(ir, name)  the same, through the disk cache
+//   mg::llvm::Jit::instance().load(object, symbol) -> the symbol's address in the process
+// libLLVM 19 is opened with dlopen (runtime/llvm_api.hpp), so nothing here needs link flags.
+// A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
+
+
+// ---- metagrad/runtime/disk_cache.hpp ----
+// The disk cache for compiled kernels (tinygrad's diskcache_get/diskcache_put): one file per key under
+// $MG_CACHE_DIR, else $XDG_CACHE_HOME/metagrad, else $HOME/.cache/metagrad, in a folder per table.
+// A file is a header (magic, lengths, a checksum of key and payload), the key, then the payload; a file
+// that is missing, truncated, corrupt or written for another key reads as a miss and the next put
+// overwrites it. Puts write a temp file and rename it, so concurrent processes never see half a file.
+// CACHELEVEL=0 turns the cache off. An unwritable folder means no cache, never an error.
+// C stdio and POSIX only: <filesystem> and <fstream> would cost every includer compile time.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+
+namespace mg {
+
+namespace detail {
+
+// A 64-bit hash with two independent lanes (murmur-style multiply/rotate mixing), so the pair is a
+// 128-bit fingerprint: cache keys collide only by accident, never by a short source's pattern.
+struct Hash128 {
+  std::uint64_t lo = 0, hi = 0;
+};
+
+inline std::uint64_t rotl64(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+inline std::uint64_t fmix64(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  return k ^ (k >> 33);
+}
+
+inline Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
+  constexpr std::uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
+  std::uint64_t h1 = seed, h2 = seed ^ 0x9e3779b97f4a7c15ULL;
+  const char* p = s.data();
+  const std::size_t n = s.size(), blocks = n / 16;
+  auto word = [](const char* q) {
+    std::uint64_t w;
+    std::memcpy(&w, q, 8);
+    return w;
+  };
+  for (std::size_t i = 0; i < blocks; ++i, p += 16) {
+    std::uint64_t k1 = word(p), k2 = word(p + 8);
+    h1 ^= rotl64(k1 * c1, 31) * c2;
+    h1 = (rotl64(h1, 27) + h2) * 5 + 0x52dce729;
+    h2 ^= rotl64(k2 * c2, 33) * c1;
+    h2 = (rotl64(h2, 31) + h1) * 5 + 0x38495ab5;
+  }
+  // the tail, zero padded; the length goes into the final mix so padding cannot alias
+  char tail[16] = {};
+  std::memcpy(tail, p, n - blocks * 16);
+  h1 ^= rotl64(word(tail) * c1, 31) * c2;
+  h2 ^= rotl64(word(tail + 8) * c2, 33) * c1;
+  h1 ^= n;
+  h2 ^= n;
+  h1 += h2;
+  h2 += h1;
+  h1 = fmix64(h1);
+  h2 = fmix64(h2);
+  h1 += h2;
+  h2 += h1;
+  return {h1, h2};
+}
+
+// 32 lowercase hex digits: the key the runtimes use for a source
+inline std::string hash_hex(std::string_view s) {
+  const Hash128 h = hash128(s);
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[std::size_t(15 - i)] = digits[(h.hi >> (4 * i)) & 15];
+    out[std::size_t(31 - i)] = digits[(h.lo >> (4 * i)) & 15];
+  }
+  return out;
+}
+
+// CACHELEVEL as in tinygrad: unset means 2 (on); 0 disables the disk cache
+inline bool disk_cache_enabled() { return getenv_int("CACHELEVEL", 2) != 0; }
+
+inline std::string disk_cache_dir() {
+  if (const char* d = std::getenv("MG_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/metagrad";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/metagrad";
+  return {};
+}
+
+inline bool safe_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+// a file name for the key: the key itself when it is short and plain, else its hash (the header keeps
+// the full key, so a hashed name that collides still reads as a miss)
+inline std::string disk_cache_file_name(std::string_view s) {
+  if (s.empty() || s.size() > 64) return hash_hex(s);
+  for (char c : s)
+    if (!safe_name_char(c)) return hash_hex(s);
+  return std::string(s);
+}
+
+inline std::string disk_cache_path(std::string_view table, std::string_view key) {
+  std::string dir = disk_cache_dir();
+  if (dir.empty()) return {};
+  return dir + "/" + disk_cache_file_name(table) + "/" + disk_cache_file_name(key);
+}
+
+// mkdir -p; true when the folder exists afterwards
+inline bool make_dirs(const std::string& path) {
+  for (std::size_t i = 1; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/') continue;
+    const std::string part = path.substr(0, i);
+    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+inline constexpr char disk_cache_magic[8] = {'M', 'G', 'C', 'A', 'C', 'H', 'E', '1'};
+struct DiskCacheHeader {
+  char magic[8];
+  std::uint64_t key_len, payload_len, checksum_lo, checksum_hi;
+};
+
+inline Hash128 disk_cache_checksum(std::string_view key, std::string_view payload) {
+  const Hash128 k = hash128(key);
+  return hash128(payload, k.lo ^ k.hi);
+}
+
+struct FileCloser {
+  std::FILE* f;
+  ~FileCloser() {
+    if (f) std::fclose(f);
+  }
+};
+
+}  // namespace detail
+
+// The payload stored for (table, key), or nullopt when there is none that is whole and correct.
+inline std::optional<std::string> disk_cache_get(std::string_view table, std::string_view key) {
+  if (!detail::disk_cache_enabled()) return std::nullopt;
+  const std::string path = detail::disk_cache_path(table, key);
+  if (path.empty()) return std::nullopt;
+  detail::FileCloser fc{std::fopen(path.c_str(), "rb")};
+  if (!fc.f) return std::nullopt;
+  struct stat st;
+  if (::fstat(::fileno(fc.f), &st) != 0) return std::nullopt;
+  const auto size = std::uint64_t(st.st_size);
+  detail::DiskCacheHeader h;
+  if (size < sizeof h || std::fread(&h, sizeof h, 1, fc.f) != 1) return std::nullopt;
+  if (std::memcmp(h.magic, detail::disk_cache_magic, sizeof h.magic) != 0) return std::nullopt;
+  // lengths are checked against the file size before anything is allocated for them
+  if (h.key_len != key.size() || h.key_len > size - sizeof h || h.payload_len != size - sizeof h - h.key_len)
+    return std::nullopt;
+  std::string stored_key(key.size(), '\0'), payload(std::size_t(h.payload_len), '\0');
+  if (!stored_key.empty() && std::fread(stored_key.data(), stored_key.size(), 1, fc.f) != 1) return std::nullopt;
+  if (stored_key != key) return std::nullopt;
+  if (!payload.empty() && std::fread(payload.data(), payload.size(), 1, fc.f) != 1) return std::nullopt;
+  const detail::Hash128 c = detail::disk_cache_checksum(key, payload);
+  if (c.lo != h.checksum_lo || c.hi != h.checksum_hi) return std::nullopt;
+  return payload;
+}
+
+// Stores payload for (table, key); returns whether it was written (false when the cache is off or the
+// folder is unwritable: callers just carry on without the cache).
+inline bool disk_cache_put(std::string_view table, std::string_view key, std::string_view payload) {
+  if (!detail::disk_cache_enabled()) return false;
+  const std::string path = detail::disk_cache_path(table, key);
+  if (path.empty() || !detail::make_dirs(path.substr(0, path.rfind('/')))) return false;
+  // unique per process and call, so concurrent writers never share a temp file
+  static std::atomic<unsigned long> counter{0};
+  const std::string tmp = path + ".tmp." + std::to_string(long(::getpid())) + "." + std::to_string(counter++);
+  const detail::Hash128 c = detail::disk_cache_checksum(key, payload);
+  detail::DiskCacheHeader h;
+  std::memcpy(h.magic, detail::disk_cache_magic, sizeof h.magic);
+  h.key_len = key.size();
+  h.payload_len = payload.size();
+  h.checksum_lo = c.lo;
+  h.checksum_hi = c.hi;
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return false;
+  bool ok = std::fwrite(&h, sizeof h, 1, f) == 1;
+  ok = ok && (key.empty() || std::fwrite(key.data(), key.size(), 1, f) == 1);
+  ok = ok && (payload.empty() || std::fwrite(payload.data(), payload.size(), 1, f) == 1);
+  ok = (std::fclose(f) == 0) && ok;
+  ok = ok && std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) std::remove(tmp.c_str());
+  return ok;
+}
+
+}  // namespace mg
+
+// ---- metagrad/runtime/llvm_api.hpp ----
+// The part of LLVM's C API (llvm-c/, stable in LLVM 19) that the CPU runtime uses, opened at run time
+// with dlopen as tinygrad does through ctypes: a program that includes metagrad builds with plain
+// `g++ -std=c++20` and links nothing, LLVM's headers are never on the user's include path, and a machine
+// without libLLVM gets an error naming the Debian package instead of a link failure.
+// The opaque ref types are pointers and the enums plain ints in the C ABI, so declaring them here
+// matches the library exactly.
+#include <dlfcn.h>
+
+
+
+namespace mg::detail::llvmc {
+
+using Bool = int;
+using ContextRef = struct OpaqueContext*;
+using ModuleRef = struct OpaqueModule*;
+using MemoryBufferRef = struct OpaqueMemoryBuffer*;
+using DiagnosticInfoRef = struct OpaqueDiagnosticInfo*;
+using ErrorRef = struct OpaqueError*;
+using TargetRef = struct OpaqueTarget*;
+using TargetMachineRef = struct OpaqueTargetMachine*;
+using TargetDataRef = struct OpaqueTargetData*;
+using PassBuilderOptionsRef = struct OpaquePassBuilderOptions*;
+using LLJITRef = struct OpaqueLLJIT*;
+using LLJITBuilderRef = struct OpaqueLLJITBuilder*;
+using ExecutionSessionRef = struct OpaqueExecutionSession*;
+using JITDylibRef = struct OpaqueJITDylib*;
+using ResourceTrackerRef = struct OpaqueResourceTracker*;
+using DefinitionGeneratorRef = struct OpaqueDefinitionGenerator*;
+using SymbolStringPoolEntryRef = struct OpaqueSymbolStringPoolEntry*;
+using ExecutorAddress = std::uint64_t;
+
+using DiagnosticHandler = void (*)(DiagnosticInfoRef, void*);
+using SymbolPredicate = int (*)(void*, SymbolStringPoolEntryRef);
+using ErrorReporter = void (*)(void*, ErrorRef);
+
+enum DiagnosticSeverity : int { DSError, DSWarning, DSRemark, DSNote };
+enum VerifierFailureAction : int { AbortProcessAction, PrintMessageAction, ReturnStatusAction };
+enum CodeGenOptLevel : int { CodeGenLevelNone, CodeGenLevelLess, CodeGenLevelDefault, CodeGenLevelAggressive };
+enum RelocMode : int { RelocDefault, RelocStatic, RelocPIC };
+enum CodeModel : int { CodeModelDefault, CodeModelJITDefault };
+enum CodeGenFileType : int { AssemblyFile, ObjectFile };
+enum LookupKind : int { LookupKindStatic, LookupKindDLSym };
+enum JITDylibLookupFlags : int { MatchExportedSymbolsOnly, MatchAllSymbols };
+enum SymbolLookupFlags : int { RequiredSymbol, WeaklyReferencedSymbol };
+
+struct JITSymbolFlags {
+  std::uint8_t generic, target;
+};
+struct EvaluatedSymbol {
+  ExecutorAddress address;
+  JITSymbolFlags flags;
+};
+struct SymbolMapPair {
+  SymbolStringPoolEntryRef name;
+  EvaluatedSymbol sym;
+};
+struct SearchOrderElement {
+  JITDylibRef jd;
+  JITDylibLookupFlags flags;
+};
+struct LookupSetElement {
+  SymbolStringPoolEntryRef name;
+  SymbolLookupFlags flags;
+};
+using LookupHandleResult = void (*)(ErrorRef, SymbolMapPair*, std::size_t, void*);
+
+// X(name, return type, parameter types...): every function the runtime calls, resolved by name.
+// The target initializers are the host's (LLVMInitializeNativeTarget is a static inline in llvm-c).
+#if defined(__x86_64__)
+#define MG_LLVM_TARGET "X86"
+#elif defined(__aarch64__)
+#define MG_LLVM_TARGET "AArch64"
+#else
+#define MG_LLVM_TARGET ""  // open_libllvm says so at run time; including this header still works
+#endif
+#define MG_LLVM_API(X)                                                                                                 \
+  X(LLVMContextCreate, ContextRef)                                                                                     \
+  X(LLVMContextDispose, void, ContextRef)                                                                              \
+  X(LLVMContextSetDiagnosticHandler, void, ContextRef, DiagnosticHandler, void*)                                       \
+  X(LLVMGetDiagInfoDescription, char*, DiagnosticInfoRef)                                                              \
+  X(LLVMGetDiagInfoSeverity, DiagnosticSeverity, DiagnosticInfoRef)                                                    \
+  X(LLVMDisposeMessage, void, char*)                                                                                   \
+  X(LLVMCreateMemoryBufferWithMemoryRange, MemoryBufferRef, const char*, std::size_t, const char*, Bool)               \
+  X(LLVMCreateMemoryBufferWithMemoryRangeCopy, MemoryBufferRef, const char*, std::size_t, const char*)                 \
+  X(LLVMGetBufferStart, const char*, MemoryBufferRef)                                                                  \
+  X(LLVMGetBufferSize, std::size_t, MemoryBufferRef)                                                                   \
+  X(LLVMDisposeMemoryBuffer, void, MemoryBufferRef)                                                                    \
+  X(LLVMParseIRInContext, Bool, ContextRef, MemoryBufferRef, ModuleRef*, char**)                                       \
+  X(LLVMVerifyModule, Bool, ModuleRef, VerifierFailureAction, char**)                                                  \
+  X(LLVMDisposeModule, void, ModuleRef)                                                                                \
+  X(LLVMSetTarget, void, ModuleRef, const char*)                                                                       \
+  X(LLVMSetModuleDataLayout, void, ModuleRef, TargetDataRef)                                                           \
+  X(LLVMGetErrorMessage, char*, ErrorRef)                                                                              \
+  X(LLVMDisposeErrorMessage, void, char*)                                                                              \
+  X(LLVMGetDefaultTargetTriple, char*)                                                                                 \
+  X(LLVMGetHostCPUName, char*)                                                                                         \
+  X(LLVMGetHostCPUFeatures, char*)                                                                                     \
+  X(LLVMGetTargetFromTriple, Bool, const char*, TargetRef*, char**)                                                    \
+  X(LLVMCreateTargetMachine, TargetMachineRef, TargetRef, const char*, const char*, const char*, CodeGenOptLevel,      \
+    RelocMode, CodeModel)                                                                                              \
+  X(LLVMDisposeTargetMachine, void, TargetMachineRef)                                                                  \
+  X(LLVMCreateTargetDataLayout, TargetDataRef, TargetMachineRef)                                                       \
+  X(LLVMDisposeTargetData, void, TargetDataRef)                                                                        \
+  X(LLVMTargetMachineEmitToMemoryBuffer, Bool, TargetMachineRef, ModuleRef, CodeGenFileType, char**, MemoryBufferRef*) \
+  X(LLVMCreatePassBuilderOptions, PassBuilderOptionsRef)                                                               \
+  X(LLVMDisposePassBuilderOptions, void, PassBuilderOptionsRef)                                                        \
+  X(LLVMPassBuilderOptionsSetLoopUnrolling, void, PassBuilderOptionsRef, Bool)                                         \
+  X(LLVMPassBuilderOptionsSetLoopVectorization, void, PassBuilderOptionsRef, Bool)                                     \
+  X(LLVMPassBuilderOptionsSetSLPVectorization, void, PassBuilderOptionsRef, Bool)                                      \
+  X(LLVMRunPasses, ErrorRef, ModuleRef, const char*, TargetMachineRef, PassBuilderOptionsRef)                          \
+  X(LLVMOrcCreateLLJIT, ErrorRef, LLJITRef*, LLJITBuilderRef)                                                          \
+  X(LLVMOrcLLJITGetExecutionSession, ExecutionSessionRef, LLJITRef)                                                    \
+  X(LLVMOrcLLJITGetGlobalPrefix, char, LLJITRef)                                                                       \
+  X(LLVMOrcLLJITMangleAndIntern, SymbolStringPoolEntryRef, LLJITRef, const char*)                                      \
+  X(LLVMOrcLLJITAddObjectFileWithRT, ErrorRef, LLJITRef, ResourceTrackerRef, MemoryBufferRef)                          \
+  X(LLVMOrcExecutionSessionCreateBareJITDylib, JITDylibRef, ExecutionSessionRef, const char*)                          \
+  X(LLVMOrcExecutionSessionLookup, void, ExecutionSessionRef, LookupKind, SearchOrderElement*, std::size_t,            \
+    LookupSetElement*, std::size_t, LookupHandleResult, void*)                                                         \
+  X(LLVMOrcJITDylibCreateResourceTracker, ResourceTrackerRef, JITDylibRef)                                             \
+  X(LLVMOrcJITDylibAddGenerator, void, JITDylibRef, DefinitionGeneratorRef)                                            \
+  X(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, ErrorRef, DefinitionGeneratorRef*, char, SymbolPredicate,    \
+    void*)                                                                                                             \
+  X(LLVMOrcResourceTrackerRemove, ErrorRef, ResourceTrackerRef)                                                        \
+  X(LLVMOrcReleaseResourceTracker, void, ResourceTrackerRef)                                                           \
+  X(LLVMOrcExecutionSessionSetErrorReporter, void, ExecutionSessionRef, ErrorReporter, void*)                          \
+  X(LLVMConsumeError, void, ErrorRef)                                                                                  \
+  X(LLVMGetVersion, void, unsigned*, unsigned*, unsigned*)
+
+// The functions, as pointers filled by dlsym.
+struct Api {
+#define MG_LLVM_FIELD(name, ret, ...) ret (*name)(__VA_ARGS__) = nullptr;
+  MG_LLVM_API(MG_LLVM_FIELD)
+#undef MG_LLVM_FIELD
+  void (*init_target_info)() = nullptr;
+  void (*init_target)() = nullptr;
+  void (*init_target_mc)() = nullptr;
+  void (*init_asm_printer)() = nullptr;
+  void (*init_asm_parser)() = nullptr;  // inline asm in a kernel goes through the integrated assembler
+  void* handle = nullptr;
+  std::string path;  // the library that was opened, for messages
+};
+
+inline void* resolve(void* handle, const char* name, const std::string& path) {
+  ::dlerror();
+  void* p = ::dlsym(handle, name);
+  if (!p) throw Error("CPU device: " + path + " has no symbol " + name + ": it is not LLVM 19's libLLVM");
+  return p;
+}
+
+// Opens libLLVM at `path` (a file name dlopen searches for, or a path) and resolves every function;
+// throws naming what failed. The handle is never closed: compiled kernels and LLVM's own statics
+// live until the process ends.
+inline Api open_libllvm(const std::string& path) {
+  Api api;
+  api.path = path;
+  if (!*MG_LLVM_TARGET) throw Error("CPU device: metagrad knows the LLVM target of x86-64 and AArch64 hosts only");
+  api.handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!api.handle) {
+    const char* why = ::dlerror();
+    throw Error("CPU device: " + (why ? std::string(why) : path + ": dlopen failed"));
+  }
+  try {
+#define MG_LLVM_RESOLVE(name, ...) api.name = reinterpret_cast<decltype(api.name)>(resolve(api.handle, #name, path));
+    MG_LLVM_API(MG_LLVM_RESOLVE)
+#undef MG_LLVM_RESOLVE
+    auto init = [&](const char* what) {
+      const std::string name = std::string("LLVMInitialize") + MG_LLVM_TARGET + what;
+      return reinterpret_cast<void (*)()>(resolve(api.handle, name.c_str(), path));
+    };
+    api.init_target_info = init("TargetInfo");
+    api.init_target = init("Target");
+    api.init_target_mc = init("TargetMC");
+    api.init_asm_printer = init("AsmPrinter");
+    api.init_asm_parser = init("AsmParser");
+  } catch (...) {
+    ::dlclose(api.handle);
+    throw;
+  }
+  return api;
+}
+
+// The names Debian's llvm-19 ships libLLVM under; MG_LIBLLVM, when set, is the only one tried.
+inline constexpr const char* libllvm_names[] = {"libLLVM.so.19.1", "libLLVM-19.so",
+                                                "/usr/lib/llvm-19/lib/libLLVM.so.19.1",
+                                                "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1", "libLLVM.so.1"};
+
+// Finds libLLVM: only `override_path` when given (MG_LIBLLVM), else Debian's names in turn. The error
+// names every path tried, why each failed, and the package to install.
+inline Api find_libllvm(const char* override_path) {
+  std::string tried;
+  auto attempt = [&](const std::string& path, Api& out) {
+    try {
+      out = open_libllvm(path);
+      return true;
+    } catch (const Error& e) {
+      const std::string why = e.what();
+      tried += (tried.empty() ? "" : "; ") + why.substr(why.find(": ") + 2);  // drop "CPU device: "
+      return false;
+    }
+  };
+  Api api;
+  if (override_path && *override_path) {
+    if (attempt(override_path, api)) return api;
+  } else {
+    for (const char* name : libllvm_names)
+      if (attempt(name, api)) return api;
+  }
+  throw Error(std::string("CPU device: cannot load libLLVM 19 (tried ") +
+              (override_path && *override_path ? "MG_LIBLLVM=" : "") + tried +
+              "): install the Debian package libllvm19");
+}
+
+// The process's libLLVM, opened on first use and initialized for the host target. A failure is not
+// remembered: installing the package (or fixing MG_LIBLLVM) and retrying works without a restart.
+inline const Api& libllvm() {
+  static std::mutex mu;
+  static Api* api = nullptr;  // never freed: kernels may run until exit
+  std::lock_guard lock(mu);
+  if (api) return *api;
+  api = new Api(find_libllvm(std::getenv("MG_LIBLLVM")));
+  api->init_target_info();
+  api->init_target();
+  api->init_target_mc();
+  api->init_asm_printer();
+  api->init_asm_parser();
+  return *api;
+}
+
+}  // namespace mg::detail::llvmc
+
+#undef MG_LLVM_API
+#undef MG_LLVM_TARGET
+
+namespace mg::llvm {
+
+// What the renderer's wrapper function is called as: bufs[i] is PARAM slot i's buffer, vals[j] the
+// value of Program::vars[j] (codegen/program.hpp).
+using KernelFn = void (*)(void** bufs, const std::int64_t* vals);
+
+// The host as LLVM sees it; objects are compiled for exactly this (AVX-512 where the CPU has it).
+struct HostTarget {
+  std::string triple, cpu, features, llvm_version;
+};
+
+namespace detail {
+using namespace mg::detail::llvmc;
+
+// runs f at scope exit: every LLVM object is disposed on every path, throwing ones included
+template <class F>
+struct Defer {
+  F f;
+  ~Defer() { f(); }
+};
+template <class F>
+Defer(F) -> Defer<F>;
+
+// an LLVM-allocated message as a std::string, freed
+inline std::string take_message(const Api& api, char* m) {
+  std::string s = m ? m : "";
+  if (m) api.LLVMDisposeMessage(m);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+inline std::string take_error(const Api& api, ErrorRef e) {
+  char* m = api.LLVMGetErrorMessage(e);  // consumes e
+  std::string s = m ? m : "";
+  if (m) api.LLVMDisposeErrorMessage(m);
+  return s;
+}
+
+struct Host {
+  HostTarget info;
+  TargetRef target = nullptr;
+};
+inline const Host& host() {
+  static const Host h = [] {
+    const Api& api = libllvm();
+    Host r;
+    r.info.triple = take_message(api, api.LLVMGetDefaultTargetTriple());
+    r.info.cpu = take_message(api, api.LLVMGetHostCPUName());
+    r.info.features = take_message(api, api.LLVMGetHostCPUFeatures());
+    unsigned major = 0, minor = 0, patch = 0;
+    api.LLVMGetVersion(&major, &minor, &patch);
+    r.info.llvm_version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+    char* err = nullptr;
+    if (api.LLVMGetTargetFromTriple(r.info.triple.c_str(), &r.target, &err))
+      throw Error("CPU device: LLVM has no target for " + r.info.triple + ": " + take_message(api, err));
+    take_message(api, err);
+    return r;
+  }();
+  return h;
+}
+
+// LLVM reports some errors (e.g. from instruction selection) to the context's diagnostic handler,
+// whose default prints and calls exit(1); collecting them keeps the process alive.
+struct Diagnostics {
+  const Api* api;
+  std::string errors;
+  static void handle(DiagnosticInfoRef di, void* self) {
+    auto& d = *static_cast<Diagnostics*>(self);
+    if (d.api->LLVMGetDiagInfoSeverity(di) != DSError) return;
+    d.errors += (d.errors.empty() ? "" : "\n") + take_message(*d.api, d.api->LLVMGetDiagInfoDescription(di));
+  }
+};
+
+[[noreturn]] inline void fail(const std::string& message, const std::string& ir) {
+  throw Error("LLVM: " + message + "\n--- source ---\n" + ir);
+}
+}  // namespace detail
+
+inline const HostTarget& host_target() { return detail::host().info; }
+
+// LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
+// pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
+// LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
+inline std::string compile(const std::string& ir, const std::string& name) {
+  using namespace detail;
+  const Api& api = libllvm();
+  const Host& h = host();
+  ContextRef ctx = api.LLVMContextCreate();
+  Defer ctx_guard{[&] { api.LLVMContextDispose(ctx); }};
+  Diagnostics diags{&api, {}};
+  api.LLVMContextSetDiagnosticHandler(ctx, &Diagnostics::handle, &diags);
+  auto check_diags = [&] {
+    if (!diags.errors.empty()) fail(diags.errors, ir);
+  };
+
+  // the parser takes the buffer; std::string's data is null terminated as LLVM's lexer wants
+  MemoryBufferRef src = api.LLVMCreateMemoryBufferWithMemoryRange(ir.c_str(), ir.size(), name.c_str(), 1);
+  ModuleRef mod = nullptr;
+  char* err = nullptr;
+  if (api.LLVMParseIRInContext(ctx, src, &mod, &err)) fail(take_message(api, err), ir);
+  take_message(api, err);
+  Defer mod_guard{[&] { api.LLVMDisposeModule(mod); }};  // before ctx_guard runs: the module lives in ctx
+  check_diags();
+
+  err = nullptr;
+  const bool broken = api.LLVMVerifyModule(mod, ReturnStatusAction, &err);
+  std::string verify_message = take_message(api, err);
+  if (broken) fail(verify_message.empty() ? "the module does not verify" : verify_message, ir);
+
+  TargetMachineRef tm =
+      api.LLVMCreateTargetMachine(h.target, h.info.triple.c_str(), h.info.cpu.c_str(), h.info.features.c_str(),
+                                  CodeGenLevelAggressive, RelocPIC, CodeModelDefault);
+  if (!tm) fail("cannot create a target machine for " + h.info.triple + " (" + h.info.cpu + ")", ir);
+  Defer tm_guard{[&] { api.LLVMDisposeTargetMachine(tm); }};
+  api.LLVMSetTarget(mod, h.info.triple.c_str());
+  TargetDataRef layout = api.LLVMCreateTargetDataLayout(tm);
+  api.LLVMSetModuleDataLayout(mod, layout);
+  api.LLVMDisposeTargetData(layout);
+
+  PassBuilderOptionsRef opts = api.LLVMCreatePassBuilderOptions();
+  Defer opts_guard{[&] { api.LLVMDisposePassBuilderOptions(opts); }};
+  // as tinygrad: the vectorizers and the unroller on, as clang has them at -O2
+  api.LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
+  api.LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
+  api.LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
+  if (ErrorRef e = api.LLVMRunPasses(mod, "default<O2>", tm, opts)) fail(take_error(api, e), ir);
+  check_diags();
+
+  MemoryBufferRef obj = nullptr;
+  err = nullptr;
+  if (api.LLVMTargetMachineEmitToMemoryBuffer(tm, mod, ObjectFile, &err, &obj)) {
+    if (obj) api.LLVMDisposeMemoryBuffer(obj);
+    fail(take_message(api, err), ir);
+  }
+  take_message(api, err);
+  Defer obj_guard{[&] { api.LLVMDisposeMemoryBuffer(obj); }};
+  check_diags();
+  return std::string(api.LLVMGetBufferStart(obj), api.LLVMGetBufferSize(obj));
+}
+
+// One ORC LLJIT for the process, made on first use. Each loaded object goes into a JITDylib of its
+// own (kernels of different sources may share a name) that also sees the process's symbols, so
+// libcalls LLVM lowers intrinsics to (memset, __truncsfhf2, ...) resolve. Loading the same object
+// and symbol again returns the same address; a kernel lives until the process ends or until
+// release() has been called as many times as load().
+class Jit {
+ public:
+  static Jit& instance() {
+    // never destroyed: kernels may still run while other statics are torn down at exit
+    static Jit* jit = new Jit();
+    return *jit;
+  }
+
+  void* load(const std::string& object, const std::string& symbol) {
+    using namespace detail;
+    std::lock_guard lock(mu_);
+    const std::string key = mg::detail::hash_hex(object) + ":" + symbol;
+    if (auto it = loaded_.find(key); it != loaded_.end()) {
+      ++it->second.refs;
+      return it->second.fn;
+    }
+    const Api& api = *api_;
+    const std::string jd_name = "mg_kernel_" + std::to_string(next_id_++);
+    JITDylibRef jd = api.LLVMOrcExecutionSessionCreateBareJITDylib(es_, jd_name.c_str());
+    DefinitionGeneratorRef gen = nullptr;
+    if (ErrorRef e = api.LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+            &gen, api.LLVMOrcLLJITGetGlobalPrefix(jit_), nullptr, nullptr))
+      throw Error("CPU device: cannot make the process's symbols visible to kernels: " + take_error(api, e));
+    api.LLVMOrcJITDylibAddGenerator(jd, gen);  // the JITDylib owns it now
+    ResourceTrackerRef rt = api.LLVMOrcJITDylibCreateResourceTracker(jd);
+    auto drop = [&] {
+      if (ErrorRef e = api.LLVMOrcResourceTrackerRemove(rt)) api.LLVMConsumeError(e);
+      api.LLVMOrcReleaseResourceTracker(rt);
+    };
+    // the JIT takes the buffer, on failure too
+    MemoryBufferRef buf = api.LLVMCreateMemoryBufferWithMemoryRangeCopy(object.data(), object.size(), jd_name.c_str());
+    if (ErrorRef e = api.LLVMOrcLLJITAddObjectFileWithRT(jit_, rt, buf)) {
+      const std::string msg = take_error(api, e);
+      drop();
+      throw Error("CPU device: cannot load the object for " + symbol + ": " + msg);
+    }
+    std::string msg;
+    const ExecutorAddress addr = lookup(jd, symbol, msg);
+    if (!addr) {
+      drop();
+      throw Error("CPU device: cannot find symbol " + symbol + " in its kernel object: " + msg);
+    }
+    void* fn = reinterpret_cast<void*>(addr);
+    loaded_[key] = Loaded{fn, rt, 1};
+    key_of_[fn] = key;
+    return fn;
+  }
+
+  // Frees the kernel at fn once every load of it has been released; an unknown fn is an error.
+  void release(void* fn) {
+    std::lock_guard lock(mu_);
+    auto k = key_of_.find(fn);
+    if (k == key_of_.end()) throw Error("CPU device: release of a kernel address the JIT did not load");
+    auto it = loaded_.find(k->second);
+    if (--it->second.refs > 0) return;
+    if (detail::ErrorRef e = api_->LLVMOrcResourceTrackerRemove(it->second.rt)) api_->LLVMConsumeError(e);
+    api_->LLVMOrcReleaseResourceTracker(it->second.rt);
+    loaded_.erase(it);
+    key_of_.erase(k);
+  }
+
+  std::size_t loaded_count() {
+    std::lock_guard lock(mu_);
+    return loaded_.size();
+  }
+
+ private:
+  struct Loaded {
+    void* fn;
+    detail::ResourceTrackerRef rt;
+    int refs;
+  };
+
+  Jit() : api_(&detail::libllvm()) {
+    detail::host();  // the native target is initialized before LLJIT detects the host
+    if (detail::ErrorRef e = api_->LLVMOrcCreateLLJIT(&jit_, nullptr))
+      throw Error("CPU device: cannot create LLVM's JIT: " + detail::take_error(*api_, e));
+    es_ = api_->LLVMOrcLLJITGetExecutionSession(jit_);
+    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &Jit::report, this);
+  }
+
+  // ORC reports linking failures both to the lookup and to the session; keep the session's words
+  // for the lookup's message instead of letting ORC print them to stderr
+  static void report(void* self, detail::ErrorRef e) {
+    auto& jit = *static_cast<Jit*>(self);
+    std::string msg = detail::take_error(*jit.api_, e);
+    std::lock_guard lock(jit.report_mu_);
+    jit.session_errors_ += (jit.session_errors_.empty() ? "" : "; ") + msg;
+  }
+
+  // ORC's lookup answers through a callback, maybe on another thread; wait for it
+  detail::ExecutorAddress lookup(detail::JITDylibRef jd, const std::string& symbol, std::string& msg) {
+    using namespace detail;
+    struct Result {
+      const Api* api;
+      std::mutex m;
+      std::condition_variable cv;
+      bool done = false;
+      ExecutorAddress addr = 0;
+      std::string error;
+    } res{api_, {}, {}, false, 0, {}};
+    {
+      std::lock_guard l(report_mu_);
+      session_errors_.clear();
+    }
+    SearchOrderElement order[] = {{jd, MatchAllSymbols}};
+    // the lookup owns the interned name from here on
+    LookupSetElement names[] = {{api_->LLVMOrcLLJITMangleAndIntern(jit_, symbol.c_str()), RequiredSymbol}};
+    api_->LLVMOrcExecutionSessionLookup(
+        es_, LookupKindStatic, order, 1, names, 1,
+        [](ErrorRef e, SymbolMapPair* syms, std::size_t n, void* ctx) {
+          auto& r = *static_cast<Result*>(ctx);
+          std::string error = e ? take_error(*r.api, e) : "";
+          std::lock_guard l(r.m);
+          if (e)
+            r.error = error;
+          else if (n > 0)
+            r.addr = syms[0].sym.address;
+          r.done = true;
+          r.cv.notify_all();
+        },
+        &res);
+    std::unique_lock l(res.m);
+    res.cv.wait(l, [&] { return res.done; });
+    msg = res.error;
+    std::lock_guard rl(report_mu_);
+    if (!session_errors_.empty() && msg.find(session_errors_) == std::string::npos)
+      msg += (msg.empty() ? "" : "; ") + session_errors_;
+    return res.addr;
+  }
+
+  const detail::Api* api_;
+  detail::LLJITRef jit_ = nullptr;
+  detail::ExecutionSessionRef es_ = nullptr;
+  std::mutex mu_, report_mu_;
+  std::string session_errors_;
+  std::uint64_t next_id_ = 0;
+  std::unordered_map<std::string, Loaded> loaded_;
+  std::unordered_map<void*, std::string> key_of_;
+};
+
+namespace detail {
+// the disk cache key of a source: the object is only right for this LLVM and this exact host CPU
+inline std::string object_cache_key(const std::string& ir, const std::string& name) {
+  const HostTarget& h = host_target();
+  return mg::detail::hash_hex(h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features + "\n" + name + "\n" +
+                              ir);
+}
+}  // namespace detail
+
+// compile() through the disk cache (table "llvm"; CACHELEVEL=0 turns it off). A truncated or corrupt
+// file reads as a miss and is rewritten. There is no in-memory layer: the engine keeps each kernel it
+// compiled, keyed by its AST.
+inline std::string compile_cached(const std::string& ir, const std::string& name) {
+  const std::string key = detail::object_cache_key(ir, name);
+  if (std::optional<std::string> hit = disk_cache_get("llvm", key)) return std::move(*hit);
+  std::string obj = compile(ir, name);
+  disk_cache_put("llvm", key, obj);
+  return obj;
+}
+
+}  // namespace mg::llvm
+
+// ---- metagrad/schedule/rangeify.hpp ----
+// The scheduler: tinygrad's rangeify (schedule/indexing.py run_rangeify, schedule/rangeify.py). It turns
+// the tensor graph under a set of roots into kernels.
+//
+// 1. Ranges. Walking from the roots to the leaves, every node gets the index expressions its output is
+//    read at (its "out ranges", UOps over RANGEs) and passes index expressions to its sources (its
+//    "in ranges"): movement ops rewrite them (apply_movement_op), a REDUCE opens new REDUCE ranges.
+// 2. Realize decisions, as run_rangeify makes them: roots, CONTIGUOUS, COPY and COPY's source are
+//    always realized; a node whose consumers read it at different indices is realized; an elementwise
+//    op or REDUCE under an EXPAND that drops a range (the range "ends" there) is realized. A realized
+//    node that was not forced is then inlined again (tinygrad's remove_bufferize cost function) unless
+//    it reads more than 3 buffers or holds a REDUCE that reads a buffer: cheap elementwise work is
+//    recomputed, reductions are not.
+// 3. Kernels. Each realized node becomes one kernel AST in tinygrad's form:
+//    SINK(END(STORE(INDEX(PARAM 0, idx), value), ranges...)), where the value indexes its inputs with
+//    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
+//    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
+//
+// Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
+// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; reductions are not split into two
+// kernels (SPLIT_REDUCEOP); there is no kernel buffer limit (the CPU has none).
+
+
+namespace mg {
+
+// One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
+// output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
+struct ScheduleItem {
+  UOp ast;
+  std::vector<UOp> bufs;
+  std::string device;
+};
+
+struct Schedule {
+  std::vector<ScheduleItem> items;
+  std::vector<UOp> outputs;  // for each root, the BUFFER that holds its value, row-major in its shape
+};
+
+namespace detail {
+
+inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
+
+// tinygrad's apply_movement_op: the index expressions of the source from those of the output
+template <class T = void>
+std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Shape& out_shape, std::vector<UOp> rngs) {
+  switch (x.op()) {
+    case Ops::SHRINK: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (pairs[i].first != 0) rngs[i] = rngs[i] + windex(pairs[i].first);
+      return rngs;
+    }
+    case Ops::PERMUTE: {
+      const ArgTuple& perm = x.arg().as_tuple();
+      std::vector<UOp> out(rngs.size());
+      for (std::size_t i = 0; i < perm.size(); ++i) out[std::size_t(perm[i].as_int())] = rngs[i];
+      return out;
+    }
+    case Ops::FLIP: {
+      const ArgTuple& flip = x.arg().as_tuple();
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (flip[i].as_bool()) rngs[i] = windex(in_shape[i] - 1) - rngs[i];
+      return rngs;
+    }
+    case Ops::EXPAND:
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (in_shape[i] != out_shape[i]) rngs[i] = windex(0);
+      return rngs;
+    case Ops::PAD: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i) {
+        const auto [off, sz] = pairs[i];
+        if (sz == in_shape[i] && off == 0) continue;
+        const UOp& r = rngs[i];
+        const UOp valid = simplify((r >= windex(off)) & (r < windex(in_shape[i] + off)));
+        rngs[i] = valid.where(r - windex(off), UOp::invalid());
+      }
+      return rngs;
+    }
+    case Ops::RESHAPE: {
+      // flatten the output indices, then split the flat index by the input shape; symbolic folds the
+      // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
+      UOp combined = windex(0);
+      std::int64_t acc = 1;
+      for (std::size_t i = rngs.size(); i-- > 0;) {
+        combined = combined + rngs[i] * windex(acc);
+        acc *= out_shape[i];
+      }
+      std::vector<UOp> axes(in_shape.size());
+      for (std::size_t i = in_shape.size(); i-- > 0;) {
+        axes[i] = combined % windex(in_shape[i]);
+        combined = combined.floordiv(windex(in_shape[i]));
+      }
+      if (axes.empty()) return axes;
+      const UOp s = simplify(UOp::sink(axes));
+      return std::vector<UOp>(s.src().begin(), s.src().end());
+    }
+    default: throw Error("apply_movement_op: " + op_repr(x.op()) + " is not a movement op");
+  }
+}
+
+template <class T = void>
+class Rangeify {
+ public:
+  Rangeify(const std::vector<UOp>& roots, std::string device) : roots_(roots), default_device_(std::move(device)) {}
+
+  Schedule run() {
+    Schedule sched;
+    std::vector<UOp> sink_src;
+    for (const UOp& r : roots_) {
+      if (!r) throw Error("schedule: a root is a null UOp");
+      sink_src.push_back(r);
+    }
+    topo_ = UOp::sink(sink_src).toposort();
+    topo_.pop_back();  // the SINK
+    info_.resize(topo_.size());
+    for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
+    analyse();
+    for (const UOp& r : roots_)
+      if (buffer_of(r).op() != Ops::BUFFER) at(r).realize = Forced;
+    assign_ranges();
+    decide_inlining();
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      Info& in = info_[k];
+      if (!in.kept()) continue;
+      emit(topo_[k], sched);
+    }
+    for (const UOp& r : roots_) sched.outputs.push_back(buffer_of(r).op() == Ops::BUFFER ? buffer_of(r) : at(r).buffer);
+    return sched;
+  }
+
+ private:
+  enum Realize : std::uint8_t { None, Forced, Realized };
+  struct Info {
+    std::optional<Shape> shape;
+    std::string device;
+    std::vector<std::size_t> consumers;
+    bool has_rngs = false;
+    std::vector<UOp> in, out;  // index expressions given to the sources / of the output
+    std::vector<UOp> ending;   // ranges that end at an EXPAND above
+    Realize realize = None;
+    bool inlined = false;  // realized, then recomputed in place by its consumers
+    UOp buffer;            // the BUFFER a kept realized node is stored into
+    UOp expr;              // its value in terms of `out` (memoized)
+    bool kept() const { return realize != None && !inlined; }
+  };
+
+  std::vector<UOp> roots_;
+  std::string default_device_;
+  std::vector<UOp> topo_;
+  std::vector<Info> info_;
+  detail::PtrMap<std::size_t> index_;
+  std::int64_t next_range_ = 0;
+
+  std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
+  Info& at(const UOp& u) { return info_[idx(u)]; }
+
+  // a root that only reshapes a BUFFER is that buffer, row-major already: no kernel
+  static UOp buffer_of(UOp r) {
+    while (r.op() == Ops::RESHAPE) r = r.src(0);
+    return r;
+  }
+  static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
+  static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
+  static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
+  // the sources that carry values (movement ops' shape arguments, devices and uniques do not)
+  static std::size_t nvalue_srcs(const UOp& u) {
+    switch (u.op()) {
+      case Ops::BUFFER: case Ops::CONST: case Ops::DEVICE: case Ops::UNIQUE: return 0;
+      case Ops::COPY: return 1;
+      default: break;
+    }
+    if (GroupOp::Movement.contains(u.op())) return 1;
+    return u.nsrc();
+  }
+
+  UOp new_range(std::int64_t size, AxisType t = AxisType::LOOP) {
+    if (size == 1) return windex(0);
+    return UOp::range(size, next_range_++, t);
+  }
+
+  // shapes, devices, consumers; rejects what the scheduler cannot run
+  void analyse() {
+    static const std::optional<Shape> no_shape;
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      const UOp& u = topo_[k];
+      Info& in = info_[k];
+      const Ops op = u.op();
+      if (op == Ops::DEVICE || op == Ops::UNIQUE || is_index_node(u)) continue;
+      std::vector<const std::optional<Shape>*> src_shapes;
+      for (const UOp& s : u.src()) src_shapes.push_back(index_.find(s.node()) ? &info_[idx(s)].shape : &no_shape);
+      in.shape = node_shape(u, src_shapes);
+      if (op == Ops::BUFFER || op == Ops::COPY) in.device = u.src(1).arg().as_str();
+      else if (op == Ops::CONST && u.nsrc() && u.src(0).op() == Ops::DEVICE) in.device = u.src(0).arg().as_str();
+      else
+        for (const UOp& s : u.src())
+          if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
+      if (in.device.empty()) in.device = default_device_;
+      const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
+                             op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
+      if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
+      if (u.dtype().count != 1) throw Error("schedule: " + op_repr(op) + " has vector dtype " + u.dtype().repr());
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) info_[idx(u.src(i))].consumers.push_back(k);
+      if (op == Ops::CONTIGUOUS) in.realize = Forced;
+      if (op == Ops::COPY) {
+        in.realize = Forced;
+        if (u.src(0).op() != Ops::BUFFER) at(u.src(0)).realize = Forced;
+      }
+    }
+  }
+
+  // tinygrad's run_rangeify: ranges from the roots down, with the realize decisions
+  void assign_ranges() {
+    for (std::size_t k = topo_.size(); k-- > 0;) {
+      const UOp& x = topo_[k];
+      Info& in = info_[k];
+      const Ops op = x.op();
+      if (!in.shape || op == Ops::BUFFER || op == Ops::CONST || shape_prod(*in.shape) == 0) continue;
+      const Shape& shape = *in.shape;
+      for (std::size_t c : in.consumers) {
+        const auto& e = info_[c].ending;
+        in.ending.insert(in.ending.end(), e.begin(), e.end());
+      }
+      std::vector<const std::vector<UOp>*> consumer_rngs;
+      for (std::size_t c : in.consumers)
+        if (info_[c].has_rngs) consumer_rngs.push_back(&info_[c].in);
+
+      std::vector<UOp> out;
+      if (in.realize != None) {
+        out = fresh_ranges(shape);
+        in.ending.clear();
+      } else if (consumer_rngs.empty()) {
+        continue;
+      } else if (consumer_rngs.size() == 1) {
+        out = *consumer_rngs[0];
+      } else {
+        bool all_same = true;
+        for (std::size_t i = 0; all_same && i < shape.size(); ++i)
+          for (const auto* cr : consumer_rngs) all_same = all_same && get_idx((*cr)[i]) == get_idx((*consumer_rngs[0])[i]);
+        if (all_same) {
+          for (std::size_t i = 0; i < shape.size(); ++i) {
+            UOp valid = UOp::const_(dtypes::bool_, Arg(false));
+            for (const auto* cr : consumer_rngs) valid = valid | get_valid((*cr)[i]);
+            out.push_back(simplify(valid.where(get_idx((*consumer_rngs[0])[i]), UOp::invalid())));
+          }
+        } else {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+      }
+      // an elementwise op or a reduce below an EXPAND that ends a range is realized
+      if (!in.ending.empty() && (is_elementwise(op) || op == Ops::REDUCE)) {
+        if (in.realize == None && !shape.empty()) {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+        in.ending.clear();
+      }
+
+      std::vector<UOp> rngs = out;
+      if (GroupOp::Movement.contains(op)) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        rngs = apply_movement_op(x, src_shape, shape, rngs);
+        if (op == Ops::EXPAND)
+          for (std::size_t i = 0; i < rngs.size(); ++i)
+            if (rngs[i] != out[i])
+              for (const UOp& r : ranges_of(out[i])) in.ending.push_back(r);
+      }
+      if (op == Ops::REDUCE) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        for (const Arg& a : x.arg()[1].as_tuple()) {
+          const std::size_t i = std::size_t(a.as_int());
+          rngs[i] = new_range(src_shape[i], AxisType::REDUCE);
+        }
+      }
+      in.in = std::move(rngs);
+      in.out = std::move(out);
+      in.has_rngs = true;
+    }
+  }
+  std::vector<UOp> fresh_ranges(const Shape& shape) {
+    std::vector<UOp> out;
+    for (std::int64_t s : shape) out.push_back(new_range(s));
+    return out;
+  }
+
+  // tinygrad's remove_bufferize: a realized node that was not forced is recomputed by its consumers
+  // unless it reads more than 3 buffers or one of its reductions reads a buffer
+  void decide_inlining() {
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      if (info_[k].realize != Realized) continue;
+      std::vector<UOp> buffers, reduces;
+      walk_inputs(topo_[k], buffers, &reduces);
+      bool reduce_reads = false;
+      for (const UOp& r : reduces) {
+        std::vector<UOp> b;
+        walk_inputs(r, b, nullptr);
+        reduce_reads = reduce_reads || !b.empty();
+      }
+      info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
+    }
+  }
+  // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
+  void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
+    std::vector<UOp> stack;
+    detail::PtrMap<std::uint8_t> seen;
+    for (std::size_t i = 0; i < nvalue_srcs(x); ++i) stack.push_back(x.src(i));
+    if (reduces && x.op() == Ops::REDUCE) reduces->push_back(x);
+    while (!stack.empty()) {
+      UOp u = stack.back();
+      stack.pop_back();
+      if (seen.contains(u.node())) continue;
+      seen.set(u.node(), 1);
+      const Info& in = at(u);
+      if (u.op() == Ops::BUFFER || in.kept()) {
+        buffers.push_back(u);
+        continue;
+      }
+      if (reduces && u.op() == Ops::REDUCE) reduces->push_back(u);
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) stack.push_back(u.src(i));
+    }
+  }
+
+  // the flat index into a row-major buffer of `shape` from per-axis index expressions
+  static UOp flat_index(const std::vector<UOp>& rngs, const Shape& shape) {
+    UOp valid = UOp::const_(dtypes::bool_, Arg(true)), e = windex(0);
+    std::int64_t stride = 1;
+    for (std::size_t i = rngs.size(); i-- > 0;) {
+      e = e + get_idx(rngs[i]) * windex(stride);
+      stride *= shape[i];
+      const UOp v = get_valid(rngs[i]);
+      if (!(v.op() == Ops::CONST && v.arg().py_equals(Arg(true)))) valid = valid & v;
+    }
+    return simplify(valid.where(e, UOp::invalid()));
+  }
+
+  // x's value at its out ranges
+  UOp expr(const UOp& x) {
+    Info& in = at(x);
+    if (in.expr) return in.expr;
+    const Ops op = x.op();
+    const Shape& shape = *in.shape;
+    UOp r;
+    if (shape_prod(shape) == 0) {
+      r = UOp::const_(x.dtype(), Arg(std::int64_t(0)));
+    } else if (op == Ops::CONST) {
+      r = UOp::const_(x.dtype(), x.arg());
+    } else if (op == Ops::REDUCE) {
+      const Ops rop = x.arg()[0].as_op();
+      if (shape_prod(*at(x.src(0)).shape) == 0) {
+        r = UOp::const_(x.dtype(), identity_element(rop, x.dtype()));
+      } else {
+        std::vector<UOp> rr;
+        for (const Arg& a : x.arg()[1].as_tuple())
+          if (in.in[std::size_t(a.as_int())].op() == Ops::RANGE) rr.push_back(in.in[std::size_t(a.as_int())]);
+        r = src_value(x, x.src(0)).reduce(rop, rr);
+      }
+    } else if (op == Ops::PAD) {
+      UOp valid = UOp::const_(dtypes::bool_, Arg(true));
+      for (const UOp& rg : in.in) valid = valid & get_valid(rg);
+      r = simplify(valid).where(src_value(x, x.src(0)), UOp::const_(x.dtype(), Arg(std::int64_t(0))));
+    } else if (GroupOp::Movement.contains(op) || op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD) {
+      r = src_value(x, x.src(0));
+    } else if (is_elementwise(op)) {
+      std::vector<UOp> src;
+      for (const UOp& s : x.src()) src.push_back(src_value(x, s));
+      r = x.replace({.src = std::move(src)});
+    } else {
+      throw Error("schedule: no kernel form for " + op_repr(op));
+    }
+    return in.expr = r;
+  }
+
+  // source s of x, read at x's in ranges
+  UOp src_value(const UOp& x, const UOp& s) {
+    const Info& xi = at(x);
+    const Info& si = at(s);
+    if (s.op() == Ops::BUFFER) return s.index({xi.in.at(0)});
+    if (s.op() == Ops::CONST) return expr(s);
+    if (si.kept()) return si.buffer.index({flat_index(xi.in, *si.shape)});
+    if (si.inlined) {
+      std::vector<std::pair<UOp, UOp>> sub;
+      for (std::size_t i = 0; i < si.out.size(); ++i)
+        if (si.out[i].op() == Ops::RANGE && !is_invalid(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
+      return expr(s).substitute(sub);
+    }
+    return expr(s);
+  }
+
+  void emit(const UOp& x, Schedule& sched) {
+    Info& in = at(x);
+    const Shape& shape = *in.shape;
+    const DType dt = x.dtype();
+    if (shape_prod(shape) == 0) {
+      in.buffer = new_buffer(in.device, 0, dt);
+      return;
+    }
+    // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
+    if (passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
+      in.buffer = at(x.src(0)).buffer;
+      return;
+    }
+    in.buffer = new_buffer(in.device, shape_prod(shape), dt);
+    if (x.op() == Ops::COPY) {
+      const UOp& s = x.src(0);
+      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device});
+      return;
+    }
+    const UOp value = expr(x);
+    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
+    std::vector<UOp> ends;
+    for (const UOp& r : in.out)
+      if (r.op() == Ops::RANGE) ends.push_back(r);
+    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
+    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
+    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
+    // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
+    std::vector<UOp> bufs{in.buffer};
+    std::vector<std::pair<UOp, UOp>> sub;
+    std::int64_t next_axis = 0;
+    std::vector<std::pair<UOp, UOp>> sub2;
+    for (const UOp& u : ast.toposort()) {
+      if (u.op() == Ops::BUFFER) {
+        if (u != in.buffer) bufs.push_back(u);
+      } else if (u.op() == Ops::RANGE) {
+        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
+        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
+      }
+    }
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
+    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device});
+  }
+};
+
+}  // namespace detail
+
+// The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
+// Nodes with no device of their own (a bare CONST) get `device`.
+template <class T = void>
+Schedule create_schedule(const std::vector<UOp>& roots, const std::string& device = "CPU") {
+  return detail::Rangeify<T>(roots, device).run();
+}
+
+}  // namespace mg
+
+namespace mg {
+
+enum class DeviceKind : std::uint8_t { CPU, INTERP, NULL_ };
+
+// the kind of a device name ("CPU", "INTERP", "NULL"; a ":n" suffix names one of several)
+inline DeviceKind device_kind(const std::string& device) {
+  const std::string base = device.substr(0, device.find(':'));
+  if (base == "CPU") return DeviceKind::CPU;
+  if (base == "INTERP" || base == "PYTHON") return DeviceKind::INTERP;
+  if (base == "NULL") return DeviceKind::NULL_;
+  throw Error("unknown device " + device + " (known: CPU, INTERP, NULL)");
+}
+
+namespace detail {
+
+inline std::int64_t debug_level() {
+  static const std::int64_t d = getenv_int("DEBUG", 0);
+  return d;
+}
+
+// the codegen target of a device kind
+inline Target device_target(DeviceKind k) {
+  if (k == DeviceKind::INTERP) return interp_target();
+  Target t;
+  t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
+  t.ops = llvm_supported_ops | llvm_intrinsic_ops;
+  t.fp8 = k == DeviceKind::NULL_;
+  const std::int64_t hw = std::int64_t(std::thread::hardware_concurrency());
+  t.threads = getenv_int("THREADS", hw > 0 ? hw : 1);
+  if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
+  return t;
+}
+
+// Threads that stay for the process: a kernel launch wakes them rather than creating threads. run(n, f)
+// calls f(0) on the caller and f(1..n-1) on workers, and returns when all have returned. One launch at
+// a time; the kernels it runs do not throw (they are compiled code).
+template <class T = void>
+class WorkerPool {
+ public:
+  static WorkerPool& instance() {
+    static WorkerPool* p = new WorkerPool();  // never destroyed: its threads wait for work until exit
+    return *p;
+  }
+  void run(std::int64_t n, const std::function<void(std::int64_t)>& f) {
+    std::lock_guard launch(launch_mu_);
+    {
+      std::lock_guard lock(mu_);
+      while (std::int64_t(workers_) < n - 1) {
+        const std::int64_t id = std::int64_t(++workers_);
+        std::thread([this, id] { loop(id); }).detach();
+      }
+      task_ = &f;
+      n_ = n;
+      pending_ = n - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    f(0);
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    task_ = nullptr;
+  }
+
+ private:
+  std::mutex launch_mu_, mu_;
+  std::condition_variable wake_, done_;
+  std::size_t workers_ = 0;
+  const std::function<void(std::int64_t)>* task_ = nullptr;
+  std::int64_t n_ = 0, pending_ = 0;
+  std::uint64_t generation_ = 0;
+
+  void loop(std::int64_t id) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(std::int64_t)>* task = nullptr;
+      {
+        std::unique_lock lock(mu_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (id >= n_) continue;  // this launch needs fewer threads
+        task = task_;
+      }
+      (*task)(id);
+      std::lock_guard lock(mu_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+};
+
+struct CompiledKernel {
+  Program prog;
+  using Fn = void (*)(void* const*, const std::int64_t*);
+  Fn fn = nullptr;  // CPU: the kernel's <name>_call entry
+};
+
+template <class T = void>
+class Engine {
+ public:
+  static Engine& instance() {
+    static Engine* e = new Engine();  // never destroyed: kernels outlive other statics
+    return *e;
+  }
+
+  // the compiled form of a kernel AST on a device kind (made on first use)
+  std::shared_ptr<const CompiledKernel> get(const UOp& ast, DeviceKind k) {
+    {
+      std::lock_guard lock(mu_);
+      auto& c = cache_[std::size_t(k)];
+      if (auto it = c.find(ast.node()); it != c.end()) return it->second.second;
+    }
+    auto ck = std::make_shared<CompiledKernel>();
+    if (debug_level() >= 3) std::printf("%s\n", ast.repr().c_str());
+    ck->prog = to_program(ast, device_target(k));
+    if (debug_level() >= 5)
+      for (const UOp& u : ck->prog.uops) std::printf("%s %s %s\n", op_repr(u.op()).c_str(), u.dtype().repr().c_str(), u.arg().repr().c_str());
+    if (k == DeviceKind::CPU) {
+      const std::string ir = render_llvm(ck->prog);
+      if (debug_level() >= 4) std::printf("%s\n", ir.c_str());
+      const std::string obj = llvm::compile_cached(ir, ck->prog.name);
+      ck->fn = reinterpret_cast<CompiledKernel::Fn>(llvm::Jit::instance().load(obj, ck->prog.name + "_call"));
+    }
+    std::lock_guard lock(mu_);
+    auto& c = cache_[std::size_t(k)];
+    auto [it, fresh] = c.try_emplace(ast.node(), ast, std::move(ck));
+    return it->second.second;
+  }
+
+  void run(const Schedule& s) {
+    for (const ScheduleItem& item : s.items) run_item(item);
+  }
+
+  std::size_t cached_kernels() {
+    std::lock_guard lock(mu_);
+    std::size_t n = 0;
+    for (const auto& c : cache_) n += c.size();
+    return n;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
+  std::int64_t runs_ = 0;
+
+  void run_item(const ScheduleItem& item) {
+    const DeviceKind k = device_kind(item.device);
+    if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
+      if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
+      auto& dst = host_buffer(item.bufs[0]).bytes;
+      const auto& src = host_buffer(item.bufs[1]).bytes;
+      if (dst.size() != src.size())
+        throw Error("COPY: " + std::to_string(src.size()) + " bytes into a buffer of " + std::to_string(dst.size()));
+      if (!src.empty()) std::memcpy(dst.data(), src.data(), src.size());
+      return;
+    }
+    const std::shared_ptr<const CompiledKernel> ck = get(item.ast, k);
+    if (k == DeviceKind::NULL_) return;
+    const Program& p = ck->prog;
+    std::vector<void*> bufs;
+    for (const UOp& b : item.bufs) bufs.push_back(host_buffer(b).bytes.data());
+    for (const UOp& prm : p.params)
+      if (prm.arg().as_param().slot >= std::int64_t(bufs.size()))
+        throw Error("kernel " + p.name + ": PARAM slot " + std::to_string(prm.arg().as_param().slot) + " but " + std::to_string(bufs.size()) + " buffers");
+    std::vector<std::int64_t> vals(p.vars.size(), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (k == DeviceKind::INTERP) interp_run(p, bufs, vals);
+    else run_threads(*ck, bufs, vals);
+    if (debug_level() >= 2) {
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
+                  static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
+    }
+  }
+
+  // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
+  static void run_threads(const CompiledKernel& ck, const std::vector<void*>& bufs, const std::vector<std::int64_t>& vals) {
+    const int slot = ck.prog.core_id_slot();
+    const std::int64_t n = slot < 0 ? 1 : ck.prog.threads;
+    std::vector<std::vector<std::int64_t>> per(std::size_t(n), vals);
+    const std::function<void(std::int64_t)> task = [&](std::int64_t t) {
+      if (slot >= 0) per[std::size_t(t)][std::size_t(slot)] = t;
+      ck.fn(bufs.data(), per[std::size_t(t)].data());
+    };
+    if (n == 1) task(0);
+    else WorkerPool<T>::instance().run(n, task);
+  }
+};
+
+}  // namespace detail
+
+// Runs every item of a schedule, in order. Not inline, so that MG_EXTERN_ENGINE can keep it out of a
+// translation unit.
+template <class T>
+void run_schedule(const Schedule& s) {
+  detail::Engine<T>::instance().run(s);
+}
+
+// Computes roots (tensor-graph nodes) on their devices; returns, for each root, the BUFFER holding its
+// value (row-major in its shape; a root that is a BUFFER is returned as it is).
+// Nodes with no device of their own (a bare CONST) compute on `device`.
+template <class T = void>
+std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& device = "CPU") {
+  const Schedule s = create_schedule<void>(roots, device);
+  run_schedule<void>(s);
+  return s.outputs;
+}
+
+// MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
+// the runtimes once. Define MG_EXTERN_ENGINE everywhere, and in one translation unit also define
+// MG_ENGINE_INSTANCE before including metagrad (the test suite does this, see tests/meson.build).
+#if defined(MG_ENGINE_INSTANCE)
+template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
+template void run_schedule<void>(const Schedule&);
+#elif defined(MG_EXTERN_ENGINE)
+extern template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
+extern template void run_schedule<void>(const Schedule&);
+#endif
+
+}  // namespace mg
+
+namespace mg {
+namespace detail {
+// X, as a type that depends on T: a call through it inside a template is compiled only when the
+// template is, which keeps the engine out of translation units that never realize anything
+template <class T, class X> struct dep_s { using type = X; };
+template <class T, class X = void> using dep_t = typename dep_s<T, X>::type;
+}  // namespace detail
 
 // the dtype tinygrad gives a C++ value of type T (dtypes.from_py for bool, int and float)
 template <class T> constexpr DType dtype_of() {
@@ -7597,13 +11583,21 @@ class Tensor {
   template <class T = void>
   Tensor& realize() {
     if (is_realized()) return *this;
-    d_->uop = from_host(to_host<T>(), device()).d_->uop;
+    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
+    d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
     return *this;
   }
-  // the tensor's value as a host array. Still computed by the reference evaluator: the switch to the
-  // engine (engine/realize.hpp, realize_uops) waits on the failures listed in docs/devices.md
+  // the tensor's value, computed on its device, copied into a host array
   template <class T = void>
-  HostArray to_host() const { return reference_eval(d_->uop); }
+  HostArray to_host() const {
+    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
+    HostArray a(dtype_(), d_->shape);
+    const auto& bytes = host_buffer(buf).bytes;
+    if (bytes.size() != a.bytes.size())
+      throw Error("Tensor::to_host: the buffer holds " + std::to_string(bytes.size()) + " bytes, " + std::to_string(a.bytes.size()) + " expected");
+    std::copy(bytes.begin(), bytes.end(), a.bytes.begin());
+    return a;
+  }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
   // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
   // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
@@ -7633,7 +11627,7 @@ class Tensor {
   }
   template <class T = void>
   Tensor& assign(ConstType x) { return assign<T>(full(d_->shape, x, dtype(), device())); }
-  template <class T> std::vector<T> to_vector() const { return to_host<T>().template to_vector<T>(); }
+  template <class T> std::vector<T> to_vector() const { return to_host<detail::dep_t<T>>().template to_vector<T>(); }
   template <class T> T item() const {
     if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
     return to_vector<T>()[0];
@@ -8174,12 +12168,12 @@ class Tensor {
   Tensor operator[](const Index& i) const;
   Tensor operator[](std::initializer_list<Index> i) const;
   Tensor getitem(const std::vector<Index>& indices) const;
-  Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
-  Tensor& setitem(const std::vector<Index>& indices, ConstType v);
+  template <class T = void> Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
+  template <class T = void> Tensor& setitem(const std::vector<Index>& indices, ConstType v);
   // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
   Tensor gather(std::int64_t dim, const Tensor& index) const;
   // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
-  Tensor one_hot(std::int64_t num_classes = -1) const;
+  template <class T = void> Tensor one_hot(std::int64_t num_classes = -1) const;
 
  private:
   Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
@@ -9120,7 +13114,8 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
 
 // tinygrad's __setitem__: an unrealized tensor takes the new value's graph (so gradients flow to the
 // value and the old contents); a realized one gets the value written into its buffer (assign)
-inline Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
+template <class T>
+Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
   if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
   const UOp& base = detail::view_base(d_->uop);
   // as tinygrad: refuse when another live tensor's graph uses this one, where eager and lazy would differ
@@ -9141,9 +13136,10 @@ inline Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& 
     d_->uop = value.d_->uop;
     return *this;
   }
-  return assign(value);  // into the buffer, through this tensor's view of it
+  return assign<T>(value);  // into the buffer, through this tensor's view of it
 }
-inline Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem(indices, full({}, v, dtype(), device())); }
+template <class T>
+Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem<T>(indices, full({}, v, dtype(), device())); }
 
 // tinygrad's _one_hot_along_dim: this == arange(n) laid along dim (this tensor's size there broadcasts)
 inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
@@ -9154,10 +13150,11 @@ inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const 
   return *this == arange(n, std::nullopt, 1, dt, device()).reshape(s);
 }
 
-inline Tensor Tensor::one_hot(std::int64_t num_classes) const {
+template <class T>
+Tensor Tensor::one_hot(std::int64_t num_classes) const {
   if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
   if (num_classes < -1) throw Error("one_hot: num_classes must be -1 (max + 1) or non-negative, got " + std::to_string(num_classes));
-  if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).item<std::int64_t>();
+  if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).template item<detail::dep_t<T, std::int64_t>>();
   return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
 }
 
@@ -9282,3953 +13279,6 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
 
 }  // namespace mg
 
-// ---- metagrad/schedule/rangeify.hpp ----
-// The scheduler: tinygrad's rangeify (schedule/indexing.py run_rangeify, schedule/rangeify.py). It turns
-// the tensor graph under a set of roots into kernels.
-//
-// 1. Ranges. Walking from the roots to the leaves, every node gets the index expressions its output is
-//    read at (its "out ranges", UOps over RANGEs) and passes index expressions to its sources (its
-//    "in ranges"): movement ops rewrite them (apply_movement_op), a REDUCE opens new REDUCE ranges.
-// 2. Realize decisions, as run_rangeify makes them: roots, CONTIGUOUS, COPY and COPY's source are
-//    always realized; a node whose consumers read it at different indices is realized; an elementwise
-//    op or REDUCE under an EXPAND that drops a range (the range "ends" there) is realized. A realized
-//    node that was not forced is then inlined again (tinygrad's remove_bufferize cost function) unless
-//    it reads more than 3 buffers or holds a REDUCE that reads a buffer: cheap elementwise work is
-//    recomputed, reductions are not.
-// 3. Kernels. Each realized node becomes one kernel AST in tinygrad's form:
-//    SINK(END(STORE(INDEX(PARAM 0, idx), value), ranges...)), where the value indexes its inputs with
-//    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
-//    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
-//
-// Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
-// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; reductions are not split into two
-// kernels (SPLIT_REDUCEOP); there is no kernel buffer limit (the CPU has none).
-
-
-// ---- metagrad/codegen/ranges.hpp ----
-// tinygrad's range bookkeeping on UOps, for the codegen passes: ended_ranges (the ranges an END, a
-// REDUCE or an AFTER closes), ranges (the open ranges a node is inside of), get_idx / get_valid (the two
-// halves of a gated index cond.where(idx, Invalid)).
-
-
-namespace mg::detail {
-
-// axis id and type of a RANGE: its arg is (axis_id, ..., AxisType)
-inline std::int64_t range_axis(const UOp& r) { return r.arg()[0].as_int(); }
-inline AxisType range_type(const UOp& r) { return r.arg()[r.arg().size() - 1].as_axis_type(); }
-
-inline std::vector<UOp> ended_ranges(const UOp& u) {
-  switch (u.op()) {
-    case Ops::REDUCE: case Ops::END: case Ops::STAGE: return {u.src().begin() + 1, u.src().end()};
-    case Ops::AFTER: {
-      std::vector<UOp> out;
-      for (std::size_t i = 1; i < u.nsrc(); ++i)
-        for (UOp& r : ended_ranges(u.src(i))) out.push_back(std::move(r));
-      return out;
-    }
-    default: return {};
-  }
-}
-
-// tinygrad's UOp.ranges for every node under the roots asked about, each computed once (in insertion
-// order, like the dict tinygrad keeps). The graph must stay alive while the map is used.
-class RangeMap {
- public:
-  const std::vector<UOp>& of(const UOp& u) {
-    if (const auto* r = memo_.find(u.node())) return *r;
-    for (const UOp& n : u.toposort()) {
-      if (memo_.contains(n.node())) continue;
-      std::vector<UOp> ret;
-      auto add = [&](const UOp& x) { if (std::find(ret.begin(), ret.end(), x) == ret.end()) ret.push_back(x); };
-      if (n.op() == Ops::RANGE) ret.push_back(n);
-      for (const UOp& s : n.src()) for (const UOp& x : *memo_.find(s.node())) add(x);
-      for (const UOp& er : ended_ranges(n)) {
-        auto drop = [&](const UOp& x) { ret.erase(std::remove(ret.begin(), ret.end(), x), ret.end()); };
-        if (er.op() == Ops::RANGE) drop(er);
-        else for (const UOp& x : *memo_.find(er.node())) drop(x);
-      }
-      memo_.set(n.node(), std::move(ret));
-    }
-    return *memo_.find(u.node());
-  }
-  bool in(const UOp& u, const UOp& r) {
-    const auto& v = of(u);
-    return std::find(v.begin(), v.end(), r) != v.end();
-  }
-
- private:
-  PtrMap<std::vector<UOp>> memo_;
-};
-
-inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
-
-inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
-inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
-inline UOp get_valid(const UOp& u) {
-  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
-}
-
-// std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
-// C++20, which clang reports): a sort of positions, ties broken by position
-template <class T, class Less>
-void stable_sort_by(std::vector<T>& v, Less less) {
-  std::vector<std::size_t> pos(v.size());
-  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = i;
-  std::sort(pos.begin(), pos.end(), [&](std::size_t a, std::size_t b) {
-    if (less(v[a], v[b])) return true;
-    if (less(v[b], v[a])) return false;
-    return a < b;
-  });
-  std::vector<T> out;
-  out.reserve(v.size());
-  for (std::size_t i : pos) out.push_back(std::move(v[i]));
-  v = std::move(out);
-}
-
-inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
-
-}  // namespace mg::detail
-
-// ---- metagrad/codegen/simplify.hpp ----
-// tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
-// `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
-
-
-namespace mg {
-
-namespace detail {
-// the RANGEs under an END's or REDUCE's range sources, in toposort order
-template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
-  if (r.nsrc() < 2) return std::nullopt;
-  std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
-  std::vector<UOp> src{r.src(0)};
-  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
-  return r.replace({.src = std::move(src)});
-}
-struct pm_flatten_range_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
-
-namespace detail {
-// ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
-struct RangeSubCtx {
-  std::unordered_map<UOp, UOp> m;
-};
-
-// substitute what the passes marked and simplify, once per pass (the ctx is emptied)
-template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp& x, F sub_fxn) {
-  std::vector<std::pair<UOp, UOp>> subs;
-  for (auto& [k, v] : ctx.m) if (v) subs.emplace_back(k, sub_fxn(k, v));
-  ctx.m.clear();
-  UOp ret = x.substitute(subs);
-  if (ret == x) return std::nullopt;
-  return simplify(ret);
-}
-
-inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
-  ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
-  a.emplace_back(sub);
-  a.push_back(k.arg()[k.arg().size() - 1]);
-  return Arg(std::move(a));
-}
-
-struct pm_split_ranges_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
-          if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
-              c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
-            ctx.m[r] = c;
-          return std::nullopt;
-        }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
-          return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
-            return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
-                   k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
-          });
-        }));
-  }
-};
-
-// index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
-inline std::size_t count_divmod(const UOp& x) {
-  std::size_t n = 0;
-  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
-  return n;
-}
-
-template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
-  RangeMap rm;
-  std::vector<std::vector<UOp>> reduce_ranges;
-  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
-  const std::vector<UOp> ended = ended_ranges(u);
-  std::vector<std::pair<UOp, UOp>> pairs;
-  // on END only adjacent ranges merge, on REDUCE any two
-  if (u.op() == Ops::END) for (std::size_t i = 0; i + 1 < ended.size(); ++i) pairs.emplace_back(ended[i], ended[i + 1]);
-  else
-    for (std::size_t i = 0; i < ended.size(); ++i)
-      for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
-  for (const auto& [r0, r1] : pairs) {
-    if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
-    // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
-    // the other range (tinygrad gets away with it because pm_reduce_unparented ran first)
-    const std::vector<UOp> now = ended_ranges(u);
-    if (!in_list(now, r0) || !in_list(now, r1)) continue;
-    bool same = true;
-    for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
-    if (!same) continue;
-    const UOp s0 = r0.src(0), s1 = r1.src(0);
-    const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
-    UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
-    nidx = graph_rewrite(nidx, pm_flatten_range);
-    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
-  }
-  return u;
-}
-
-template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
-  if (idx.nsrc() < 2) return;
-  const UOp i = idx.src(1);
-  std::unordered_map<UOp, UOp> guards;
-  const UOp x = get_idx(i);
-  if (is_gated_index(i))
-    for (const UOp& v : get_valid(i).split_uop(Ops::AND))
-      if (v.op() == Ops::CMPLT && v.src(0).op() == Ops::RANGE && v.src(1).op() == Ops::CONST) guards[v.src(0)] = v.src(1);
-  // choose the largest bound c over every gate r < c
-  for (auto& [r, c] : guards) {
-    auto it = ctx.m.find(r);
-    if (it == ctx.m.end()) ctx.m[r] = c;
-    else if (it->second.op() == Ops::CONST && it->second.arg().as_int() < c.arg().as_int()) it->second = c;
-  }
-  // but a range used ungated anywhere keeps its size
-  for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
-}
-
-struct pm_simplify_ranges_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
-        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
-          mark_gated(ctx, idx);
-          return std::nullopt;
-        }),
-        // reduce ranges can't be shrunk
-        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
-          for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
-          return std::nullopt;
-        }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
-          return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
-        }));
-  }
-};
-// tinygrad's reduce_unparented: a REDUCE range its source does not use leaves the reduce; an ADD
-// multiplies by its size, a MUL raises to it (MAX needs nothing)
-template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) {
-  const Ops op = red.arg()[0].as_op();
-  if (op != Ops::ADD && op != Ops::MAX && op != Ops::MUL) return std::nullopt;
-  const std::vector<UOp> used = ranges_of(red.src(0));
-  std::vector<UOp> parented, unparented;
-  for (std::size_t i = 1; i < red.nsrc(); ++i) (in_list(used, red.src(i)) ? parented : unparented).push_back(red.src(i));
-  if (unparented.empty()) return std::nullopt;
-  std::vector<UOp> src{red.src(0)};
-  src.insert(src.end(), parented.begin(), parented.end());
-  U ret = !parented.empty() || red.dtype() != red.src(0).dtype() ? red.replace({.src = std::move(src)}) : red.src(0);
-  for (const UOp& r : unparented) {
-    const UOp n = r.src(0).cast(ret.dtype().scalar()).broadcast(ret.dtype().count);
-    if (op == Ops::ADD) ret = ret * n;
-    if (op == Ops::MUL) ret = ret.pow(n);
-  }
-  return ret;
-}
-struct pm_reduce_unparented_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
-inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
-inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
-
-}  // namespace mg
-
-namespace mg {
-
-// One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
-// output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
-struct ScheduleItem {
-  UOp ast;
-  std::vector<UOp> bufs;
-  std::string device;
-};
-
-struct Schedule {
-  std::vector<ScheduleItem> items;
-  std::vector<UOp> outputs;  // for each root, the BUFFER that holds its value, row-major in its shape
-};
-
-namespace detail {
-
-inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
-
-// tinygrad's apply_movement_op: the index expressions of the source from those of the output
-template <class T = void>
-std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Shape& out_shape, std::vector<UOp> rngs) {
-  switch (x.op()) {
-    case Ops::SHRINK: {
-      const auto pairs = mop_pairs(x);
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (pairs[i].first != 0) rngs[i] = rngs[i] + windex(pairs[i].first);
-      return rngs;
-    }
-    case Ops::PERMUTE: {
-      const ArgTuple& perm = x.arg().as_tuple();
-      std::vector<UOp> out(rngs.size());
-      for (std::size_t i = 0; i < perm.size(); ++i) out[std::size_t(perm[i].as_int())] = rngs[i];
-      return out;
-    }
-    case Ops::FLIP: {
-      const ArgTuple& flip = x.arg().as_tuple();
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (flip[i].as_bool()) rngs[i] = windex(in_shape[i] - 1) - rngs[i];
-      return rngs;
-    }
-    case Ops::EXPAND:
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (in_shape[i] != out_shape[i]) rngs[i] = windex(0);
-      return rngs;
-    case Ops::PAD: {
-      const auto pairs = mop_pairs(x);
-      for (std::size_t i = 0; i < rngs.size(); ++i) {
-        const auto [off, sz] = pairs[i];
-        if (sz == in_shape[i] && off == 0) continue;
-        const UOp& r = rngs[i];
-        const UOp valid = simplify((r >= windex(off)) & (r < windex(in_shape[i] + off)));
-        rngs[i] = valid.where(r - windex(off), UOp::invalid());
-      }
-      return rngs;
-    }
-    case Ops::RESHAPE: {
-      // flatten the output indices, then split the flat index by the input shape; symbolic folds the
-      // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
-      UOp combined = windex(0);
-      std::int64_t acc = 1;
-      for (std::size_t i = rngs.size(); i-- > 0;) {
-        combined = combined + rngs[i] * windex(acc);
-        acc *= out_shape[i];
-      }
-      std::vector<UOp> axes(in_shape.size());
-      for (std::size_t i = in_shape.size(); i-- > 0;) {
-        axes[i] = combined % windex(in_shape[i]);
-        combined = combined.floordiv(windex(in_shape[i]));
-      }
-      if (axes.empty()) return axes;
-      const UOp s = simplify(UOp::sink(axes));
-      return std::vector<UOp>(s.src().begin(), s.src().end());
-    }
-    default: throw Error("apply_movement_op: " + op_repr(x.op()) + " is not a movement op");
-  }
-}
-
-template <class T = void>
-class Rangeify {
- public:
-  explicit Rangeify(const std::vector<UOp>& roots) : roots_(roots) {}
-
-  Schedule run() {
-    Schedule sched;
-    std::vector<UOp> sink_src;
-    for (const UOp& r : roots_) {
-      if (!r) throw Error("schedule: a root is a null UOp");
-      sink_src.push_back(r);
-    }
-    topo_ = UOp::sink(sink_src).toposort();
-    topo_.pop_back();  // the SINK
-    info_.resize(topo_.size());
-    for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
-    analyse();
-    for (const UOp& r : roots_)
-      if (r.op() != Ops::BUFFER) at(r).realize = Forced;
-    assign_ranges();
-    decide_inlining();
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      Info& in = info_[k];
-      if (!in.kept()) continue;
-      emit(topo_[k], sched);
-    }
-    for (const UOp& r : roots_) sched.outputs.push_back(r.op() == Ops::BUFFER ? r : at(r).buffer);
-    return sched;
-  }
-
- private:
-  enum Realize : std::uint8_t { None, Forced, Realized };
-  struct Info {
-    std::optional<Shape> shape;
-    std::string device;
-    std::vector<std::size_t> consumers;
-    bool has_rngs = false;
-    std::vector<UOp> in, out;  // index expressions given to the sources / of the output
-    std::vector<UOp> ending;   // ranges that end at an EXPAND above
-    Realize realize = None;
-    bool inlined = false;  // realized, then recomputed in place by its consumers
-    UOp buffer;            // the BUFFER a kept realized node is stored into
-    UOp expr;              // its value in terms of `out` (memoized)
-    bool kept() const { return realize != None && !inlined; }
-  };
-
-  std::vector<UOp> roots_;
-  std::vector<UOp> topo_;
-  std::vector<Info> info_;
-  detail::PtrMap<std::size_t> index_;
-  std::int64_t next_range_ = 0;
-
-  std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
-  Info& at(const UOp& u) { return info_[idx(u)]; }
-
-  static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
-  static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
-  static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
-  // the sources that carry values (movement ops' shape arguments, devices and uniques do not)
-  static std::size_t nvalue_srcs(const UOp& u) {
-    switch (u.op()) {
-      case Ops::BUFFER: case Ops::CONST: case Ops::DEVICE: case Ops::UNIQUE: return 0;
-      case Ops::COPY: return 1;
-      default: break;
-    }
-    if (GroupOp::Movement.contains(u.op())) return 1;
-    return u.nsrc();
-  }
-
-  UOp new_range(std::int64_t size, AxisType t = AxisType::LOOP) {
-    if (size == 1) return windex(0);
-    return UOp::range(size, next_range_++, t);
-  }
-
-  // shapes, devices, consumers; rejects what the scheduler cannot run
-  void analyse() {
-    static const std::optional<Shape> no_shape;
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      const UOp& u = topo_[k];
-      Info& in = info_[k];
-      const Ops op = u.op();
-      if (op == Ops::DEVICE || op == Ops::UNIQUE || is_index_node(u)) continue;
-      std::vector<const std::optional<Shape>*> src_shapes;
-      for (const UOp& s : u.src()) src_shapes.push_back(index_.find(s.node()) ? &info_[idx(s)].shape : &no_shape);
-      in.shape = node_shape(u, src_shapes);
-      if (op == Ops::BUFFER || op == Ops::COPY) in.device = u.src(1).arg().as_str();
-      else if (op == Ops::CONST && u.nsrc() && u.src(0).op() == Ops::DEVICE) in.device = u.src(0).arg().as_str();
-      else
-        for (const UOp& s : u.src())
-          if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
-      const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
-                             op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
-      if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
-      if (u.dtype().count != 1) throw Error("schedule: " + op_repr(op) + " has vector dtype " + u.dtype().repr());
-      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) info_[idx(u.src(i))].consumers.push_back(k);
-      if (op == Ops::CONTIGUOUS) in.realize = Forced;
-      if (op == Ops::COPY) {
-        in.realize = Forced;
-        if (u.src(0).op() != Ops::BUFFER) at(u.src(0)).realize = Forced;
-      }
-    }
-  }
-
-  // tinygrad's run_rangeify: ranges from the roots down, with the realize decisions
-  void assign_ranges() {
-    for (std::size_t k = topo_.size(); k-- > 0;) {
-      const UOp& x = topo_[k];
-      Info& in = info_[k];
-      const Ops op = x.op();
-      if (!in.shape || op == Ops::BUFFER || op == Ops::CONST || shape_prod(*in.shape) == 0) continue;
-      const Shape& shape = *in.shape;
-      for (std::size_t c : in.consumers) {
-        const auto& e = info_[c].ending;
-        in.ending.insert(in.ending.end(), e.begin(), e.end());
-      }
-      std::vector<const std::vector<UOp>*> consumer_rngs;
-      for (std::size_t c : in.consumers)
-        if (info_[c].has_rngs) consumer_rngs.push_back(&info_[c].in);
-
-      std::vector<UOp> out;
-      if (in.realize != None) {
-        out = fresh_ranges(shape);
-        in.ending.clear();
-      } else if (consumer_rngs.empty()) {
-        continue;
-      } else if (consumer_rngs.size() == 1) {
-        out = *consumer_rngs[0];
-      } else {
-        bool all_same = true;
-        for (std::size_t i = 0; all_same && i < shape.size(); ++i)
-          for (const auto* cr : consumer_rngs) all_same = all_same && get_idx((*cr)[i]) == get_idx((*consumer_rngs[0])[i]);
-        if (all_same) {
-          for (std::size_t i = 0; i < shape.size(); ++i) {
-            UOp valid = UOp::const_(dtypes::bool_, Arg(false));
-            for (const auto* cr : consumer_rngs) valid = valid | get_valid((*cr)[i]);
-            out.push_back(simplify(valid.where(get_idx((*consumer_rngs[0])[i]), UOp::invalid())));
-          }
-        } else {
-          in.realize = Realized;
-          out = fresh_ranges(shape);
-        }
-      }
-      // an elementwise op or a reduce below an EXPAND that ends a range is realized
-      if (!in.ending.empty() && (is_elementwise(op) || op == Ops::REDUCE)) {
-        if (in.realize == None && !shape.empty()) {
-          in.realize = Realized;
-          out = fresh_ranges(shape);
-        }
-        in.ending.clear();
-      }
-
-      std::vector<UOp> rngs = out;
-      if (GroupOp::Movement.contains(op)) {
-        const Shape& src_shape = *info_[idx(x.src(0))].shape;
-        rngs = apply_movement_op(x, src_shape, shape, rngs);
-        if (op == Ops::EXPAND)
-          for (std::size_t i = 0; i < rngs.size(); ++i)
-            if (rngs[i] != out[i])
-              for (const UOp& r : ranges_of(out[i])) in.ending.push_back(r);
-      }
-      if (op == Ops::REDUCE) {
-        const Shape& src_shape = *info_[idx(x.src(0))].shape;
-        for (const Arg& a : x.arg()[1].as_tuple()) {
-          const std::size_t i = std::size_t(a.as_int());
-          rngs[i] = new_range(src_shape[i], AxisType::REDUCE);
-        }
-      }
-      in.in = std::move(rngs);
-      in.out = std::move(out);
-      in.has_rngs = true;
-    }
-  }
-  std::vector<UOp> fresh_ranges(const Shape& shape) {
-    std::vector<UOp> out;
-    for (std::int64_t s : shape) out.push_back(new_range(s));
-    return out;
-  }
-
-  // tinygrad's remove_bufferize: a realized node that was not forced is recomputed by its consumers
-  // unless it reads more than 3 buffers or one of its reductions reads a buffer
-  void decide_inlining() {
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      if (info_[k].realize != Realized) continue;
-      std::vector<UOp> buffers, reduces;
-      walk_inputs(topo_[k], buffers, &reduces);
-      bool reduce_reads = false;
-      for (const UOp& r : reduces) {
-        std::vector<UOp> b;
-        walk_inputs(r, b, nullptr);
-        reduce_reads = reduce_reads || !b.empty();
-      }
-      info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
-    }
-  }
-  // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
-  void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
-    std::vector<UOp> stack;
-    detail::PtrMap<std::uint8_t> seen;
-    for (std::size_t i = 0; i < nvalue_srcs(x); ++i) stack.push_back(x.src(i));
-    if (reduces && x.op() == Ops::REDUCE) reduces->push_back(x);
-    while (!stack.empty()) {
-      UOp u = stack.back();
-      stack.pop_back();
-      if (seen.contains(u.node())) continue;
-      seen.set(u.node(), 1);
-      const Info& in = at(u);
-      if (u.op() == Ops::BUFFER || in.kept()) {
-        buffers.push_back(u);
-        continue;
-      }
-      if (reduces && u.op() == Ops::REDUCE) reduces->push_back(u);
-      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) stack.push_back(u.src(i));
-    }
-  }
-
-  // the flat index into a row-major buffer of `shape` from per-axis index expressions
-  static UOp flat_index(const std::vector<UOp>& rngs, const Shape& shape) {
-    UOp valid = UOp::const_(dtypes::bool_, Arg(true)), e = windex(0);
-    std::int64_t stride = 1;
-    for (std::size_t i = rngs.size(); i-- > 0;) {
-      e = e + get_idx(rngs[i]) * windex(stride);
-      stride *= shape[i];
-      const UOp v = get_valid(rngs[i]);
-      if (!(v.op() == Ops::CONST && v.arg().py_equals(Arg(true)))) valid = valid & v;
-    }
-    return simplify(valid.where(e, UOp::invalid()));
-  }
-
-  // x's value at its out ranges
-  UOp expr(const UOp& x) {
-    Info& in = at(x);
-    if (in.expr) return in.expr;
-    const Ops op = x.op();
-    const Shape& shape = *in.shape;
-    UOp r;
-    if (shape_prod(shape) == 0) {
-      r = UOp::const_(x.dtype(), Arg(std::int64_t(0)));
-    } else if (op == Ops::CONST) {
-      r = UOp::const_(x.dtype(), x.arg());
-    } else if (op == Ops::REDUCE) {
-      const Ops rop = x.arg()[0].as_op();
-      if (shape_prod(*at(x.src(0)).shape) == 0) {
-        r = UOp::const_(x.dtype(), identity_element(rop, x.dtype()));
-      } else {
-        std::vector<UOp> rr;
-        for (const Arg& a : x.arg()[1].as_tuple())
-          if (in.in[std::size_t(a.as_int())].op() == Ops::RANGE) rr.push_back(in.in[std::size_t(a.as_int())]);
-        r = src_value(x, x.src(0)).reduce(rop, rr);
-      }
-    } else if (op == Ops::PAD) {
-      UOp valid = UOp::const_(dtypes::bool_, Arg(true));
-      for (const UOp& rg : in.in) valid = valid & get_valid(rg);
-      r = simplify(valid).where(src_value(x, x.src(0)), UOp::const_(x.dtype(), Arg(std::int64_t(0))));
-    } else if (GroupOp::Movement.contains(op) || op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD) {
-      r = src_value(x, x.src(0));
-    } else if (is_elementwise(op)) {
-      std::vector<UOp> src;
-      for (const UOp& s : x.src()) src.push_back(src_value(x, s));
-      r = x.replace({.src = std::move(src)});
-    } else {
-      throw Error("schedule: no kernel form for " + op_repr(op));
-    }
-    return in.expr = r;
-  }
-
-  // source s of x, read at x's in ranges
-  UOp src_value(const UOp& x, const UOp& s) {
-    const Info& xi = at(x);
-    const Info& si = at(s);
-    if (s.op() == Ops::BUFFER) return s.index({xi.in.at(0)});
-    if (s.op() == Ops::CONST) return expr(s);
-    if (si.kept()) return si.buffer.index({flat_index(xi.in, *si.shape)});
-    if (si.inlined) {
-      std::vector<std::pair<UOp, UOp>> sub;
-      for (std::size_t i = 0; i < si.out.size(); ++i)
-        if (si.out[i].op() == Ops::RANGE && !is_invalid(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
-      return expr(s).substitute(sub);
-    }
-    return expr(s);
-  }
-
-  void emit(const UOp& x, Schedule& sched) {
-    Info& in = at(x);
-    const Shape& shape = *in.shape;
-    const DType dt = x.dtype();
-    if (shape_prod(shape) == 0) {
-      in.buffer = new_buffer(in.device, 0, dt);
-      return;
-    }
-    // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
-    if (passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
-      in.buffer = at(x.src(0)).buffer;
-      return;
-    }
-    in.buffer = new_buffer(in.device, shape_prod(shape), dt);
-    if (x.op() == Ops::COPY) {
-      const UOp& s = x.src(0);
-      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device});
-      return;
-    }
-    const UOp value = expr(x);
-    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
-    std::vector<UOp> ends;
-    for (const UOp& r : in.out)
-      if (r.op() == Ops::RANGE) ends.push_back(r);
-    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
-    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
-    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
-    // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
-    std::vector<UOp> bufs{in.buffer};
-    std::vector<std::pair<UOp, UOp>> sub;
-    std::int64_t next_axis = 0;
-    std::vector<std::pair<UOp, UOp>> sub2;
-    for (const UOp& u : ast.toposort()) {
-      if (u.op() == Ops::BUFFER) {
-        if (u != in.buffer) bufs.push_back(u);
-      } else if (u.op() == Ops::RANGE) {
-        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
-        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
-      }
-    }
-    for (std::size_t i = 0; i < bufs.size(); ++i)
-      sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
-    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device});
-  }
-};
-
-}  // namespace detail
-
-// The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
-template <class T = void>
-Schedule create_schedule(const std::vector<UOp>& roots) {
-  return detail::Rangeify<T>(roots).run();
-}
-
-}  // namespace mg
-
-// ---- metagrad/codegen/to_program.hpp ----
-// to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
-// Program every backend consumes. tinygrad's full_rewrite_to_sink (codegen/__init__.py) then linearize:
-// each stage is a graph_rewrite with a rule set, in tinygrad's order.
-//
-// Kernel name: the SINK's arg when it is a string (anything not a C identifier character becomes '_'),
-// else tinygrad's default, r_4_4 / E_16 (reduce or elementwise, then the loop sizes).
-// PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
-#include <cctype>
-
-
-// ---- metagrad/codegen/devectorizer.hpp ----
-// tinygrad's codegen/late/devectorizer.py, the parts scalar CPU code needs: REDUCE becomes a DEFINE_REG
-// accumulator (pm_reduce), an INDEX used as a value becomes a LOAD (pm_add_loads), vector ALU ops become
-// STACKs of scalar ones (devectorize_alu), gated indices are simplified under their gate
-// (load_store_indexing), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
-
-
-namespace mg {
-
-namespace detail {
-struct ReduceContext {
-  std::int64_t acc_num = 0;
-};
-
-// [0 1 2 3 4 5 6 7] -> [0+4, 1+5, 2+6, 3+7] when the input is wider than the output
-inline std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
-  if (inp.dtype() == out) return {inp};
-  const int amount = inp.dtype().count / out.count;
-  std::vector<UOp> lst;
-  for (int i = 0; i < amount; ++i) {
-    std::vector<int> idx;
-    for (int j = i; j < inp.dtype().count; j += amount) idx.push_back(j);
-    lst.push_back(inp.gep(idx));
-  }
-  return lst;
-}
-
-template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red) {
-  const UOp inp = red.src(0);
-  const std::vector<UOp> reduce_range(red.src().begin() + 1, red.src().end());
-  const Ops op = red.arg()[0].as_op();
-  std::vector<UOp> lst = horizontal_reduce(inp, red.dtype());
-  for (const UOp& x : lst)
-    if (x.dtype() != red.dtype()) throw Error("reduce_to_acc: horizontal reduction gives " + x.dtype().repr() + ", need " + red.dtype().repr());
-  UOp acc;
-  const UOp zero = UOp::const_(dtypes::weakint, 0);
-  if (!reduce_range.empty()) {
-    const std::vector<UOp> topo = inp.toposort();
-    std::vector<UOp> ended, input_ranges;
-    for (const UOp& x : topo) if (x.op() == Ops::END) for (UOp& r : ended_ranges(x)) ended.push_back(std::move(r));
-    for (const UOp& x : topo)
-      if (x.op() == Ops::RANGE && !in_list(reduce_range, x) && !in_list(ended, x)) input_ranges.push_back(x);
-    const UOp identity = UOp::const_(red.dtype(), identity_element(op, red.dtype().scalar()));
-    acc = UOp(Ops::DEFINE_REG, red.dtype().ptr(1, AddrSpace::REG), {}, Arg(ctx.acc_num++));
-    const UOp acc_init = acc.after(input_ranges).index({zero}).store(identity);
-    std::vector<UOp> deps{acc_init};
-    deps.insert(deps.end(), reduce_range.begin(), reduce_range.end());
-    lst.insert(lst.begin(), acc.after(deps).index({zero}));  // the accumulator is the first element
-  }
-  UOp ret = lst[0];
-  for (std::size_t i = 1; i < lst.size(); ++i) ret = ret.alu(op, lst[i]);
-  if (reduce_range.empty()) return ret;
-  const UOp end = acc.index({zero}).store(ret).end(reduce_range).rtag(Arg("mergeable"));
-  return acc.after({end}).index({zero});
-}
-
-// merge the ENDs reduce_to_acc made over the same ranges in the same nesting; ENDs at different depths
-// get clones of the RANGEs, so every RANGE has one END
-template <std::same_as<UOp> U> std::optional<U> merge_reduce_ends(const U& sink) {
-  const std::vector<UOp> topo = sink.toposort();
-  std::vector<std::pair<std::vector<UOp>, std::vector<UOp>>> range_to_ends;
-  std::int64_t next_axis = 0;
-  for (const UOp& u : topo) {
-    if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
-    if (u.op() != Ops::END || !u.tag().is<std::string>() || u.tag().as_str() != "mergeable") continue;
-    std::vector<UOp> key(u.src().begin() + 1, u.src().end());
-    auto it = std::find_if(range_to_ends.begin(), range_to_ends.end(), [&](const auto& p) { return p.first == key; });
-    if (it == range_to_ends.end()) range_to_ends.push_back({key, {u}});
-    else it->second.push_back(u);
-  }
-  RangeMap rm;
-  std::vector<std::pair<UOp, UOp>> subs;
-  for (auto& [r, ends] : range_to_ends) {
-    if (ends.size() <= 1) continue;
-    std::vector<std::pair<std::vector<UOp>, std::vector<UOp>>> by_ctx;
-    for (const UOp& e : ends) {
-      std::vector<UOp> k = rm.of(e);
-      std::sort(k.begin(), k.end(), [](const UOp& a, const UOp& b) { return a.node() < b.node(); });
-      auto it = std::find_if(by_ctx.begin(), by_ctx.end(), [&](const auto& p) { return p.first == k; });
-      if (it == by_ctx.end()) by_ctx.push_back({k, {e}});
-      else it->second.push_back(e);
-    }
-    for (std::size_t i = 0; i < by_ctx.size(); ++i) {
-      const auto& group = by_ctx[i].second;
-      std::vector<UOp> tr = r;
-      std::vector<std::pair<UOp, UOp>> remap;
-      if (i > 0) {
-        for (std::size_t j = 0; j < r.size(); ++j) {
-          ArgTuple a = r[j].arg().as_tuple();
-          a[0] = Arg(next_axis + std::int64_t(j));
-          tr[j] = r[j].replace({.arg = Arg(std::move(a))});
-          remap.emplace_back(r[j], tr[j]);
-        }
-        next_axis += std::int64_t(r.size());
-      }
-      UOp merged;
-      if (group.size() == 1) merged = i > 0 ? group[0].substitute(remap) : group[0];
-      else {
-        std::vector<UOp> stores;
-        for (const UOp& e : group) stores.push_back(i > 0 ? e.substitute(remap).src(0) : e.src(0));
-        merged = UOp::group(stores).end(tr);
-      }
-      for (const UOp& e : group) subs.emplace_back(e, merged);
-    }
-  }
-  if (subs.empty()) return std::nullopt;
-  return sink.substitute(subs);
-}
-
-struct pm_reduce_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, UOp red) { return reduce_to_acc(ctx, red); }),
-                 rule(op<Ops::SINK>.named("sink"_n), [](UOp sink) { return merge_reduce_ends(sink); }));
-  }
-};
-
-struct pm_add_loads_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        // an INDEX used as a value is a load
-        rule(op<Ops::INDEX>.named("idx"_n), [](UOp idx) -> std::optional<UOp> {
-          if (idx.dtype().is_ptr) return std::nullopt;
-          if (!idx.src(0).dtype().is_ptr) throw Error("add_load: INDEX into " + idx.src(0).dtype().repr() + ", which is not a pointer");
-          return UOp(Ops::LOAD, idx.dtype().base(), {idx.replace({.dtype = idx.src(0).dtype()})});
-        }),
-        // but not the one a STORE writes through
-        rule(op<Ops::STORE>(op<Ops::LOAD>, etc).named("s"_n), [](UOp s) {
-          std::vector<UOp> src(s.src().begin(), s.src().end());
-          src[0] = s.src(0).src(0);
-          return s.replace({.src = std::move(src)});
-        }),
-        rule(op<Ops::LOAD>(op<Ops::LOAD>, etc).named("l"_n), [](UOp l) {
-          std::vector<UOp> src(l.src().begin(), l.src().end());
-          src[0] = l.src(0).src(0);
-          return l.replace({.src = std::move(src)});
-        }));
-  }
-};
-
-template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) {
-  if (alu.dtype().vcount() == 1) return std::nullopt;
-  if (alu.op() == Ops::WHERE && is_invalid(alu.src(2))) return std::nullopt;
-  std::vector<UOp> alus;
-  for (int i = 0; i < alu.dtype().vcount(); ++i) {
-    std::vector<UOp> src;
-    for (const UOp& s : alu.src()) src.push_back(s.gep(i));
-    alus.push_back(UOp(alu.op(), alu.dtype().scalar(), src, alu.arg()));
-  }
-  return UOp(Ops::STACK, alu.dtype(), alus);
-}
-
-struct devectorize_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        // CAST after AFTER
-        rule(op<Ops::AFTER>(op<Ops::CAST>.named("c"_n), etc).named("a"_n), [](UOp a, UOp c) {
-          return c.src(0).after(std::vector<UOp>(a.src().begin() + 1, a.src().end())).cast(c.dtype());
-        }),
-        rule(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n), [](UOp alu) { return no_vectorized_alu(alu); }),
-        // a gated index simplified under its gate
-        rule(op<Ops::INDEX>(var<"buf">, invalid_gate_v<T>), [](UOp buf, UOp cond, UOp x, UOp) -> std::optional<UOp> {
-          UOp idx = uop_given_valid(cond, x);
-          if (!idx || idx == x) return std::nullopt;
-          return buf.index({idx.valid(cond)}, true);
-        }));
-  }
-};
-
-struct pm_render_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        // for rendering, vectors are explicit STACKs
-        rule(op<Ops::CONST>.named("c"_n), [](UOp c) -> std::optional<UOp> {
-          if (c.dtype().vcount() == 1) return std::nullopt;
-          return UOp(Ops::STACK, c.dtype(), std::vector<UOp>(std::size_t(c.dtype().vcount()), UOp::const_(c.dtype().scalar(), c.arg())));
-        }),
-        rule(op<Ops::GEP>.named("gep"_n), [](UOp gep) -> std::optional<UOp> {
-          if (gep.arg().size() > 1) {
-            std::vector<UOp> src;
-            for (const Arg& i : gep.arg().as_tuple()) src.push_back(gep.src(0).gep(int(i.as_int())));
-            return UOp(Ops::STACK, gep.dtype(), src);
-          }
-          if (gep.src(0).dtype().vcount() == 1 && gep.arg()[0].as_int() == 0) return gep.src(0);
-          return std::nullopt;
-        }),
-        rule(op<Ops::STACK>(var<"x">), [](UOp x) { return x; }));
-  }
-};
-}  // namespace detail
-
-inline constexpr LazyRules<detail::pm_reduce_def> pm_reduce{};
-inline constexpr LazyRules<detail::pm_add_loads_def> pm_add_loads{};
-inline constexpr LazyRules<detail::devectorize_def> devectorize{};
-inline constexpr LazyRules<detail::pm_render_def> pm_render{};
-
-}  // namespace mg
-
-// ---- metagrad/codegen/estimates.hpp ----
-// tinygrad's Estimates.from_uops(ignore_indexing=True): ALU ops and bytes moved in one full run of a
-// linear program (over every core_id). Symbolic loop sizes count at their upper bound.
-
-
-// ---- metagrad/codegen/program.hpp ----
-// A Program: one kernel after codegen, as the list of linear UOps every backend consumes (tinygrad's
-// ProgramInfo with the LINEAR source). The uops are in execution order and every uop's sources come
-// before it; RANGE ... END bracket loops, IF ... ENDIF bracket gated stores, and the last uop is the
-// SINK. This is the contract between codegen/ (which makes it), render/ (which turns it into LLVM IR)
-// and runtime/ (INTERP runs it directly).
-//
-// Calling convention, the same for every backend:
-//   bufs[i] is the base address of the buffer bound to the PARAM with slot i;
-//   vals[j] is the value of vars[j], a DEFINE_VAR (arg (name, min, max)), as an int64.
-// When the kernel was split over threads (tinygrad's THREAD axis), vars holds a DEFINE_VAR named
-// "core_id" with bounds [0, threads-1]; the runtime runs the kernel once per core_id in [0, threads),
-// each with its own vals (core_id's slot set to the thread's id), possibly at the same time.
-
-
-namespace mg {
-
-struct Program {
-  std::string name;          // a C identifier; the symbol a compiled backend exports
-  std::vector<UOp> uops;     // linear, sources first, ending in SINK
-  std::vector<UOp> params;   // the PARAM uops, params[i] has slot i
-  std::vector<UOp> vars;     // the DEFINE_VAR uops the kernel reads, in vals order
-  std::int64_t threads = 1;  // core_id's range: the kernel runs for core_id = 0 .. threads-1
-  // estimates for DEBUG=2 (tinygrad's Estimates): floating/int ops and bytes moved per full run
-  std::int64_t ops = 0, mem = 0;
-
-  // the slot of core_id in vars, or -1 when the kernel is not split over threads
-  int core_id_slot() const {
-    for (std::size_t j = 0; j < vars.size(); ++j)
-      if (vars[j].arg()[0].as_str() == "core_id") return int(j);
-    return -1;
-  }
-};
-
-}  // namespace mg
-
-namespace mg::detail {
-
-inline void estimate(Program& p) {
-  auto mulsat = [](std::int64_t a, std::int64_t b) {
-    std::int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
-  };
-  // index math, gates and loop bookkeeping are not counted as ops
-  PtrMap<char> dont_count;
-  auto mark = [&](const UOp& root, bool stop_at_range) {
-    std::vector<UOp> stack{root};
-    while (!stack.empty()) {
-      UOp u = stack.back();
-      stack.pop_back();
-      if (dont_count.contains(u.node())) continue;
-      dont_count.set(u.node(), 1);
-      if (stop_at_range && u.op() == Ops::RANGE) continue;
-      for (const UOp& s : u.src()) stack.push_back(s);
-    }
-  };
-  for (const UOp& u : p.uops) {
-    if (u.op() == Ops::LOAD || u.op() == Ops::STORE) {
-      if (u.src(0).op() == Ops::INDEX) for (std::size_t k = 1; k < u.src(0).nsrc(); ++k) mark(u.src(0).src(k), true);
-      else mark(u.src(0), true);
-      if (u.nsrc() > 2) mark(u.src(2), false);
-    } else if (u.op() == Ops::IF) mark(u.src(0), false);
-  }
-  std::int64_t flops = 0, mults = 1;
-  std::vector<std::int64_t> stack;
-  PtrMap<std::int64_t> ld, st;
-  for (const UOp& u : p.uops) {
-    if (u.op() == Ops::LOAD || u.op() == Ops::STORE) {
-      UOp buf = u;
-      while (buf.nsrc() && buf.op() != Ops::PARAM) buf = buf.src(0);
-      if (buf.op() == Ops::PARAM) {
-        auto& m = u.op() == Ops::LOAD ? ld : st;
-        std::int64_t acc = m.at(buf.node()) + mulsat(u.src(0).dtype().base().itemsize(), mults);
-        if (buf.dtype().size != -1) acc = std::min<std::int64_t>(acc, buf.dtype().nbytes());
-        m.set(buf.node(), acc);
-      }
-    }
-    if (u.op() == Ops::RANGE) {
-      stack.push_back(mults);
-      mults = mulsat(mults, std::int64_t(u.src(0).vmax().clamped_int64()));
-    } else if (u.op() == Ops::END) {
-      mults = stack.back();
-      stack.pop_back();
-    } else if (u.op() == Ops::DEFINE_VAR && u.arg()[0].as_str() == "core_id") {
-      mults = mulsat(mults, u.arg()[2].as_int() + 1);
-    } else if (GroupOp::ALU.contains(u.op()) && !dont_count.contains(u.node())) {
-      flops += mulsat(mulsat(mults, u.op() == Ops::MULACC ? 2 : 1), u.dtype().count);
-    }
-  }
-  std::int64_t total = 0;
-  for (const UOp& u : p.uops)
-    if (u.op() == Ops::PARAM) total += (ld.find(u.node()) ? *ld.find(u.node()) : 0) + (st.find(u.node()) ? *st.find(u.node()) : 0);
-  p.ops = flops;
-  p.mem = total;
-}
-
-}  // namespace mg::detail
-
-// ---- metagrad/codegen/gater.hpp ----
-// tinygrad's codegen/late/gater.py: an INDEX gated by cond.where(idx, Invalid) cannot be rendered, so
-// the gate moves to the LOAD (which reads an alternative value, 0, where the gate is false) or the
-// STORE (which does not happen). A WHERE on the same gate around a gated load becomes its alternative.
-
-namespace mg {
-
-namespace detail {
-struct pm_move_gates_from_index_def {
-  template <class T> static constexpr auto make() {
-    auto gated = [] { return index(var<"buf">, where(var<"gate">, var<"idx">, op<Ops::CONST>.arg(Invalid{}))); };
-    return rules(
-        rule(load(or_casted<"cast">(gated())).named("l"_n), [](UOp l, UOp cast, UOp buf, UOp gate, UOp idx) {
-          return UOp(Ops::LOAD, l.dtype(), {buf.index({idx}, true).cast(cast.dtype()), l.const_like(0), gate});
-        }),
-        rule(store(or_casted<"cast">(gated()), var<"data">), [](UOp cast, UOp buf, UOp gate, UOp idx, UOp data) {
-          return buf.index({idx}, true).cast(cast.dtype()).store(data, gate);
-        }),
-        // a WHERE after a gated load becomes the load's alternative value
-        rule(where(var<"gate">, or_casted(op<Ops::LOAD>(upat, upat, var<"gate">.dtype(dtypes::bool_)).named("l"_n)), var<"a">),
-             [](UOp gate, UOp l, UOp a) {
-               (void)gate;
-               UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
-               return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());
-             }),
-        rule(where(var<"gate">, var<"a">, or_casted(op<Ops::LOAD>(upat, upat, ne(var<"gate">.dtype(dtypes::bool_), true)).named("l"_n))),
-             [](UOp gate, UOp a, UOp l) {
-               (void)gate;
-               UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
-               return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());
-             }));
-  }
-};
-}  // namespace detail
-
-inline constexpr LazyRules<detail::pm_move_gates_from_index_def> pm_move_gates_from_index{};
-
-}  // namespace mg
-
-// ---- metagrad/codegen/gpudims.hpp ----
-// tinygrad's codegen/gpudims.py for a CPU target: the THREAD range becomes the DEFINE_VAR core_id
-// (int32, bounds [0, threads-1]) the runtime sets per thread. GPU launch dims (SPECIAL) are not done.
-
-
-namespace mg::detail {
-
-inline UOp add_gpudims(const UOp& sink) {
-  std::vector<std::pair<UOp, UOp>> subs;
-  for (const UOp& r : sink.toposort()) {
-    if (r.op() != Ops::RANGE || range_type(r) != AxisType::THREAD) continue;
-    if (r.src(0).op() != Ops::CONST) throw Error("add_gpudims: THREAD range of symbolic size " + r.src(0).render());
-    const std::int64_t n = r.src(0).arg().as_int();
-    subs.emplace_back(r, UOp::variable("core_id", 0, n - 1, dtypes::int32).cast(dtypes::weakint));
-  }
-  if (subs.size() > 1) throw Error("add_gpudims: " + std::to_string(subs.size()) + " THREAD ranges, the CPU splits one");
-  return subs.empty() ? sink : sink.substitute(subs);
-}
-
-}  // namespace mg::detail
-
-// ---- metagrad/codegen/late_rewrite.hpp ----
-// tinygrad's get_late_rewrite_patterns (uop/decompositions.py): FLOORDIV/FLOORMOD become the C-style
-// CDIV/CMOD every backend has, and ops the backend lacks are rewritten into ones it has (MAX as
-// CMPLT+WHERE, THREEFRY as 32-bit ALU); ops it has replace longer forms (SHL/SHR for powers of two,
-// NEG, SUB, CMPEQ, MULACC, FDIV). The ctx is the Target: each rule asks it whether the op exists, so
-// the rule set is one compiled type for every target.
-
-
-// ---- metagrad/codegen/target.hpp ----
-// Target: what codegen needs to know about the backend it lowers for (tinygrad's Renderer fields that
-// codegen reads): which ALU ops the backend renders (the rest are decomposed), how many threads a CPU
-// kernel may be split over (tinygrad's THREAD opt + core_id), and which narrow floats it has natively.
-
-
-namespace mg {
-
-struct Target {
-  std::string device = "INTERP";
-  // the ALU ops the backend renders (tinygrad's code_for_op keys); FLOORDIV/FLOORMOD are always lowered
-  OpSet ops = GroupOp::ALU - OpSet{Ops::THREEFRY, Ops::FDIV};
-  // CPU: the most threads the outermost LOOP range may be split over (1 = never split)
-  std::int64_t threads = 1;
-  // tinygrad's heuristic: split only when the kernel has at least this many elements per thread
-  std::int64_t min_work_per_thread = std::int64_t(128) << 10;
-  // native float16 / bfloat16 support; where false, to_program throws naming the first uop of that
-  // dtype (tinygrad's pm_dtype_decomps emulation is not ported yet)
-  bool half = true, bfloat16 = true;
-  // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
-  bool disable_fast_idiv = false;
-  // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included)
-  bool noopt = false;
-};
-
-// tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
-inline Target interp_target() { return Target{}; }
-
-}  // namespace mg
-
-namespace mg {
-
-namespace detail {
-// log2(c) for a power of two c >= 2, else 0 (tinygrad's powers_of_two.get(c, 0))
-inline int pow2_log(const Arg& c) {
-  if (!c.is_int()) return 0;
-  const std::int64_t v = c.as_int();
-  return v > 1 && std::has_single_bit(std::uint64_t(v)) ? std::countr_zero(std::uint64_t(v)) : 0;
-}
-inline bool same_sign_division(const UOp& a, const UOp& b) {
-  return (a.vmin() >= 0 && b.vmin() > 0) || (a.vmax() <= 0 && b.vmax() < 0);
-}
-inline UOp floordiv_to_idiv(const UOp& a, const UOp& b) {
-  if (same_sign_division(a, b)) return a.cdiv(b);
-  return a.cdiv(b) - (a.cmod(b).ne(a.const_like(0)) & (a < a.const_like(0)).ne(b < b.const_like(0))).cast(a.dtype());
-}
-inline UOp floormod_to_mod(const UOp& a, const UOp& b) {
-  if (same_sign_division(a, b)) return a.cmod(b);
-  const UOp r = a.cmod(b);
-  // where instead of mul, so it is not fused into MULACC
-  return r + (r.ne(r.const_like(0)) & (a < a.const_like(0)).ne(b < b.const_like(0))).where(b, b.const_like(0));
-}
-
-// m, s with x//d == (x*m) >> s for every 0 <= x <= vmax, d > 0 (Hacker's Delight, chapter 10)
-inline std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64_t d) {
-  using u128 = unsigned __int128;
-  const u128 nc = u128((vmax + 1) / d) * d - 1;
-  const int nbits = vmax ? 64 - std::countl_zero(vmax) : 0;
-  for (int s = 0; s <= 2 * nbits && s < 127; ++s) {
-    const u128 p = u128(1) << s;
-    if (p > nc * u128(d - 1 - std::uint64_t((p - 1) % d))) return {(p + d - 1 - (p - 1) % d) / d, s};
-  }
-  throw Error("magicgu: no magic number for division by " + std::to_string(d));
-}
-// m*v within [lo, hi], without overflow
-inline bool mul_in(unsigned __int128 m, std::int64_t v, std::int64_t lo, std::uint64_t hi) {
-  if (m >> 64) return v == 0;
-  __int128 r;
-  if (__builtin_mul_overflow(__int128(std::uint64_t(m)), __int128(v), &r)) return false;
-  return r >= lo && r <= __int128(hi);
-}
-// tinygrad's fast_idiv: x // d as a multiply and a shift (x >= 0, or unsigned)
-inline std::optional<UOp> fast_idiv(const UOp& x, std::int64_t d, bool dont_cast = false) {
-  const DType dt = x.dtype().scalar();
-  const bool is_unsigned = x.vmin() >= 0 || dt.is_unsigned();
-  const std::int64_t vmin = std::max(x.vmin().clamped_int64(), dt.imin());
-  const std::int64_t vmax = std::min<std::int64_t>(x.vmax().clamped_int64(), dt.imax());
-  if (vmin > -d && vmax < d) return x.const_like(0);
-  const auto [m, s] = magicgu(std::uint64_t(std::max(vmax, vmin == INT64_MIN ? INT64_MAX : -vmin)), std::uint64_t(d));
-  auto build = [&](const UOp& xx) {
-    UOp r = (xx * xx.const_like(std::int64_t(std::uint64_t(m)))) >> xx.const_like(s);
-    return r;
-  };
-  if (!(m >> 64) && mul_in(m, vmin, dt.imin(), dt.umax()) && mul_in(m, vmax, dt.imin(), dt.umax())) {
-    const UOp r = build(x);
-    return is_unsigned ? r : r + (x < x.const_like(0)).where(x.const_like(1), x.const_like(0));
-  }
-  // powers of two in d shift x smaller first (CDIV: the recursion assumes truncation)
-  if (const std::int64_t f = d & -d; f > 1)
-    if (auto r = fast_idiv(x.cdiv(x.const_like(f)), d / f, true)) return r;
-  if (dont_cast || dt.info().bitsize >= 64) return std::nullopt;
-  // compute in the 64-bit type of the same signedness
-  const DType next = dt.is_unsigned() ? dtypes::uint64 : dtypes::int64;
-  if (!(m >> 64) && mul_in(m, vmin, next.imin(), next.umax()) && mul_in(m, vmax, next.imin(), next.umax())) {
-    const UOp r = build(x.cast(next)).cast(x.dtype());
-    return is_unsigned ? r : r + (x < x.const_like(0)).where(x.const_like(1), x.const_like(0));
-  }
-  return std::nullopt;
-}
-
-struct late_rewrite_def {
-  template <class T> static constexpr auto make() {
-    auto ints = [](auto p) {
-      return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64);
-    };
-    auto sints = [](auto p) { return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64); };
-    auto uints = [](auto p) { return p.dtype(dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64); };
-    auto lnot = [](auto p) { return ne(p, true); };
-    using O = std::optional<UOp>;
-    return rules(
-        rule(var<"a"> / var<"b">, [](UOp a, UOp b) { return floordiv_to_idiv(a, b); }),
-        // FLOORMOD by 2**y is x & (2**y-1), right for any sign in two's complement
-        rule(ints(var<"x">) % cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
-          if (!t.ops.contains(Ops::AND) || !pow2_log(c.arg())) return std::nullopt;
-          return x & (c.arg().as_int() - 1);
-        }),
-        rule(var<"a"> % var<"b">, [](UOp a, UOp b) { return floormod_to_mod(a, b); }),
-        rule(op<Ops::THREEFRY>(var<"x">, var<"key">).dtype(dtypes::uint64), [](const Target& t, UOp x, UOp key) -> O {
-          if (t.ops.contains(Ops::THREEFRY)) return std::nullopt;
-          return threefry2x32(x, key);
-        }),
-        // MAX as CMPLT + WHERE
-        rule(op<Ops::MAX>.named("m"_n), [](const Target& t, UOp m) -> O {
-          if (t.ops.contains(Ops::MAX) || !t.ops.contains(Ops::CMPLT)) return std::nullopt;
-          return (m.src(0) < m.src(1)).where(m.src(1), m.src(0));
-        }),
-        rule(lnot(var<"x">.dtype(dtypes::bool_)) & lnot(var<"y">.dtype(dtypes::bool_)), [](const Target& t, UOp x, UOp y) -> O {
-          if (!t.ops.contains(Ops::OR)) return std::nullopt;
-          return (x | y).logical_not();
-        }),
-        // MUL and CDIV by 2**v as shifts
-        rule(ints(var<"x">) * cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
-          const int v = pow2_log(c.arg());
-          if (!t.ops.contains(Ops::SHL) || !v) return std::nullopt;
-          return x << x.const_like(v);
-        }),
-        rule(op<Ops::CDIV>(uints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
-          const int v = pow2_log(c.arg());
-          if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
-          return x >> x.const_like(v);
-        }),
-        // signed CDIV (truncating) by 2**v: (x + (x<0 ? c-1 : 0)) >> v
-        rule(op<Ops::CDIV>(sints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
-          const int v = pow2_log(c.arg());
-          if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
-          UOp l = x < x.const_like(0);
-          if (l.vmin() == l.vmax()) l = l.const_like(Arg(l.vmin() != 0));
-          return (x + l.where(c - 1, x.const_like(0))) >> x.const_like(v);
-        }),
-        // non-powers of two: a magic multiply, on inputs known non-negative (the signed form is unreliable)
-        rule(op<Ops::CDIV>(ints(var<"x">), cvar<"d">), [](const Target& t, UOp x, UOp d) -> O {
-          if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !d.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
-          if (!(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
-          return fast_idiv(x, d.arg().as_int());
-        }),
-        // CMOD -> x - d*CDIV(x, d), so the CDIV can take the fast path
-        rule(op<Ops::CMOD>(ints(var<"x">), var<"d">), [](const Target& t, UOp x, UOp d) -> O {
-          if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
-          return x - d * x.cdiv(d);
-        }),
-        rule(var<"x"> * -1, [](const Target& t, UOp x) -> O {
-          if (!t.ops.contains(Ops::NEG)) return std::nullopt;
-          return x.alu(Ops::NEG);
-        }),
-        rule(var<"x"> + op<Ops::NEG>(var<"y">), [](const Target& t, UOp x, UOp y) -> O {
-          if (!t.ops.contains(Ops::NEG) || !t.ops.contains(Ops::SUB)) return std::nullopt;
-          return x.sub(y);
-        }),
-        // late because simplex wants comparisons in one form
-        rule(lnot(sints(var<"x">) < sints(cvar<"c">)), [](const Target& t, UOp x, UOp c) -> O {
-          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
-          return (c - 1) < x;
-        }),
-        rule(lnot(sints(cvar<"c">) < sints(var<"x">)), [](const Target& t, UOp c, UOp x) -> O {
-          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
-          return x < (c + 1);
-        }),
-        rule((sints(var<"x">) * -1) < (sints(var<"y">) * cvar<"c">), [](const Target& t, UOp x, UOp y, UOp c) -> O {
-          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
-          return (y * (-c)) < x;
-        }),
-        rule((sints(var<"x">) * -1) < cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
-          if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
-          return (-c) < x;
-        }),
-        rule((cvar<"c1"> < sints(var<"x">)) & (sints(var<"x">) < cvar<"c2">), [](const Target& t, UOp c1, UOp x, UOp c2) -> O {
-          if (!t.ops.contains(Ops::CMPLT) || !c1.arg().is_int() || !c2.arg().is_int() || c1.arg().as_int() + 1 != c2.arg().as_int() - 1)
-            return std::nullopt;
-          return x.cmpeq(c1 + 1);  // (c-1)<x & x<(c+1) -> x==c
-        }),
-        rule(lnot(ne(var<"x">, var<"y">)), [](const Target& t, UOp x, UOp y) -> O {
-          if (!t.ops.contains(Ops::CMPEQ)) return std::nullopt;
-          return x.cmpeq(y);
-        }),
-        rule(var<"a"> * var<"b"> + var<"c">, [](const Target& t, UOp a, UOp b, UOp c) -> O {
-          if (!t.ops.contains(Ops::MULACC)) return std::nullopt;
-          return a.mulacc(b, c);
-        }),
-        // also (x << n) + c, since MUL may have become SHL first
-        rule(op<Ops::SHL>(var<"x">, cvar<"n">) + var<"c">, [](const Target& t, UOp x, UOp n, UOp c) -> O {
-          if (!t.ops.contains(Ops::MULACC) || !t.ops.contains(Ops::SHL)) return std::nullopt;
-          return x.mulacc(x.const_like(std::int64_t(1) << n.arg().as_int()), c);
-        }),
-        // backends with FDIV: a*(1/b) -> a/b
-        rule(op<Ops::RECIPROCAL>(var<"x">), [](const Target& t, UOp x) -> O {
-          if (!t.ops.contains(Ops::FDIV)) return std::nullopt;
-          return x.const_like(1).fdiv(x);
-        }),
-        rule(var<"a">.dtype(dtypes::float16, dtypes::bfloat16, dtypes::float32, dtypes::float64) * op<Ops::FDIV>(cvar<"one">, var<"b">),
-             [](const Target& t, UOp a, UOp one, UOp b) -> O {
-               if (!t.ops.contains(Ops::FDIV) || !one.arg().py_equals(1)) return std::nullopt;
-               return a.fdiv(b);
-             }));
-  }
-};
-}  // namespace detail
-
-inline constexpr LazyRules<detail::late_rewrite_def> pm_late_rewrite{};
-
-}  // namespace mg
-
-// ---- metagrad/codegen/linearizer.hpp ----
-// tinygrad's codegen/late/linearizer.py: split ENDs to one range each, order sibling loops by adding
-// control-flow edges (a RANGE gets the END or RANGE it must come after as an extra source), then a
-// priority toposort into the linear list. Gated STOREs become IF / STORE / ENDIF (do_linearize).
-#include <queue>
-
-
-namespace mg {
-
-namespace detail {
-// Python's < on range args (ints..., AxisType)
-inline bool arg_less(const Arg& a, const Arg& b) {
-  const std::size_t n = std::min(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    if (a[i].is_int() && b[i].is_int()) {
-      if (a[i].as_int() != b[i].as_int()) return a[i].as_int() < b[i].as_int();
-    } else if (a[i].is<AxisType>() && b[i].is<AxisType>()) {
-      if (a[i].as_axis_type() != b[i].as_axis_type()) return a[i].as_axis_type() < b[i].as_axis_type();
-    } else if (a[i].is_int() != b[i].is_int()) return a[i].is_int();  // never in practice
-  }
-  return a.size() < b.size();
-}
-
-// tinygrad's x.tuplize order as Python's tuple < computes it: the first element that differs decides,
-// and two dtypes with the same (priority, bitsize, name, count) but different pointers are neither less
-// nor greater (DType compares by identity for ==). -1 / 1: less / greater; 0: neither.
-template <std::same_as<UOp> U> int py_tuplize_cmp(const U& a, const U& b) {
-  if (a == b) return 0;
-  if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
-  if (!(a.arg() == b.arg())) return arg_cmp(a.arg(), b.arg());
-  if (a.dtype() != b.dtype()) {
-    auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
-    return key(a.dtype()) < key(b.dtype()) ? -1 : key(b.dtype()) < key(a.dtype()) ? 1 : 0;
-  }
-  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i)
-    if (a.src(i) != b.src(i)) return py_tuplize_cmp(a.src(i), b.src(i));
-  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
-}
-
-// one END per range, the innermost (highest axis) first
-template <std::same_as<UOp> U> std::optional<U> do_split_ends(const U& e) {
-  if (e.nsrc() == 2 && e.src(1).op() == Ops::RANGE && e.tag().is_none()) return std::nullopt;
-  std::vector<UOp> rs(e.src().begin() + 1, e.src().end());
-  std::vector<UOp> rngs = ranges_of(UOp::sink(rs));
-  std::sort(rngs.begin(), rngs.end(), [](const UOp& a, const UOp& b) { return arg_less(b.arg(), a.arg()); });
-  UOp ret = e.src(0);
-  for (const UOp& r : rngs) ret = ret.end({r});
-  return ret;
-}
-struct pm_split_ends_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::END>.named("e"_n), [](UOp e) { return do_split_ends(e); }));
-  }
-};
-
-// tinygrad's CFGContext: ranges nested in the same END (or the SINK) are siblings and run one after
-// another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE)
-struct CFGContext {
-  std::unordered_map<UOp, UOp> edges;
-  explicit CFGContext(const UOp& sink) {
-    PtrMap<std::vector<UOp>> deps;
-    std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
-    auto nested = [&](const UOp& x) {
-      return std::any_of(nesting.begin(), nesting.end(), [&](const auto& p) { return p.first == x; });
-    };
-    for (const UOp& u : sink.toposort()) {
-      std::vector<UOp> d;
-      for (const UOp& s : u.src())
-        for (const UOp& x : *deps.find(s.node())) if (!in_list(d, x)) d.push_back(x);
-      if (u.op() == Ops::END || u.op() == Ops::SINK)
-        for (const UOp& x : d)
-          if (x.op() == Ops::END && (u.op() == Ops::SINK || in_list(*deps.find(x.node()), u.src(1))) && !nested(x))
-            nesting.emplace_back(x, u);
-      if (u.op() == Ops::RANGE || u.op() == Ops::END) d.push_back(u);
-      deps.set(u.node(), std::move(d));
-    }
-    std::vector<std::pair<UOp, std::vector<UOp>>> siblings;
-    for (const auto& [k, vv] : nesting) {
-      auto it = std::find_if(siblings.begin(), siblings.end(), [&](const auto& p) { return p.first == vv; });
-      if (it == siblings.end()) siblings.push_back({vv, {k}});
-      else it->second.push_back(k);
-    }
-    for (auto& [k, v] : siblings) {
-      // ranges that depend on other siblings are scheduled after them
-      auto count = [&](const UOp& x) {
-        const auto& dx = *deps.find(x.node());
-        return std::count_if(v.begin(), v.end(), [&](const UOp& u) { return in_list(dx, u); });
-      };
-      std::vector<UOp> order = v;
-      stable_sort_by(order, [&](const UOp& a, const UOp& b) { return count(a) < count(b); });
-      std::vector<UOp> firsts = order;
-      if (k.op() != Ops::SINK) firsts.insert(firsts.begin(), k.src(1));
-      const std::size_t off = k.op() == Ops::SINK ? 1 : 0;
-      for (std::size_t i = 0; i + off < order.size(); ++i) {
-        const UOp& x = firsts[i];
-        const UOp& y = order[i + off];
-        edges[y.src(1)] = x;
-      }
-    }
-  }
-};
-
-struct pm_add_control_flow_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, UOp x) -> std::optional<UOp> {
-      auto it = ctx.edges.find(x);
-      if (it == ctx.edges.end()) return std::nullopt;
-      std::vector<UOp> src(x.src().begin(), x.src().end());
-      src.push_back(it->second);
-      return x.replace({.src = std::move(src)});
-    }));
-  }
-};
-}  // namespace detail
-
-inline constexpr LazyRules<detail::pm_split_ends_def> pm_split_ends{};
-inline constexpr LazyRules<detail::pm_add_control_flow_def> pm_add_control_flow{};
-
-// tinygrad's linearize: a toposort with priorities; uops that run more often (inside more loops) come
-// later, defines first, loads early, stores late
-template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
-  const std::vector<UOp> lst = sink.toposort();
-  detail::PtrMap<int> out_degree(lst.size());
-  detail::RangeMap rm;
-  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string, std::int64_t, std::int64_t>;
-  std::vector<Key> prio(lst.size());
-  for (std::size_t i = lst.size(); i-- > 0;) {
-    const UOp& u = lst[i];
-    for (const UOp& s : u.src()) ++out_degree.at(s.node());
-    std::int64_t run_count = 1;
-    for (const UOp& r : rm.of(u)) {
-      const std::int64_t n = std::int64_t(r.vmax().clamped_int64()) + 1;
-      run_count = __builtin_mul_overflow(run_count, n, &run_count) ? INT64_MAX : run_count;
-    }
-    int p = 0;
-    std::int64_t e0 = 0, e1 = 0, e2 = 0;
-    std::string es;
-    switch (u.op()) {
-      case Ops::PARAM: p = -20, e0 = u.arg().as_param().slot; break;
-      case Ops::DEFINE_VAR: p = -19, es = u.arg()[0].as_str(), e1 = u.arg()[1].as_int(), e2 = u.arg()[2].as_int(); break;
-      case Ops::DEFINE_REG: p = -18; break;
-      case Ops::DEFINE_LOCAL: p = -17; break;
-      case Ops::LOAD: p = -1; break;
-      case Ops::STORE: p = 1; break;
-      case Ops::RANGE: p = 5; break;
-      case Ops::END: p = -5; break;
-      default: break;
-    }
-    prio[i] = Key{run_count, p, e0, es, e1, e2};
-  }
-  // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
-  std::vector<std::size_t> idx(lst.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  detail::stable_sort_by(idx, [&](std::size_t a, std::size_t b) {
-    if (prio[a] != prio[b]) return prio[a] < prio[b];
-    return detail::py_tuplize_cmp(lst[a], lst[b]) < 0;
-  });
-  detail::PtrMap<std::size_t> nkey(lst.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
-  // then toposort as close to that order as possible, from the sink back
-  std::priority_queue<std::pair<std::size_t, const detail::Node*>> heap;
-  heap.emplace(*nkey.find(sink.node()), sink.node());
-  std::vector<UOp> out;
-  while (!heap.empty()) {
-    const detail::Node* n = heap.top().second;
-    heap.pop();
-    out.push_back(UOp::from_node(n));
-    for (const UOp& v : out.back().src())
-      if (--*out_degree.find(v.node()) == 0) heap.emplace(*nkey.find(v.node()), v.node());
-  }
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
-// tinygrad's pm_linearize_cleanups by line_rewrite: a gated STORE becomes IF / STORE / ENDIF
-template <std::same_as<UOp> U> std::vector<U> add_ifs(const std::vector<U>& lst) {
-  std::vector<UOp> out;
-  std::unordered_map<UOp, UOp> replaced;
-  for (const UOp& u : lst) {
-    std::vector<UOp> src;
-    for (const UOp& s : u.src()) {
-      auto it = replaced.find(s);
-      src.push_back(it == replaced.end() ? s : it->second);
-    }
-    UOp nu = u.replace({.src = std::move(src)});
-    if (nu.op() == Ops::IF || nu.op() == Ops::ENDIF) throw Error("linearize: IF/ENDIF are not allowed in the graph");
-    if (nu.op() == Ops::STORE && nu.nsrc() == 3 && nu.src(2).dtype() == dtypes::bool_) {
-      const UOp st = UOp(Ops::STORE, dtypes::void_, {nu.src(0), nu.src(1)});
-      const UOp mif = UOp(Ops::IF, dtypes::void_, {nu.src(2), nu.src(0)});
-      out.push_back(mif);
-      out.push_back(st);
-      out.push_back(UOp(Ops::ENDIF, dtypes::void_, {mif}));
-      replaced[u] = st;
-      continue;
-    }
-    replaced[u] = nu;
-    out.push_back(nu);
-  }
-  return out;
-}
-
-}  // namespace mg
-
-// ---- metagrad/codegen/lower_index.hpp ----
-// tinygrad's pm_lower_index_dtype (uop/ops.py): index math is done in weakint until here; each weakint
-// node becomes int32, or int64 where its bounds overflow int32, with CASTs back to weakint that the
-// next node up absorbs, until the last ones are dropped under INDEX, SINK, END and NOOP.
-
-
-namespace mg {
-
-namespace detail {
-inline DType select_index_dtype(const UOp& u) {
-  return (u.overflows(dtypes::int32) ? dtypes::int64 : dtypes::int32).vec(u.dtype().count);
-}
-inline DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
-
-struct pm_lower_index_dtype_def {
-  template <class T> static constexpr auto make() {
-    auto wcast = [](auto p) { return cast(p, dtypes::weakint); };
-    auto ints = [](auto p) {
-      return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64);
-    };
-    return rules(
-        // there are no unary ops in index math at this point
-        rule(op<GroupOp::Binary>(wcast(var<"x">), wcast(var<"y">)).named("u"_n), [](UOp u, UOp x, UOp y) {
-          const DType sel = select_index_dtype(u);
-          const DType dt = index_upper(sel, x.dtype(), y.dtype()).vec(u.dtype().count);
-          return x.cast(dt).alu(u.op(), y.cast(dt)).cast(u.dtype());
-        }),
-        rule(op<Ops::CONST>.dtype(dtypes::weakint).named("u"_n), [](UOp u) -> std::optional<UOp> {
-          if (u.arg().is<Invalid>()) return std::nullopt;
-          return u.replace({.dtype = select_index_dtype(u)}).cast(u.dtype());
-        }),
-        rule(op<Ops::WHERE>(var<"cond">, wcast(var<"x">), wcast(var<"y">)).dtype(dtypes::weakint), [](UOp cond, UOp x, UOp y) {
-          const DType dt = least_upper_dtype(x.dtype().scalar(), y.dtype().scalar()).vec(x.dtype().count);
-          return cond.where(x.cast(dt), y.cast(dt)).cast(dtypes::weakint);
-        }),
-        rule(op<Ops::RANGE>(wcast(var<"end">)).named("r"_n), [](UOp r, UOp end) {
-          return r.replace({.dtype = end.dtype(), .src = std::vector<UOp>{end}}).cast(dtypes::weakint);
-        }),
-        rule(op<Ops::STACK>(repeat(op<Ops::CAST>.dtype(dtypes::weakint))).named("v"_n), [](UOp v) {
-          const DType dt = select_index_dtype(v);
-          std::vector<UOp> src;
-          for (const UOp& s : v.src()) src.push_back(s.src(0).cast(dt.scalar()));
-          return v.replace({.dtype = dt, .src = std::move(src)}).cast(dtypes::weakint);
-        }),
-        // SPECIAL is int32
-        rule(op<Ops::SPECIAL>(wcast(var<"var">)).named("u"_n), [](UOp u, UOp var) {
-          return u.replace({.dtype = dtypes::int32, .src = std::vector<UOp>{var}}).cast(dtypes::weakint);
-        }),
-        rule(op<Ops::DEFINE_VAR>.dtype(dtypes::weakint).named("u"_n), [](UOp u) {
-          return u.replace({.dtype = dtypes::int32}).cast(dtypes::weakint);
-        }),
-        rule(op<Ops::BIND>(wcast(var<"var">), wcast(cvar<"val">)), [](UOp var, UOp val) {
-          return UOp(Ops::BIND, var.dtype(), {var, val}).cast(dtypes::weakint);
-        }),
-        // remove hanging casts
-        rule(op<Ops::INDEX>(var<"buf">, cast(ints(var<"idx">))), [](UOp buf, UOp idx) { return buf.index({idx}, true); }),
-        rule(op<Ops::INDEX>(var<"buf">, where(var<"gate">, cast(ints(var<"idx">)), op<Ops::CONST>.arg(Invalid{}))),
-             [](UOp buf, UOp gate, UOp idx) { return buf.index({gate.where(idx, idx.const_like(Invalid{}))}, true); }),
-        rule(op<Ops::SINK, Ops::NOOP, Ops::END>.named("n"_n), [](UOp n) {
-          std::vector<UOp> src;
-          for (const UOp& s : n.src()) src.push_back(s.op() == Ops::CAST && s.dtype() == dtypes::weakint ? s.src(0) : s);
-          return n.replace({.src = std::move(src)});
-        }));
-  }
-};
-}  // namespace detail
-
-inline constexpr LazyRules<detail::pm_lower_index_dtype_def> pm_lower_index_dtype{};
-
-}  // namespace mg
-
-// ---- metagrad/codegen/opts.hpp ----
-// The kernel optimizations codegen applies after simplifying ranges (tinygrad's codegen/opt/postrange.py
-// Scheduler and heuristic.py). For now only the CPU's THREAD split: the outermost output LOOP range
-// that divides is split into (threads, rest), the THREAD range later becoming core_id (gpudims.hpp).
-// Also the kernel's default name, tinygrad's r_4_4 / E_16.
-
-
-namespace mg::detail {
-
-inline int axis_to_pos(AxisType t) {
-  switch (t) {
-    case AxisType::LOOP: return -1;
-    case AxisType::THREAD: case AxisType::GLOBAL: return 0;
-    case AxisType::WARP: return 1;
-    case AxisType::LOCAL: case AxisType::GROUP_REDUCE: return 2;
-    case AxisType::UPCAST: return 3;
-    case AxisType::REDUCE: return 4;
-    case AxisType::UNROLL: return 5;
-    default: return 6;
-  }
-}
-
-// the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
-inline std::vector<UOp> kernel_rngs(const UOp& ast) {
-  std::vector<UOp> out;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
-  auto key = [](const UOp& r) {
-    std::vector<std::int64_t> k{axis_to_pos(range_type(r))};
-    for (std::size_t i = 0; i + 1 < r.arg().size(); ++i) k.push_back(r.arg()[i].as_int());
-    return k;
-  };
-  stable_sort_by(out, [&](const UOp& a, const UOp& b) { return key(a) < key(b); });
-  return out;
-}
-
-// the LOOP ranges of the kernel's outputs (those its END nodes close): the ones a THREAD split may take
-inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
-  std::vector<UOp> out;
-  for (const UOp& s : ast.src()) {
-    if (s.op() != Ops::END) continue;
-    std::vector<UOp> rs(s.src().begin() + 1, s.src().end());
-    for (const UOp& r : ranges_of(UOp::sink(rs)))
-      if (range_type(r) == AxisType::LOOP && !in_list(out, r)) out.push_back(r);
-  }
-  return out;
-}
-
-inline std::string range_size_str(const UOp& r) {
-  const UOp& e = r.src(0);
-  return e.op() == Ops::CONST && e.arg().is_int() ? std::to_string(e.arg().as_int()) : e.render();
-}
-
-// tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
-inline std::string default_kernel_name(const UOp& ast) {
-  bool reduce = false;
-  for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
-  std::string name = reduce ? "r" : "E";
-  for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
-  return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
-}
-
-// split rng into an outer range of `amount` (type t) and the rest: tinygrad's Scheduler.shift_to(top=True)
-inline UOp shift_to_top(const UOp& ast, const UOp& rng, std::int64_t amount, AxisType t, std::int64_t new_axis) {
-  auto old_sz = rng.src(0).divides(amount);
-  if (!old_sz) throw Error("shift_to: " + std::to_string(amount) + " does not divide range " + rng.src(0).render());
-  UOp nr = UOp::range(amount, new_axis, t);
-  UOp replaced = rng.replace({.src = std::vector<UOp>{*old_sz}});
-  return ast.substitute({{rng, nr * *old_sz + replaced}});
-}
-
-// tinygrad's hand_coded_optimizations, the threading part: the most threads (at most target.threads) that
-// leave min_work_per_thread elements to each, on the first output LOOP range they divide
-inline UOp apply_thread_opt(const UOp& ast, const Target& target, std::int64_t& threads_out) {
-  threads_out = 1;
-  if (target.noopt || target.threads <= 1) return ast;
-  const std::vector<UOp> rngs = kernel_rngs(ast);
-  std::int64_t work = 1;
-  for (const UOp& r : rngs) work *= r.vmax().clamped_int64() + 1;
-  const std::vector<UOp> glob = globalizable_rngs(ast);
-  std::int64_t next_axis = 0;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
-  for (std::int64_t t : {32, 16, 12, 8, 6, 5, 4, 3, 2}) {
-    if (t > target.threads || work / std::max<std::int64_t>(target.min_work_per_thread, 1) < t) continue;
-    for (const UOp& r : rngs) {
-      if (range_type(r) != AxisType::LOOP) continue;
-      const std::int64_t sz = r.vmax().clamped_int64() + 1;
-      if (r.src(0).op() != Ops::CONST || sz % t != 0) continue;
-      if (!in_list(glob, r)) break;  // tinygrad: the first LOOP axis that divides, or none
-      threads_out = t;
-      return graph_rewrite(shift_to_top(ast, r, t, AxisType::THREAD, next_axis), pm_flatten_range);
-    }
-  }
-  return ast;
-}
-
-}  // namespace mg::detail
-
-// ---- metagrad/codegen/spec.hpp ----
-// verify: tinygrad's spec_program (uop/spec.py) for the linear form, as direct checks: every uop is one
-// a backend can render (ops, dtypes, sources), its sources come before it, RANGE/END and IF/ENDIF nest,
-// and the list ends in the SINK. Throws mg::Error naming the first bad uop and its position.
-
-
-namespace mg {
-
-namespace detail {
-inline std::string spec_where(std::size_t i, const UOp& u) {
-  std::string s = "verify: uop " + std::to_string(i) + " " + op_repr(u.op()) + " " + u.dtype().repr();
-  if (!u.arg().is_none()) s += " arg " + u.arg().repr();
-  return s;
-}
-inline bool is_index_like(const UOp& u) { return u.op() == Ops::INDEX || (u.op() == Ops::CAST && u.nsrc() == 1 && u.src(0).op() == Ops::INDEX); }
-}  // namespace detail
-
-template <class = void> void verify(const Program& p) {
-  using namespace detail;
-  if (p.uops.empty() || p.uops.back().op() != Ops::SINK) throw Error("verify: program " + p.name + " does not end in a SINK");
-  PtrMap<std::size_t> pos(p.uops.size());
-  std::vector<UOp> open_ranges, open_ifs;
-  for (std::size_t i = 0; i < p.uops.size(); ++i) {
-    const UOp& u = p.uops[i];
-    auto bad = [&](const std::string& why) { throw Error(spec_where(i, u) + ": " + why); };
-    if (pos.contains(u.node())) bad("appears twice");
-    for (std::size_t k = 0; k < u.nsrc(); ++k)
-      if (!pos.contains(u.src(k).node())) bad("source " + std::to_string(k) + " (" + op_repr(u.src(k).op()) + ") does not come before it");
-    pos.set(u.node(), i);
-    const DType dt = u.dtype();
-    if (dt.scalar_ == Scalar::weakint) bad("weakint is not allowed in a program");
-    const Ops o = u.op();
-    if (GroupOp::Movement.contains(o)) bad("movement ops are not allowed in a program");
-    auto src_dt = [&](std::size_t k) { return u.src(k).dtype(); };
-    switch (o) {
-      case Ops::SINK: if (i + 1 != p.uops.size()) bad("SINK before the end"); break;
-      case Ops::NOOP: case Ops::BARRIER: break;
-      case Ops::PARAM: if (!u.arg().is<ParamArg>() || !dt.is_ptr) bad("PARAM needs a ParamArg and a pointer dtype"); break;
-      case Ops::DEFINE_VAR: if (u.arg().size() != 3 || !dt.is_int()) bad("DEFINE_VAR needs (name, min, max) and an int dtype"); break;
-      case Ops::DEFINE_REG: case Ops::DEFINE_LOCAL: if (!dt.is_ptr || u.nsrc() != 0) bad("needs a pointer dtype and no sources"); break;
-      case Ops::CONST:
-        if (u.arg().is<Invalid>()) bad("Invalid is not allowed in a program");
-        if (u.nsrc() != 0 || dt.vcount() != 1) bad("CONST must be scalar with no sources");
-        break;
-      case Ops::RANGE:
-        if (u.nsrc() < 1 || !dt.is_int() || src_dt(0) != dt) bad("RANGE needs an int end of its own dtype");
-        if (u.arg().size() < 2 || !u.arg()[u.arg().size() - 1].is<AxisType>()) bad("RANGE arg must be (axis..., AxisType)");
-        open_ranges.push_back(u);
-        break;
-      case Ops::END:
-        if (u.nsrc() != 2 || u.src(1).op() != Ops::RANGE) bad("END needs (value, RANGE)");
-        if (open_ranges.empty() || open_ranges.back() != u.src(1)) bad("END does not close the innermost open RANGE");
-        open_ranges.pop_back();
-        break;
-      case Ops::IF:
-        if (u.nsrc() != 2 || src_dt(0) != dtypes::bool_ || !is_index_like(u.src(1))) bad("IF needs (bool gate, INDEX)");
-        open_ifs.push_back(u);
-        break;
-      case Ops::ENDIF:
-        if (u.nsrc() != 1 || open_ifs.empty() || open_ifs.back() != u.src(0)) bad("ENDIF does not close the open IF");
-        open_ifs.pop_back();
-        break;
-      case Ops::AFTER:
-        if (u.nsrc() < 1 || dt != src_dt(0)) bad("AFTER must have its first source's dtype");
-        break;
-      case Ops::GROUP: break;
-      case Ops::INDEX:
-        if (!dt.is_ptr || u.nsrc() < 2 || !src_dt(0).is_ptr) bad("INDEX must be a pointer into a pointer");
-        for (std::size_t k = 1; k < u.nsrc(); ++k) if (!src_dt(k).is_int()) bad("INDEX offsets must be ints");
-        break;
-      case Ops::LOAD:
-        if (!(u.nsrc() == 1 || u.nsrc() == 3) || !is_index_like(u.src(0)) || !src_dt(0).is_ptr) bad("LOAD needs (INDEX) or (INDEX, alt, gate)");
-        if (dt != src_dt(0).base()) bad("LOAD dtype differs from its pointer's " + src_dt(0).repr());
-        if (u.nsrc() == 3 && (src_dt(1) != dt || src_dt(2) != dtypes::bool_)) bad("LOAD alt must have the load's dtype and gate be bool");
-        break;
-      case Ops::STORE:
-        if (u.nsrc() != 2 || !is_index_like(u.src(0)) || !src_dt(0).is_ptr || dt != dtypes::void_) bad("STORE needs (INDEX, value)");
-        if (src_dt(0).base() != src_dt(1)) bad("STORE value " + src_dt(1).repr() + " does not match " + src_dt(0).repr());
-        break;
-      case Ops::CAST: case Ops::BITCAST: if (u.nsrc() != 1 || !u.arg().is_none()) bad("CAST takes one source and no arg"); break;
-      case Ops::STACK:
-        if (u.nsrc() < 2 || int(u.nsrc()) != dt.vcount()) bad("STACK must have one source per lane");
-        for (const UOp& s : u.src()) if (s.dtype().vec(int(u.nsrc())) != dt) bad("STACK source dtype does not match");
-        break;
-      case Ops::GEP: if (u.nsrc() != 1 || dt != src_dt(0).scalar()) bad("GEP must pick one lane"); break;
-      default:
-        if (!GroupOp::ALU.contains(o)) bad("not allowed in a program");
-        if (o == Ops::WHERE) {
-          if (src_dt(0).scalar() != dtypes::bool_ || dt != src_dt(1) || dt != src_dt(2)) bad("WHERE needs (bool, x, y) of its dtype");
-        } else if (GroupOp::Comparison.contains(o)) {
-          if (dt.scalar() != dtypes::bool_ || src_dt(0).base() != src_dt(1).base()) bad("comparison needs equal source dtypes and a bool result");
-        } else if (o == Ops::SHL || o == Ops::SHR) {
-          if (dt != src_dt(0) || (src_dt(1) != dt && src_dt(1) != dtypes::uint32)) bad("shift dtypes do not match");
-        } else {
-          if ((o == Ops::CDIV || o == Ops::CMOD || o == Ops::FLOORDIV || o == Ops::FLOORMOD) && !dt.is_int()) bad("integer division on a non-int dtype");
-          for (const UOp& s : u.src()) if (s.dtype().base() != dt.base()) bad("source dtype " + s.dtype().repr() + " differs");
-        }
-    }
-  }
-  if (!open_ranges.empty()) throw Error("verify: program " + p.name + " leaves RANGE " + open_ranges.back().arg().repr() + " open");
-  if (!open_ifs.empty()) throw Error("verify: program " + p.name + " leaves an IF open");
-}
-
-}  // namespace mg
-
-namespace mg {
-
-namespace detail {
-// early clean-up: the parts of tinygrad's pm_syntactic_sugar and rangeify_codegen a kernel AST needs
-struct pm_early_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        // kernel PARAMs have no sources (UOp::param gives them a NOOP)
-        rule(op<Ops::PARAM>(op<Ops::NOOP>).named("p"_n), [](UOp p) { return p.replace({.src = std::vector<UOp>{}}); }),
-        // no NOOP in the kernel graph
-        rule(op<Ops::NOOP>(var<"x">, etc), [](UOp x) { return x; }),
-        // INDEX on a pointer INDEX concatenates them
-        rule(op<Ops::INDEX>(op<Ops::INDEX>.named("i1"_n), etc).named("i2"_n), [](UOp i2, UOp i1) -> std::optional<UOp> {
-          if (!i1.dtype().is_ptr || i2.dtype().is_ptr) return std::nullopt;
-          std::vector<UOp> src(i1.src().begin(), i1.src().end());
-          src.insert(src.end(), i2.src().begin() + 1, i2.src().end());
-          return i2.replace({.src = std::move(src)});
-        }),
-        // early rangeify: an INDEX of an elementwise op indexes its sources
-        rule(op<Ops::INDEX>(op<GroupOp::Elementwise | OpSet{Ops::CONST}>.named("x"_n), etc).named("idx"_n), [](UOp idx, UOp x) {
-          std::vector<UOp> rest(idx.src().begin() + 1, idx.src().end()), src;
-          for (const UOp& s : x.src()) src.push_back(s.index(rest));
-          return x.replace({.src = std::move(src)});
-        }));
-  }
-};
-inline bool spec_on() {
-#ifndef NDEBUG
-  return true;
-#else
-  return getenv_int("SPEC", 0) > 0;
-#endif
-}
-inline std::string c_identifier(std::string s) {
-  for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "k_" + s;
-  return s;
-}
-}  // namespace detail
-inline constexpr LazyRules<detail::pm_early_def> pm_early{};
-
-// tinygrad's full_rewrite_to_sink: the kernel AST lowered to the graph linearize orders. threads gets
-// the number of threads the kernel was split over (1 if not).
-template <std::same_as<UOp> U>
-U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads = nullptr) {
-  if (!ast || ast.op() != Ops::SINK) throw Error("to_program: the kernel AST must be a SINK, got " + (ast ? op_repr(ast.op()) : std::string("a null UOp")));
-  Target ren = target;
-  std::int64_t nthreads = 1;
-  U sink = graph_rewrite(ast, pm_early, RewriteOptions{.bottom_up = true});
-  if (ast.tag().is_none()) {
-    // split ranges used as r % c, simplify, merge and shrink ranges
-    detail::RangeSubCtx split;
-    sink = graph_rewrite(sink, pm_split_ranges.template get<U>() + pm_flatten_range.template get<U>(), split);
-    sink = graph_rewrite(graph_rewrite(sink, sym), pm_flatten_range);
-    detail::RangeSubCtx simp;
-    sink = graph_rewrite(sink, pm_flatten_range.template get<U>() + pm_simplify_ranges.template get<U>(), simp);
-    // optimizations: the THREAD split
-    sink = detail::apply_thread_opt(sink, ren, nthreads);
-  }
-  if (!sink.arg().template is<std::string>() || sink.arg().as_str().empty() || sink.arg().as_str() == "test")
-    sink = sink.replace({.arg = Arg(detail::default_kernel_name(sink))});
-  sink = graph_rewrite(sink, sym);  // postopt symbolic
-  // REDUCE -> accumulator in a DEFINE_REG
-  detail::ReduceContext rctx;
-  sink = graph_rewrite(sink, pm_reduce.template get<U>() + gep_pushing.template get<U>(), rctx);
-  sink = detail::add_gpudims(sink);
-  sink = graph_rewrite(sink, pm_add_loads);
-  // devectorize (scalar code: vector ALUs split, gated indices simplified), then symbolic
-  sink = graph_rewrite(graph_rewrite(sink, devectorize), sym);
-  // weakint -> int32 / int64
-  sink = graph_rewrite(sink, pm_lower_index_dtype);
-  sink = graph_rewrite(sink, gep_pushing);
-  sink = graph_rewrite(sink, symbolic);  // post index symbolic
-  // decompositions for what the backend does not render
-  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>(), ren);
-  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + get_transcendental_patterns<U>(ren.ops, false));
-  sink = graph_rewrite(sink, pm_move_gates_from_index);
-  sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>() + pm_render.template get<U>() + pm_split_ends.template get<U>(), ren);  // final rewrite
-  detail::CFGContext cfg(sink);
-  sink = graph_rewrite(sink, pm_add_control_flow, cfg, RewriteOptions{.bottom_up = true});
-  if (threads) *threads = nthreads;
-  return sink;
-}
-
-// the kernel AST as a linear Program for target (verified when SPEC=1, and always without NDEBUG)
-template <std::same_as<UOp> U>  // a template parameter, so that only callers instantiate codegen
-Program to_program(const U& ast, const Target& target) {
-  Program p;
-  const U sink = full_rewrite_to_sink(ast, target, &p.threads);
-  p.name = detail::c_identifier(sink.arg().as_str());
-  p.uops = add_ifs(linearize(sink));
-  for (const UOp& u : p.uops) {
-    if (u.op() == Ops::PARAM) p.params.push_back(u);
-    if (u.op() == Ops::DEFINE_VAR) p.vars.push_back(u);
-  }
-  std::sort(p.params.begin(), p.params.end(), [](const UOp& a, const UOp& b) { return a.arg().as_param().slot < b.arg().as_param().slot; });
-  for (std::size_t i = 0; i < p.params.size(); ++i)
-    if (p.params[i].arg().as_param().slot != std::int64_t(i))
-      throw Error("to_program: kernel " + p.name + " has no PARAM of slot " + std::to_string(i) + " (slots must be 0..n-1)");
-  // tinygrad sorts vars by their arg (name, min, max)
-  std::sort(p.vars.begin(), p.vars.end(), [](const UOp& a, const UOp& b) {
-    const Arg &x = a.arg(), &y = b.arg();
-    if (x[0].as_str() != y[0].as_str()) return x[0].as_str() < y[0].as_str();
-    if (x[1].as_int() != y[1].as_int()) return x[1].as_int() < y[1].as_int();
-    return x[2].as_int() < y[2].as_int();
-  });
-  for (const UOp& u : p.uops) {
-    const DType d = u.dtype().is_ptr ? u.dtype().base().scalar() : u.dtype().scalar();
-    if ((d == dtypes::float16 && !target.half) || (d == dtypes::bfloat16 && !target.bfloat16))
-      throw Error("to_program: kernel " + p.name + " uses " + d.repr() + " (in " + op_repr(u.op()) + "), which device " + target.device +
-                  " does not support");
-  }
-  detail::estimate(p);
-  if (detail::spec_on()) verify(p);
-  return p;
-}
-
-}  // namespace mg
-
-// ---- metagrad/render/llvmir.hpp ----
-// render_llvm: a Program's linear uops as LLVM IR text (LLVM 19, opaque pointers), tinygrad's
-// renderer/llvmir.py in its CPU flavour (CPULLVMRenderer). One line group per uop, made by a rule set
-// (llvm_rewrite) the way llvmir.py's string_rewrite PatternMatcher makes them: the callbacks write the
-// text into the render context and return a marker node.
-//
-// The kernel is `define void @<name>(ptr noalias align 32 %data0, ..., i32 %<var>, ...)` with its
-// arguments in the order the PARAMs and DEFINE_VARs appear in the uops, as llvmir.py renders it. Beside
-// it, `define void @<name>_call(ptr %bufs, ptr %vals)` is the calling convention every backend shares
-// (codegen/program.hpp): it loads bufs[slot] for each PARAM and vals[j] (an i64, truncated to the var's
-// type) for each DEFINE_VAR, j being the var's place in Program::vars, and calls the kernel.
-//
-// Where this departs from llvmir.py's text, on purpose:
-//  - opaque `ptr` instead of `float*` (LLVM 19 has no typed pointers);
-//  - loads and stores carry `align <element size>`: a vector access is only as aligned as its
-//    element, and without it LLVM would assume the vector's own (larger) alignment;
-//  - intrinsics are named with their mangled type (llvm.trunc.f32, llvm.exp2.v4f32);
-//  - DEFINE_REG allocas go to the entry block (they already come first in tinygrad's linear order);
-//  - a few ops tinygrad's CPU renderer leaves to the decompositions render anyway (llvm_intrinsic_ops),
-//    for hand-built programs; codegen decomposes them unless it asks for them.
-#include <unordered_set>
-
-
-namespace mg {
-
-// The ALU ops the LLVM renderer emits directly: llvmir.py's code_for_op (the keys of its lop tables).
-// Codegen's decompositions rewrite every other ALU op into these.
-inline constexpr OpSet llvm_supported_ops{Ops::ADD, Ops::MUL, Ops::CDIV, Ops::CMOD, Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ,
-                                          Ops::OR,  Ops::AND, Ops::XOR,  Ops::SHL,  Ops::SHR,   Ops::FDIV};
-// Ops render_llvm also renders (as LLVM intrinsics, or MAX as tinygrad's compare-and-select) though
-// tinygrad's CPU renderer does not claim them. TRUNC is rendered by llvmir.py itself.
-inline constexpr OpSet llvm_intrinsic_ops{Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::SQRT, Ops::TRUNC, Ops::MAX};
-
-namespace detail {
-
-// tinygrad's ldt: the LLVM type of a dtype
-inline std::string llvm_type(DType dt) {
-  if (dt.is_ptr) return dt.v > 1 ? "<" + std::to_string(dt.v) + " x ptr>" : "ptr";
-  if (dt.count > 1) return "<" + std::to_string(dt.count) + " x " + llvm_type(dt.scalar()) + ">";
-  switch (dt.kind()) {
-    case Scalar::void_: return "void";
-    case Scalar::bool_: return "i1";
-    case Scalar::int8: case Scalar::uint8: case Scalar::fp8e4m3: case Scalar::fp8e5m2: return "i8";
-    case Scalar::int16: case Scalar::uint16: return "i16";
-    case Scalar::int32: case Scalar::uint32: return "i32";
-    case Scalar::int64: case Scalar::uint64: return "i64";
-    case Scalar::float16: return "half";
-    case Scalar::bfloat16: return "bfloat";
-    case Scalar::float32: return "float";
-    case Scalar::float64: return "double";
-    default:
-      throw Error("render_llvm: " + dt.repr() + " has no LLVM type (codegen lowers the index dtype to int32/int64 first)");
-  }
-}
-
-// the suffix LLVM mangles an overloaded intrinsic's name with: f32, v4f32, i64
-inline std::string llvm_mangle(DType dt) {
-  std::string s;
-  switch (dt.kind()) {
-    case Scalar::float16: s = "f16"; break;
-    case Scalar::bfloat16: s = "bf16"; break;
-    case Scalar::float32: s = "f32"; break;
-    case Scalar::float64: s = "f64"; break;
-    default: s = "i" + std::to_string(dt.scalar().bitsize()); break;
-  }
-  return dt.count > 1 ? "v" + std::to_string(dt.count) + s : s;
-}
-
-// tinygrad's lconst: a scalar constant as LLVM writes it. A float is printed in decimal when that is
-// exact for its type (float32/half/bfloat constants are rounded to the type first, as tinygrad's
-// truncate does); inf, nan and exponent-only spellings ("1e-05", which LLVM does not read) use the
-// hexadecimal double form.
-inline std::string llvm_const_scalar(const Arg& v, DType dt) {
-  if (v.is<Invalid>()) throw Error("render_llvm: an Invalid constant of " + dt.repr() + " reached the renderer");
-  if (dt.is_float()) {
-    if (dt.is_fp8()) return std::to_string(unsigned(float_to_fp8(v.as_float(), dt.kind())));
-    const double x = truncate_float(dt, v.as_float());
-    const std::string s = py_float_repr(x);
-    if (std::isfinite(x) && s.find('.') != std::string::npos) return s;
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(x)));
-    return buf;
-  }
-  if (dt.is_bool()) return v.as_float() != 0.0 ? "1" : "0";
-  const std::int64_t i = v.is_float() ? std::int64_t(v.as_float()) : v.as_int();
-  return dt.kind() == Scalar::uint64 ? std::to_string(std::uint64_t(i)) : std::to_string(i);
-}
-inline std::string llvm_const(const Arg& v, DType dt) {
-  if (dt.count == 1) return llvm_const_scalar(v, dt);
-  // a vector CONST (tinygrad's linear form has none after devectorize; hand-built programs may)
-  const std::string t = llvm_type(dt.scalar());
-  std::string s = "<";
-  for (int i = 0; i < dt.count; ++i)
-    s += (i ? ", " : "") + t + " " + llvm_const_scalar(v.is_tuple() ? v[std::size_t(i)] : v, dt.scalar());
-  return s + ">";
-}
-
-// tinygrad's lcast: the cast instruction from one scalar kind to another
-inline std::string llvm_cast(DType in, DType out) {
-  in = in.scalar(), out = out.scalar();
-  if (in.is_float()) {
-    if (out.is_float()) return out.itemsize() > in.itemsize() ? "fpext" : "fptrunc";
-    if (out.is_int()) return out.is_unsigned() ? "fptoui" : "fptosi";
-  }
-  if (in.is_unsigned() || in.is_bool()) {
-    if (out.is_float()) return "uitofp";
-    if (out.is_int()) return out.itemsize() < in.itemsize() ? "trunc" : "zext";
-  }
-  if (in.is_int()) {
-    if (out.is_float()) return "sitofp";
-    if (out.is_int()) return out.itemsize() < in.itemsize() ? "trunc" : "sext";
-  }
-  throw Error("render_llvm: cast from " + in.repr() + " to " + out.repr() + " is not implemented");
-}
-
-// tinygrad's lop tables: the instruction for a binary op on a scalar kind, or nullptr
-inline const char* llvm_binary(Ops op, DType dt) {
-  dt = dt.scalar();
-  if (dt.is_float()) {
-    switch (op) {
-      case Ops::ADD: return "fadd nsz arcp contract afn";
-      case Ops::MUL: return "fmul nsz arcp contract afn";
-      case Ops::CMPLT: return "fcmp nsz arcp contract afn olt";
-      case Ops::CMPNE: return "fcmp nsz arcp contract afn une";
-      case Ops::CMPEQ: return "fcmp nsz arcp contract afn oeq";
-      case Ops::FDIV: return "fdiv nsz arcp contract afn";
-      default: return nullptr;
-    }
-  }
-  if (!dt.is_int() && !dt.is_bool()) return nullptr;
-  const bool s = !dt.is_unsigned() && !dt.is_bool();  // bool and the uints take the unsigned table
-  switch (op) {
-    case Ops::ADD: return s ? "add nsw" : "add";
-    case Ops::MUL: return "mul";
-    case Ops::CDIV: return s ? "sdiv" : "udiv";
-    case Ops::CMOD: return s ? "srem" : "urem";
-    case Ops::CMPLT: return s ? "icmp slt" : "icmp ult";
-    case Ops::CMPNE: return "icmp ne";
-    case Ops::CMPEQ: return "icmp eq";
-    case Ops::OR: return "or";
-    case Ops::AND: return "and";
-    case Ops::XOR: return "xor";
-    case Ops::SHL: return "shl";
-    case Ops::SHR: return s ? "ashr" : "lshr";
-    default: return nullptr;
-  }
-}
-
-// tinygrad's range_str: a RANGE's axis ids joined by '_', negatives as m<n>
-inline std::string llvm_range_str(const UOp& r) {
-  std::string s;
-  const auto& a = r.arg();
-  for (std::size_t i = 0; i + 1 < a.size(); ++i) {
-    if (!a[i].is_int()) continue;
-    const std::int64_t x = a[i].as_int();
-    s += (s.empty() ? "" : "_") + (x >= 0 ? std::to_string(x) : "m" + std::to_string(-x));
-  }
-  return s;
-}
-
-// What the rules read and write: the name of every rendered uop (tinygrad's r dict), the line group the
-// last rule rendered, and the loop labels. A template only so that its containers are instantiated by
-// the translation units that render.
-template <class = void>
-struct LLVMCtxT {
-  std::unordered_map<const Node*, std::string> r;
-  std::unordered_map<const Node*, std::string> loop;  // RANGE -> its label suffix
-  std::unordered_map<const Node*, std::size_t> pos;   // uop -> its place in the linear order
-  std::unordered_set<std::string> labels;
-  std::string out;
-  UOp done{Ops::NOOP, dtypes::void_, {}, Arg("render_llvm: rendered")};
-
-  const std::string& operator[](const UOp& u) const {
-    auto it = r.find(u.node());
-    if (it == r.end())
-      throw Error("render_llvm: " + op_repr(u.op()) + " " + u.dtype().repr() + " is used before it is rendered (a source must come before its users)");
-    return it->second;
-  }
-  std::string bare(const UOp& u) const { return (*this)[u].substr(1); }  // the name without its %
-  std::string typed(const UOp& u) const { return llvm_type(u.dtype()) + " " + (*this)[u]; }
-  UOp emit(std::string s) {
-    out = std::move(s);
-    return done;
-  }
-  const std::string& range_label(const UOp& r) {
-    auto it = loop.find(r.node());
-    if (it != loop.end()) return it->second;
-    std::string l = llvm_range_str(r);
-    if (!labels.insert(l).second) labels.insert(l += "_" + bare(r));  // two RANGEs with one axis id
-    return loop[r.node()] = l;
-  }
-};
-using LLVMCtx = LLVMCtxT<>;
-
-inline std::string llvm_align(DType dt) { return ", align " + std::to_string(dt.scalar().itemsize()); }
-
-// MAX as tinygrad's decomposition has it, (a<b).where(b, a): the first of equals (and of a NaN) wins
-template <class C> std::string llvm_max(C& ctx, const UOp& x, const UOp& a, const UOp& b) {
-  const char* lt = llvm_binary(Ops::CMPLT, a.dtype());
-  if (!lt) throw Error("render_llvm: no LLVM comparison for Ops.MAX on " + a.dtype().repr());
-  const std::string v = ctx[x], t = llvm_type(a.dtype());
-  DType cmp = dtypes::bool_.vec(a.dtype().count);
-  return "  " + v + "_lt = " + lt + " " + t + " " + ctx[a] + ", " + ctx[b] + "\n  " + v + " = select " + llvm_type(cmp) + " " +
-         v + "_lt, " + t + " " + ctx[b] + ", " + t + " " + ctx[a];
-}
-
-inline const char* llvm_intrinsic_name(Ops op) {
-  switch (op) {
-    case Ops::EXP2: return "exp2";
-    case Ops::LOG2: return "log2";
-    case Ops::SIN: return "sin";
-    case Ops::SQRT: return "sqrt";
-    default: return "trunc";
-  }
-}
-
-// llvmir.py's base_rewrite (with the extra ops first). Each callback renders one uop into ctx.out.
-struct llvm_rewrite_def {
-  template <class T> static constexpr auto make() {
-    using C = LLVMCtx;
-    return rules(
-        // ---- beyond tinygrad's CPU set: MAX and the unary intrinsics (llvm_intrinsic_ops) ----
-        rule(op<Ops::MAX>(var<"a">, var<"b">).named("x"_n),
-             [](C& ctx, UOp x, UOp a, UOp b) { return ctx.emit(llvm_max(ctx, x, a, b)); }),
-        rule(op<Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::SQRT, Ops::TRUNC>(var<"y">).named("x"_n),
-             [](C& ctx, UOp x, UOp y) -> std::optional<UOp> {
-               if (!x.dtype().is_float()) return std::nullopt;
-               return ctx.emit("  " + ctx[x] + " = call " + llvm_type(x.dtype()) + " @llvm." + llvm_intrinsic_name(x.op()) + "." +
-                               llvm_mangle(x.dtype()) + "(" + ctx.typed(y) + ")");
-             }),
-
-        // ---- memory load/store ----
-        rule(op<Ops::INDEX>(var<"buf">, var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp buf, UOp idx) {
-          return ctx.emit("  " + ctx[x] + " = getelementptr inbounds " + llvm_type(x.dtype().base()) + ", " + ctx.typed(buf) +
-                          ", " + ctx.typed(idx));
-        }),
-        // a gated load: the mask picks the loaded value or alt, through a branch (the address may be invalid)
-        rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
-          const std::string v = ctx[x], b = ctx.bare(x), t = llvm_type(x.dtype());
-          return ctx.emit("  br label " + v + "_entry\n" + b + "_entry:\n" +
-                          "  br i1 " + ctx[mask] + ", label " + v + "_load, label " + v + "_exit\n" + b + "_load:\n" +
-                          "  " + v + "_yes = load " + t + ", " + ctx.typed(idx) + llvm_align(x.dtype()) + "\n" +
-                          "  br label " + v + "_exit\n" + b + "_exit:\n" +
-                          "  " + v + " = phi " + t + " [" + v + "_yes, " + v + "_load], [" + ctx[alt] + ", " + v + "_entry]");
-        }),
-        rule(op<Ops::LOAD>(var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp idx) {
-          return ctx.emit("  " + ctx[x] + " = load " + llvm_type(x.dtype()) + ", " + ctx.typed(idx) + llvm_align(x.dtype()));
-        }),
-        rule(op<Ops::STORE>(var<"idx">, var<"var">), [](C& ctx, UOp idx, UOp var) {
-          return ctx.emit("  store " + ctx.typed(var) + ", " + ctx.typed(idx) + llvm_align(var.dtype()));
-        }),
-
-        // ---- GEP/STACK for vectors ----
-        rule(op<Ops::GEP>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
-          const auto& a = x.arg();
-          if (a.size() == 1) return ctx.emit("  " + ctx[x] + " = extractelement " + ctx.typed(y) + ", i32 " + std::to_string(a[0].as_int()));
-          std::string mask;  // several elements: a shuffle
-          for (std::size_t i = 0; i < a.size(); ++i) mask += (i ? ", i32 " : "i32 ") + std::to_string(a[i].as_int());
-          return ctx.emit("  " + ctx[x] + " = shufflevector " + ctx.typed(y) + ", " + llvm_type(y.dtype()) + " poison, <" +
-                          std::to_string(a.size()) + " x i32> <" + mask + ">");
-        }),
-        // a broadcast: one insert and a splat shuffle
-        rule(op<Ops::STACK>(repeat(var<"y">)).named("x"_n), [](C& ctx, UOp x, UOp y) {
-          const std::string v = ctx[x], t1 = "<1 x " + llvm_type(y.dtype()) + ">";
-          return ctx.emit("  " + v + "_z = insertelement " + t1 + " poison, " + ctx.typed(y) + ", i32 0\n" +
-                          "  " + v + " = shufflevector " + t1 + " " + v + "_z, " + t1 + " poison, <" +
-                          std::to_string(x.dtype().count) + " x i32> zeroinitializer");
-        }),
-        rule(op<Ops::STACK>.named("x"_n), [](C& ctx, UOp x) {
-          std::string s;
-          const std::string v = ctx[x], t = llvm_type(x.dtype());
-          for (std::size_t i = 0; i < x.nsrc(); ++i) {
-            s += (i ? "\n  " : "  ") + (i + 1 != x.nsrc() ? v + "_" + std::to_string(i) : v) + " = insertelement " + t + " " +
-                 (i ? v + "_" + std::to_string(i - 1) : std::string("poison")) + ", " + ctx.typed(x.src(i)) + ", i32 " + std::to_string(i);
-          }
-          return ctx.emit(s);
-        }),
-
-        // ---- unary/binary/ternary ops ----
-        rule(op<Ops::BITCAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
-          return ctx.emit("  " + ctx[x] + " = bitcast " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
-        }),
-        rule(op<Ops::CAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
-          // llvmir.py's lcast has no cast to bool (codegen makes it x != 0); render it the same way
-          if (x.dtype().is_bool() && !y.dtype().is_bool()) {
-            const char* ne = llvm_binary(Ops::CMPNE, y.dtype());
-            if (!ne) throw Error("render_llvm: cast from " + y.dtype().repr() + " to bool is not implemented");
-            return ctx.emit("  " + ctx[x] + " = " + ne + " " + ctx.typed(y) + ", " + llvm_const(Arg(0), y.dtype()));
-          }
-          return ctx.emit("  " + ctx[x] + " = " + llvm_cast(y.dtype(), x.dtype()) + " " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
-        }),
-        rule(op<GroupOp::Binary>(var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp a, UOp b) {
-          const char* ins = llvm_binary(x.op(), a.dtype());
-          if (!ins)
-            throw Error("render_llvm: no LLVM instruction for " + op_repr(x.op()) + " on " + a.dtype().repr() +
-                        " (codegen decomposes the ops outside llvm_supported_ops)");
-          return ctx.emit("  " + ctx[x] + " = " + ins + " " + ctx.typed(a) + ", " + ctx[b]);
-        }),
-        rule(op<Ops::WHERE>(var<"c">, var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp c, UOp a, UOp b) {
-          return ctx.emit("  " + ctx[x] + " = select " + ctx.typed(c) + ", " + ctx.typed(a) + ", " + ctx.typed(b));
-        }),
-
-        // ---- range: a loop whose counter is a phi; END closes it (innermost first if it closes several) ----
-        rule(op<Ops::RANGE>.named("r"_n), [](C& ctx, UOp r) {
-          const std::string l = ctx.range_label(r), v = ctx[r], t = llvm_type(r.dtype());
-          return ctx.emit("  br label %loop_entry_" + l + "\nloop_entry_" + l + ":\n  br label %loop_latch_" + l + "\nloop_latch_" + l +
-                          ":\n  " + v + " = phi " + t + " [ 0, %loop_entry_" + l + " ], [ " + v + "phi, %loop_footer_" + l + " ]\n  " +
-                          v + "phi = add " + t + " " + v + ", 1\n  " + v + "cmp = icmp ult " + t + " " + v + ", " + ctx[r.src(0)] +
-                          "\n  br i1 " + v + "cmp, label %loop_body_" + l + ", label %loop_exit_" + l + "\nloop_body_" + l + ":");
-        }),
-        rule(op<Ops::END>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
-          std::vector<UOp> rngs(x.src().begin() + 1, x.src().end());
-          for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.count(r.node())) return std::nullopt;
-          std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return ctx.pos[a.node()] > ctx.pos[b.node()]; });
-          std::string s;
-          for (const UOp& r : rngs) {
-            const std::string l = ctx.range_label(r);
-            s += (s.empty() ? "" : "\n") + ("  br label %loop_footer_" + l + "\nloop_footer_" + l + ":\n  br label %loop_latch_" + l +
-                                            "\nloop_exit_" + l + ":");
-          }
-          return ctx.emit(s);
-        }),
-
-        // ---- if: the body of a gated store ----
-        rule(op<Ops::IF>(var<"g">, etc).named("x"_n), [](C& ctx, UOp x, UOp g) {
-          const std::string b = ctx.bare(x);
-          return ctx.emit("  br i1 " + ctx[g] + ", label %ifbody_" + b + ", label %ifskip_" + b + "\nifbody_" + b + ":");
-        }),
-        rule(op<Ops::ENDIF>(var<"i">), [](C& ctx, UOp i) {
-          const std::string b = ctx.bare(i);
-          return ctx.emit("  br label %ifskip_" + b + "\nifskip_" + b + ":");
-        }),
-        rule(op<Ops::BARRIER>, [](C& ctx) { return ctx.emit(""); }));
-  }
-};
-}  // namespace detail
-
-// llvmir.py's string_rewrite for the CPU: rule callbacks take a detail::LLVMCtx and render into it
-inline constexpr LazyRules<detail::llvm_rewrite_def> llvm_rewrite{};
-
-// ---- llvmir.py's extra_matcher: bfloat16 computes in float32, and converts by hand ----
-namespace detail {
-// tinygrad's cast_float_to_bf16: round to nearest even, keeping inf and nan (no compiler intrinsic needed)
-template <std::same_as<UOp> U> U llvm_float_to_bf16(const U& f) {
-  const int n = f.dtype().count;
-  U x = f.bitcast(dtypes::uint32.vec(n));
-  x = ((-x) & 0x7f800000).ne(Arg(0)).where(x + ((x >> 16) & 1) + 0x7fff, (x & 0xffff).ne(Arg(0)).where(x | 0x10000, x));
-  return (x >> 16).cast(dtypes::uint16).bitcast(dtypes::bfloat16.vec(n));
-}
-struct llvm_extra_matcher_def {
-  template <class T> static constexpr auto make() {
-    constexpr DType bf = dtypes::bfloat16, f32 = dtypes::float32;
-    auto fl = [](const UOp& u) { return dtypes::float32.vec(u.dtype().count); };
-    return rules(
-        // create_non_native_float_pats((bfloat16,)): ALU on bfloat16 runs in float32
-        rule(op<Ops::WHERE>(var<"b">, var<"x">.dtype(bf), var<"y">.dtype(bf)),
-             [fl](UOp b, UOp x, UOp y) { return UOp(Ops::WHERE, fl(x), std::vector<UOp>{b, x.cast(fl(x)), y.cast(fl(x))}).cast(x.dtype()); }),
-        rule(op<GroupOp::ALU>.dtype(bf).named("x"_n), [fl](UOp x) {
-          std::vector<UOp> src;
-          for (const UOp& s : x.src()) src.push_back(s.cast(fl(s)));
-          return UOp(x.op(), fl(x), src, x.arg()).cast(x.dtype());
-        }),
-        rule(op<GroupOp::ALU>(var<"x">.dtype(bf), var<"y">.dtype(bf)).dtype(dtypes::bool_).named("alu"_n),
-             [fl](UOp alu, UOp x, UOp y) { return UOp(alu.op(), alu.dtype(), std::vector<UOp>{x.cast(fl(x)), y.cast(fl(y))}, alu.arg()); }),
-        // add float intermediate casting
-        rule(op<Ops::CAST>(var<"x">).dtype(bf).named("y"_n), [fl](UOp y, UOp x) -> std::optional<UOp> {
-          if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
-          return x.cast(fl(x)).cast(y.dtype());
-        }),
-        rule(op<Ops::CAST>(var<"y">.dtype(bf)).named("x"_n), [fl](UOp x, UOp y) -> std::optional<UOp> {
-          if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
-          return y.cast(fl(y)).cast(x.dtype());
-        }),
-        // pm_manual_bf16_cast: the conversions themselves, as integer ops
-        rule(op<Ops::CAST>(var<"x">.dtype(bf)).dtype(f32), [](UOp x) {
-          const int n = x.dtype().count;
-          return (x.bitcast(dtypes::uint16.vec(n)).cast(dtypes::uint32) << 16).bitcast(dtypes::float32.vec(n));
-        }),
-        rule(op<Ops::CAST>(var<"x">.dtype(f32)).dtype(bf), [](UOp x) { return llvm_float_to_bf16(x); }));
-  }
-};
-}  // namespace detail
-// What codegen runs with its final rewrite for this renderer (tinygrad's LLVMRenderer.extra_matcher):
-// create_non_native_float_pats((bfloat16,)) + pm_manual_bf16_cast.
-inline constexpr LazyRules<detail::llvm_extra_matcher_def> llvm_extra_matcher{};
-
-namespace detail {
-// an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
-inline std::string llvm_ident(const std::string& s) {
-  bool plain = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
-  for (char c : s) plain = plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$');
-  if (plain) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\' || (unsigned char)c < 0x20) {
-      char hx[4];
-      std::snprintf(hx, sizeof hx, "\\%02X", unsigned((unsigned char)c));
-      q += hx;
-    } else q += c;
-  }
-  return q + "\"";
-}
-}  // namespace detail
-
-// The LLVM IR module for one kernel: the kernel as llvmir.py renders it, and its <name>_call wrapper.
-// A template on the Program type only so that a translation unit that never renders compiles none of it.
-template <std::same_as<Program> P>
-std::string render_llvm(const P& p) {
-  detail::LLVMCtx ctx;
-  const std::string name = p.name.empty() ? "test" : p.name;
-  std::vector<std::pair<UOp, std::string>> args;  // the kernel's parameters, in uop order
-  std::vector<std::string> allocas, kernel;
-  std::unordered_set<std::string> taken;  // local names a PARAM, var or register already holds
-  int vc = -1;
-  for (std::size_t i = 0; i < p.uops.size(); ++i) ctx.pos[p.uops[i].node()] = i;
-
-  for (const UOp& u : p.uops) {
-    const Ops o = u.op();
-    if (o == Ops::NOOP || o == Ops::GROUP) continue;
-    if (o == Ops::AFTER) {
-      ctx.r[u.node()] = ctx[u.src(0)];
-      continue;
-    }
-    if (o == Ops::SINK) continue;
-    if (o == Ops::PARAM || o == Ops::DEFINE_VAR) {
-      std::string n = o == Ops::PARAM ? "%data" + std::to_string(u.arg().as_param().slot) : "%" + detail::llvm_ident(u.expr());
-      // a var named like one of the renderer's own values (v3, data0) would clash: prefix it
-      if (o == Ops::DEFINE_VAR && (taken.count(n) || (n.size() > 2 && n[1] == 'v' && std::isdigit((unsigned char)n[2])) ||
-                                   n.rfind("%data", 0) == 0 || n.rfind("%reg_", 0) == 0 || n.rfind("%local_", 0) == 0))
-        n = "%" + detail::llvm_ident("var." + u.expr());
-      if (!taken.insert(n).second) throw Error("render_llvm: two kernel parameters are both named " + n);
-      ctx.r[u.node()] = n;
-      args.emplace_back(u, n);
-      continue;
-    }
-    if (o == Ops::DEFINE_LOCAL || o == Ops::DEFINE_REG) {
-      std::string a = u.arg().repr(), n = o == Ops::DEFINE_LOCAL ? "local_" : "reg_";
-      for (char c : a) if (c != '(' && c != ')' && c != ' ') n += c == ',' ? '_' : c;
-      n = "%" + detail::llvm_ident(n);
-      for (int k = 1; !taken.insert(n).second; ++k) n = "%" + detail::llvm_ident((o == Ops::DEFINE_LOCAL ? "local_" : "reg_") + a + "." + std::to_string(k));
-      ctx.r[u.node()] = n;
-      // CPU has no shared memory: a DEFINE_LOCAL is stack memory too, as llvmir.py renders it without has_local
-      allocas.push_back("  " + n + " = alloca [" + std::to_string(u.dtype().size) + " x " + detail::llvm_type(u.dtype().base()) + "]" +
-                        (o == Ops::DEFINE_LOCAL ? ", align 16" : ""));
-      continue;
-    }
-    if (o == Ops::CONST) {
-      ctx.r[u.node()] = detail::llvm_const(u.arg(), u.dtype());
-      continue;
-    }
-    if (o == Ops::CAST && (u.dtype().is_ptr || detail::llvm_type(u.dtype()) == detail::llvm_type(u.src(0).dtype()))) {
-      ctx.r[u.node()] = ctx[u.src(0)];  // a pointer cast, or signed <-> unsigned of one size: no instruction
-      continue;
-    }
-    if (o == Ops::WMMA) throw Error("render_llvm: Ops.WMMA is not supported by the LLVM renderer (tinygrad's AMX path is left out)");
-    ctx.r[u.node()] = "%v" + std::to_string(++vc);
-    if (!llvm_rewrite.rewrite(u, &ctx)) {
-      std::string srcs;
-      for (const UOp& s : u.src()) srcs += (srcs.empty() ? "" : ", ") + s.dtype().repr();
-      throw Error("render_llvm: failed to render " + op_repr(o) + " with " + u.dtype().repr() + " srcs [" + srcs + "]");
-    }
-    if (!ctx.out.empty()) kernel.push_back(std::move(ctx.out));
-    ctx.out.clear();
-  }
-
-  // the kernel, as llvmir.py's _render_fn writes it (NOTE: the runtime promises 32-byte aligned buffers)
-  const std::string fn = "@" + detail::llvm_ident(name), call_fn = "@" + detail::llvm_ident(name + "_call");
-  std::string s = "define void " + fn + "(";
-  for (std::size_t i = 0; i < args.size(); ++i)
-    s += (i ? ", " : "") + detail::llvm_type(args[i].first.dtype()) + (args[i].first.dtype().is_ptr ? " noalias align 32 " : " ") + args[i].second;
-  s += ") #0\n{\n";
-  for (const auto& l : allocas) s += l + "\n";
-  for (const auto& l : kernel) s += l + "\n";
-  s += "  ret void\n}\n";
-
-  // the wrapper every backend's calling convention asks for: bufs[slot] and vals[j] from two arrays
-  std::string w, call;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const UOp& u = args[i].first;
-    const std::string k = std::to_string(i);
-    if (u.op() == Ops::PARAM) {
-      w += "  %p" + k + " = getelementptr inbounds ptr, ptr %bufs, i64 " + std::to_string(u.arg().as_param().slot) + "\n";
-      w += "  %a" + k + " = load ptr, ptr %p" + k + ", align 8\n";
-      call += std::string(i ? ", " : "") + "ptr %a" + k;
-      continue;
-    }
-    std::size_t j = 0;
-    while (j < p.vars.size() && p.vars[j] != u) ++j;
-    if (j == p.vars.size()) throw Error("render_llvm: the kernel reads DEFINE_VAR " + u.expr() + ", which is not in Program::vars");
-    const std::string t = detail::llvm_type(u.dtype());
-    w += "  %p" + k + " = getelementptr inbounds i64, ptr %vals, i64 " + std::to_string(j) + "\n";
-    w += "  %a" + k + " = load i64, ptr %p" + k + ", align 8\n";
-    if (t != "i64") w += "  %a" + k + "t = trunc i64 %a" + k + " to " + t + "\n";
-    call += std::string(i ? ", " : "") + t + " %a" + k + (t != "i64" ? "t" : "");
-  }
-  s += "define void " + call_fn + "(ptr %bufs, ptr %vals) #1\n{\n" + w + "  call void " + fn + "(" + call + ")\n  ret void\n}\n";
-  s += "attributes #0 = { alwaysinline nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
-  s += "attributes #1 = { nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
-  return s;
-}
-
-}  // namespace mg
-
-// ---- metagrad/runtime/interp.hpp ----
-// INTERP: runs a Program by interpreting its linear UOps, as tinygrad's PYTHON device does
-// (runtime/ops_python.py). It is the oracle compiled backends are tested against, so it checks
-// everything it can: the program's structure once up front (sources come first, RANGE/END and
-// IF/ENDIF nest, dtypes agree), every LOAD and STORE against its buffer's size while it runs.
-// ALU ops go through exec_alu and casts through cast_value, the code that folds constants, so INTERP
-// agrees with the symbolic rules and the reference evaluator to the last bit.
-//
-// Values live in one flat array of Args (dtype.count slots per uop, laid out once), pointers in a
-// parallel array of (memory, element offset, gate): running a kernel allocates nothing per element.
-// Offsets count scalar elements of the buffer, so a float4 LOAD through a pointer CAST to float4 reads
-// elements off..off+3, and an INDEX into a vector-typed pointer steps by the vector's width (as LLVM
-// does).
-
-
-namespace mg {
-
-namespace detail {
-
-// a memory a pointer can point into: a PARAM's buffer, a DEFINE_REG's registers, a DEFINE_LOCAL
-struct InterpMem {
-  std::byte* base = nullptr;
-  std::int64_t size = 0;  // in scalar elements
-  DType dtype;            // the scalar dtype of its elements
-  std::string name;       // "buffer 1", "register 0", "local 0", for errors
-  std::vector<std::byte> owned;  // registers and locals
-};
-struct InterpPtr {
-  int mem = -1;
-  std::int64_t off = 0;  // in scalar elements
-  bool gate = true;      // false: an INDEX gated off, nothing is loaded or stored through it
-};
-
-inline bool interp_truthy(const Arg& a) { return a.is_float() ? a.as_float() != 0 : a.is_number() && a.as_int() != 0; }
-
-template <std::same_as<UOp> U>
-class Interpreter {
- public:
-  explicit Interpreter(const Program& p) : p_(p) { plan(); }
-
-  void run(std::span<void* const> bufs, std::span<const std::int64_t> vals) {
-    if (vals.size() != p_.vars.size())
-      throw Error("INTERP: " + p_.name + " takes " + std::to_string(p_.vars.size()) + " variable values, got " + std::to_string(vals.size()));
-    for (std::size_t j = 0; j < p_.vars.size(); ++j) check_var(p_.vars[j], vals[j]);
-    for (std::size_t i = 0; i < steps_.size(); ++i) {
-      if (steps_[i].op != Ops::PARAM) continue;
-      const std::int64_t slot = p_.uops[i].arg().as_param().slot;
-      if (slot < 0 || std::size_t(slot) >= bufs.size() || !bufs[std::size_t(slot)])
-        throw Error("INTERP: " + p_.name + " has no buffer for PARAM slot " + std::to_string(slot) + " (" + std::to_string(bufs.size()) +
-                    " given)");
-      mems_[std::size_t(steps_[i].aux)].base = static_cast<std::byte*>(bufs[std::size_t(slot)]);
-    }
-    const int core = p_.core_id_slot();
-    if (core >= 0 && p_.threads < 1) throw Error("INTERP: " + p_.name + " has threads = " + std::to_string(p_.threads));
-    std::vector<std::int64_t> v(vals.begin(), vals.end());
-    for (std::int64_t t = 0; t < (core >= 0 ? p_.threads : 1); ++t) {
-      if (core >= 0) {
-        v[std::size_t(core)] = t;
-        check_var(p_.vars[std::size_t(core)], t);
-      }
-      run_specials(v);
-    }
-  }
-
- private:
-  // one uop as the interpreter sees it: sources as positions, where its value lives
-  struct Step {
-    Ops op;
-    DType dtype;
-    int count = 0;   // value slots (0 for pointers and void)
-    int vpos = 0;    // first slot in vals_
-    int src = 0;     // first source in srcs_
-    int nsrc = 0;
-    int jump = -1;   // RANGE: where to go when it is done; END: the RANGE it goes back to
-    int aux = -1;    // PARAM/DEFINE_*: its memory; DEFINE_VAR: its index in vars; SPECIAL: its index in specials_
-  };
-
-  const Program& p_;
-  std::vector<Step> steps_;
-  std::vector<int> srcs_;
-  std::vector<InterpMem> mems_;
-  std::vector<int> specials_;  // positions of the SPECIAL uops
-  std::vector<Arg> vals_;
-  std::vector<InterpPtr> ptrs_;
-  std::vector<std::int64_t> range_val_;
-  std::vector<char> range_on_;
-  std::vector<std::int64_t> special_val_;
-
-  [[noreturn]] void bad(std::size_t i, const std::string& why) const {
-    throw Error("INTERP: " + p_.name + ": uop " + std::to_string(i) + " (" + op_repr(p_.uops[i].op()) + ", " + p_.uops[i].dtype().repr() +
-                "): " + why);
-  }
-  const Step& src(const Step& s, int k) const { return steps_[std::size_t(srcs_[std::size_t(s.src + k)])]; }
-  int srcpos(const Step& s, int k) const { return srcs_[std::size_t(s.src + k)]; }
-  const Arg& val(const Step& s, int k = 0) const { return vals_[std::size_t(s.vpos + k)]; }
-  // element k of a source: a scalar broadcasts
-  const Arg& elem(const Step& s, int k) const { return vals_[std::size_t(s.vpos + (s.count > 1 ? k : 0))]; }
-
-  void check_var(const UOp& var, std::int64_t v) const {
-    const Arg& a = var.arg();
-    if (v < a[1].as_int() || v > a[2].as_int())
-      throw Error("INTERP: " + p_.name + ": variable " + py_str_repr(a[0].as_str()) + " = " + std::to_string(v) + " is outside [" +
-                  a[1].repr() + ", " + a[2].repr() + "]");
-  }
-
-  // ***** the checks and the layout, once per program *****
-
-  void plan() {
-    const std::vector<UOp>& uops = p_.uops;
-    const std::size_t n = uops.size();
-    if (n == 0) throw Error("INTERP: " + p_.name + " has no uops");
-    PtrMap<int> pos(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!uops[i]) throw Error("INTERP: " + p_.name + ": uop " + std::to_string(i) + " is null");
-      if (pos.find(uops[i].node())) bad(i, "appears twice in the program");
-      pos.set(uops[i].node(), int(i));
-    }
-    steps_.resize(n);
-    std::vector<int> open;  // RANGE and IF positions not yet closed
-    int nvals = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const UOp& u = uops[i];
-      Step& s = steps_[i];
-      s.op = u.op();
-      s.dtype = u.dtype();
-      s.src = int(srcs_.size());
-      // a PARAM's sources (metagrad gives it a NOOP) are never read
-      if (s.op != Ops::PARAM) {
-        for (std::size_t k = 0; k < u.nsrc(); ++k) {
-          const int* at = pos.find(u.src(k).node());
-          if (!at || *at >= int(i))
-            bad(i, "source " + std::to_string(k) + " (" + op_repr(u.src(k).op()) + ") is not earlier in the program");
-          srcs_.push_back(*at);
-        }
-      }
-      s.nsrc = int(srcs_.size()) - s.src;
-      if (!s.dtype.is_ptr && s.dtype != dtypes::void_) s.count = s.dtype.count;
-      s.vpos = nvals;
-      nvals += s.count;
-      check(i, s);
-      // structure: loops and ifs nest
-      if (s.op == Ops::RANGE || s.op == Ops::IF) open.push_back(int(i));
-      if (s.op == Ops::ENDIF) {
-        if (open.empty() || open.back() != srcpos(s, 0)) bad(i, "does not close the innermost open RANGE or IF");
-        open.pop_back();
-      }
-      if (s.op == Ops::END) {
-        // its ranges, innermost (latest) first, must be the innermost open ones
-        std::vector<int> rs;
-        for (int k = 1; k < s.nsrc; ++k) rs.push_back(srcpos(s, k));
-        std::sort(rs.rbegin(), rs.rend());
-        for (int r : rs) {
-          if (open.empty() || open.back() != r) bad(i, "does not close the innermost open RANGE or IF");
-          open.pop_back();
-        }
-        // a finished RANGE goes on to the next outer range this END closes, or past the END
-        for (std::size_t k = 0; k < rs.size(); ++k) steps_[std::size_t(rs[k])].jump = k + 1 < rs.size() ? rs[k + 1] : int(i) + 1;
-        s.jump = rs[0];
-      }
-    }
-    if (!open.empty()) bad(std::size_t(open.back()), "is never closed (no END or ENDIF for it)");
-    vals_.assign(std::size_t(nvals), Arg());
-    ptrs_.assign(n, InterpPtr{});
-    range_val_.assign(n, 0);
-    range_on_.assign(n, 0);
-  }
-
-  // per-op checks of sources and dtypes (tinygrad's spec for the linear form, the parts INTERP relies on)
-  void check(std::size_t i, Step& s) {
-    const UOp& u = p_.uops[i];
-    auto need_srcs = [&](int lo, int hi) {
-      if (s.nsrc < lo || s.nsrc > hi)
-        bad(i, "has " + std::to_string(s.nsrc) + " sources, expected " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)));
-    };
-    auto need_ptr = [&](int k) {
-      if (!src(s, k).dtype.is_ptr) bad(i, "source " + std::to_string(k) + " is not a pointer (" + src(s, k).dtype.repr() + ")");
-    };
-    auto need_int = [&](int k) {
-      const DType d = src(s, k).dtype;
-      if (d.is_ptr || !d.is_int() || d.count != 1) bad(i, "source " + std::to_string(k) + " is not a scalar int (" + d.repr() + ")");
-    };
-    auto need_bool = [&](int k) {
-      const DType d = src(s, k).dtype;
-      if (d.is_ptr || !d.is_bool()) bad(i, "source " + std::to_string(k) + " is not a bool (" + d.repr() + ")");
-    };
-    auto need_storage = [&](DType d) {
-      if (!has_storage(d.scalar())) bad(i, "INTERP has no storage format for " + d.scalar().repr());
-    };
-    auto add_mem = [&](std::int64_t size, std::string name) {
-      if (!s.dtype.is_ptr) bad(i, "is not a pointer");
-      if (size < 0) bad(i, "has no size (INTERP bounds-checks every access)");
-      need_storage(s.dtype.base());
-      InterpMem m;
-      m.size = size * s.dtype.count;
-      m.dtype = s.dtype.base().scalar();
-      m.name = std::move(name);
-      s.aux = int(mems_.size());
-      mems_.push_back(std::move(m));
-    };
-    switch (s.op) {
-      case Ops::PARAM: add_mem(s.dtype.size, "buffer " + std::to_string(u.arg().as_param().slot)); break;
-      case Ops::DEFINE_REG:
-      case Ops::DEFINE_LOCAL: {
-        need_srcs(0, 0);
-        add_mem(s.dtype.size, (s.op == Ops::DEFINE_REG ? "register " : "local ") + u.arg().repr());
-        InterpMem& m = mems_.back();
-        m.owned.assign(std::size_t(m.size * m.dtype.itemsize()), std::byte{0});
-        m.base = m.owned.data();
-        break;
-      }
-      case Ops::DEFINE_VAR: {
-        need_srcs(0, 0);
-        for (std::size_t j = 0; j < p_.vars.size(); ++j) if (p_.vars[j] == u) s.aux = int(j);
-        if (s.aux < 0) bad(i, "variable " + u.arg().repr() + " is not in the program's vars");
-        if (!s.dtype.is_int() || s.count != 1) bad(i, "a variable must be a scalar int");
-        break;
-      }
-      case Ops::SPECIAL:
-        need_srcs(1, 1);
-        need_int(0);
-        s.aux = int(specials_.size());
-        specials_.push_back(int(i));
-        break;
-      case Ops::CONST:
-        need_srcs(0, 0);
-        if (s.count == 0) bad(i, "a CONST needs a value dtype");
-        if (u.arg().is_tuple() && int(u.arg().size()) != s.count) bad(i, "has " + std::to_string(u.arg().size()) + " values");
-        if (!u.arg().is_tuple() && !u.arg().is_number() && !u.arg().is<Invalid>()) bad(i, "value " + u.arg().repr() + " is not a number");
-        break;
-      case Ops::RANGE:
-        if (s.nsrc < 1) bad(i, "has no end");
-        need_int(0);
-        if (s.count != 1 || !s.dtype.is_int()) bad(i, "a RANGE must be a scalar int");
-        break;
-      case Ops::END:
-        if (s.nsrc < 2) bad(i, "closes no RANGE");
-        for (int k = 1; k < s.nsrc; ++k) if (src(s, k).op != Ops::RANGE) bad(i, "source " + std::to_string(k) + " is not a RANGE");
-        break;
-      case Ops::IF: need_srcs(1, 2); need_bool(0); break;
-      case Ops::ENDIF: need_srcs(1, 1); if (src(s, 0).op != Ops::IF) bad(i, "source 0 is not an IF"); break;
-      case Ops::AFTER:
-        if (s.nsrc < 1) bad(i, "has no source");
-        if (src(s, 0).dtype != s.dtype) bad(i, "dtype differs from its source's (" + src(s, 0).dtype.repr() + ")");
-        break;
-      case Ops::INDEX:
-        need_srcs(2, 3);
-        need_ptr(0);
-        need_int(1);
-        if (s.nsrc == 3) need_bool(2);
-        if (!s.dtype.is_ptr) bad(i, "an INDEX must be a pointer");
-        break;
-      case Ops::LOAD: {
-        const int nv = value_srcs(s);
-        if (nv != 1 && nv != 3) bad(i, "has " + std::to_string(nv) + " value sources, expected 1 (INDEX) or 3 (INDEX, alt, gate)");
-        need_ptr(0);
-        if (s.count == 0) bad(i, "a LOAD needs a value dtype");
-        need_storage(s.dtype);
-        if (nv == 3) {
-          const Step& alt = src(s, first_value_src(s, 1));
-          const Step& gate = src(s, first_value_src(s, 2));
-          if (alt.dtype.scalar() != s.dtype.scalar() || (alt.count != 1 && alt.count != s.count)) bad(i, "alt value is " + alt.dtype.repr());
-          if (!gate.dtype.is_bool() || gate.dtype.is_ptr || (gate.count != 1 && gate.count != s.count)) bad(i, "gate is " + gate.dtype.repr());
-        }
-        break;
-      }
-      case Ops::STORE:
-        need_srcs(2, 3);
-        need_ptr(0);
-        if (src(s, 1).count == 0) bad(i, "stores no value");
-        need_storage(src(s, 1).dtype);
-        if (s.nsrc == 3) need_bool(2);
-        break;
-      case Ops::CAST:
-      case Ops::BITCAST:
-        need_srcs(1, 1);
-        if (s.op == Ops::CAST && s.dtype.is_ptr) { need_ptr(0); break; }
-        if (s.count == 0 || src(s, 0).count == 0) bad(i, "casts between " + src(s, 0).dtype.repr() + " and " + s.dtype.repr());
-        if (s.op == Ops::CAST && src(s, 0).count != s.count) bad(i, "casts " + src(s, 0).dtype.repr() + " to a different width");
-        if (s.op == Ops::BITCAST && src(s, 0).dtype.itemsize() != s.dtype.itemsize()) bad(i, "bitcasts " + src(s, 0).dtype.repr() + ": itemsize differs");
-        break;
-      case Ops::GEP: {
-        need_srcs(1, 1);
-        const Arg& a = u.arg();
-        if (!a.is_tuple() || int(a.size()) != s.count) bad(i, "arg " + a.repr() + " does not give " + std::to_string(s.count) + " indices");
-        for (const Arg& e : a.as_tuple())
-          if (!e.is_int() || e.as_int() < 0 || e.as_int() >= src(s, 0).count) bad(i, "index " + e.repr() + " is out of range for " + src(s, 0).dtype.repr());
-        break;
-      }
-      case Ops::STACK: {
-        int total = 0;
-        for (int k = 0; k < s.nsrc; ++k) total += src(s, k).count;
-        if (total != s.count || s.nsrc == 0) bad(i, "sources give " + std::to_string(total) + " elements");
-        break;
-      }
-      case Ops::WMMA: check_wmma(i, s); break;
-      case Ops::SINK:
-      case Ops::NOOP:
-      case Ops::BARRIER:
-      case Ops::GROUP: break;
-      default:
-        if (!GroupOp::ALU.contains(s.op)) bad(i, "INTERP does not run this op");
-        need_srcs(op_arity(s.op), op_arity(s.op));
-        if (s.count == 0) bad(i, "an ALU op needs a value dtype");
-        for (int k = 0; k < s.nsrc; ++k) {
-          const DType d = src(s, k).dtype;
-          if (d.is_ptr || d.count != s.count) bad(i, "source " + std::to_string(k) + " is " + d.repr() + ", expected " + std::to_string(s.count) + " elements");
-          // tinygrad's rule: sources have the op's dtype, but a comparison gives bool and WHERE takes a bool
-          const bool cond = s.op == Ops::WHERE && k == 0;
-          const DType want = GroupOp::Comparison.contains(s.op) ? src(s, 0).dtype : s.dtype;
-          if (cond ? !d.is_bool() : d != want) bad(i, "source " + std::to_string(k) + " is " + d.repr());
-        }
-        if (GroupOp::Comparison.contains(s.op) && !s.dtype.is_bool()) bad(i, "a comparison gives bool");
-        if (s.op == Ops::THREEFRY && s.dtype.scalar() != dtypes::uint64) bad(i, "THREEFRY works on uint64");
-        if (s.op == Ops::FDIV && !s.dtype.is_float()) bad(i, "FDIV works on floats");
-    }
-  }
-
-  // LOAD's sources that carry values (ops_python drops the void ones: a STORE or BARRIER it waits for)
-  static bool is_void_op(Ops o) {
-    return o == Ops::END || o == Ops::BARRIER || o == Ops::IF || o == Ops::ENDIF || o == Ops::SINK || o == Ops::NOOP || o == Ops::GROUP ||
-           o == Ops::STORE;
-  }
-  int value_srcs(const Step& s) const {
-    int c = 0;
-    for (int k = 0; k < s.nsrc; ++k) c += !is_void_op(src(s, k).op);
-    return c;
-  }
-  int first_value_src(const Step& s, int nth) const {  // the source index of the nth value source
-    for (int k = 0; k < s.nsrc; ++k)
-      if (!is_void_op(src(s, k).op) && nth-- == 0) return k;
-    return -1;
-  }
-
-  // tinygrad's WMMA arg: (name, dims, dtype_in, dtype_out, device, threads, upcast_axes, reduce_axes)
-  void check_wmma(std::size_t i, const Step& s) const {
-    const Arg& a = p_.uops[i].arg();
-    const bool cpu = a.is_tuple() && a.size() > 5 && a[4].is<std::string>() && a[4].as_str() == "CPU";
-    if (!cpu) bad(i, "INTERP emulates only the CPU (AMX) tensor core, not " + (a.is_tuple() && a.size() > 4 ? a[4].repr() : a.repr()));
-    if (s.nsrc != 3 || src(s, 0).count != 16 || src(s, 1).count != 16 || src(s, 2).count != 256 || s.count != 256)
-      bad(i, "the CPU tensor core takes 16, 16 and 256 elements and gives 256");
-  }
-
-  // ***** running *****
-
-  // every combination of the SPECIAL (GPU index) values, the last SPECIAL fastest
-  void run_specials(std::span<const std::int64_t> v) {
-    if (specials_.empty()) return run_once(v);
-    std::map<std::string, Arg> vars;
-    for (std::size_t j = 0; j < p_.vars.size(); ++j) vars.emplace(p_.vars[j].expr(), Arg(v[j]));
-    std::vector<std::int64_t> sizes;
-    bool locals = false;
-    for (int at : specials_) {
-      const UOp& sp = p_.uops[std::size_t(at)];
-      const Arg sz = evaluate(sp.src(0), vars);
-      if (!sz.is_int()) bad(std::size_t(at), "size " + sz.repr() + " is not an int");
-      sizes.push_back(sz.as_int());
-      locals = locals || (sz.as_int() > 1 && sp.arg().is<std::string>() && !sp.arg().as_str().empty() && sp.arg().as_str()[0] == 'l');
-    }
-    if (locals)
-      for (std::size_t i = 0; i < steps_.size(); ++i)
-        if (steps_[i].op == Ops::BARRIER) bad(i, "INTERP runs GPU threads one after another, so it cannot wait at a BARRIER for local threads");
-    for (std::int64_t s : sizes) if (s <= 0) return;
-    special_val_.assign(sizes.size(), 0);
-    for (;;) {
-      run_once(v);
-      std::size_t k = sizes.size();
-      while (k > 0 && ++special_val_[k - 1] == sizes[k - 1]) special_val_[--k] = 0;
-      if (k == 0) return;
-    }
-  }
-
-  void run_once(std::span<const std::int64_t> v) {
-    std::fill(range_on_.begin(), range_on_.end(), 0);
-    for (InterpMem& m : mems_) if (!m.owned.empty()) std::fill(m.owned.begin(), m.owned.end(), std::byte{0});
-    std::vector<char> mask{1};  // IF nesting: stores happen while the top is true
-    std::array<Arg, 3> ops;
-    const std::size_t n = steps_.size();
-    std::size_t i = 0;
-    try {
-      while (i < n) {
-        const Step& s = steps_[i];
-        const UOp& u = p_.uops[i];
-        switch (s.op) {
-          case Ops::PARAM:
-          case Ops::DEFINE_LOCAL: ptrs_[i] = {s.aux, 0, true}; break;
-          case Ops::DEFINE_REG: {
-            InterpMem& m = mems_[std::size_t(s.aux)];
-            std::fill(m.owned.begin(), m.owned.end(), std::byte{0});  // registers start at zero each time
-            ptrs_[i] = {s.aux, 0, true};
-            break;
-          }
-          case Ops::DEFINE_VAR: vals_[std::size_t(s.vpos)] = Arg(v[std::size_t(s.aux)]); break;
-          case Ops::SPECIAL: vals_[std::size_t(s.vpos)] = Arg(special_val_[std::size_t(s.aux)]); break;
-          case Ops::CONST: {
-            const Arg& a = u.arg();
-            for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = a.is_tuple() ? a[std::size_t(k)] : a;
-            break;
-          }
-          case Ops::RANGE: {
-            const Arg& end = val(src(s, 0));
-            if (!end.is_int()) bad(i, "end " + end.repr() + " is not an int");
-            std::int64_t& r = range_val_[i];
-            r = range_on_[i] ? r + 1 : 0;
-            range_on_[i] = 1;
-            if (r >= end.as_int()) {
-              range_on_[i] = 0;
-              i = std::size_t(s.jump);
-              continue;
-            }
-            vals_[std::size_t(s.vpos)] = Arg(r);
-            break;
-          }
-          case Ops::END:
-            if (!range_on_[std::size_t(s.jump)]) bad(i, "its RANGE is not running");
-            i = std::size_t(s.jump);
-            continue;
-          case Ops::IF: mask.push_back(mask.back() && interp_truthy(val(src(s, 0)))); break;
-          case Ops::ENDIF: mask.pop_back(); break;
-          case Ops::AFTER: copy_value(s, src(s, 0), int(i), srcpos(s, 0)); break;
-          case Ops::INDEX: {
-            const Step& b = src(s, 0);
-            const Arg& idx = val(src(s, 1));
-            InterpPtr pt = ptrs_[std::size_t(srcpos(s, 0))];
-            if (!idx.is_int()) bad(i, "index " + idx.repr() + " is not an int (an Invalid index must become a gate first)");
-            if (pt.mem < 0) bad(i, "its pointer was never set");
-            std::int64_t step;
-            if (__builtin_mul_overflow(idx.as_int(), std::int64_t(b.dtype.count), &step) || __builtin_add_overflow(pt.off, step, &pt.off))
-              bad(i, "index " + idx.repr() + " overflows int64");
-            if (s.nsrc == 3) pt.gate = pt.gate && interp_truthy(val(src(s, 2)));
-            ptrs_[i] = pt;
-            break;
-          }
-          case Ops::LOAD: load(i, s); break;
-          case Ops::STORE: store(i, s, mask.back() != 0); break;
-          case Ops::CAST:
-            if (s.dtype.is_ptr) {
-              ptrs_[i] = ptrs_[std::size_t(srcpos(s, 0))];
-              break;
-            }
-            for (int k = 0; k < s.count; ++k)
-              vals_[std::size_t(s.vpos + k)] = detail::cast_value(val(src(s, 0), k), src(s, 0).dtype.scalar(), s.dtype.scalar());
-            break;
-          case Ops::BITCAST: bitcast(s); break;
-          case Ops::GEP: {
-            const Step& x = src(s, 0);
-            for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = val(x, int(u.arg()[std::size_t(k)].as_int()));
-            break;
-          }
-          case Ops::STACK: {
-            int at = s.vpos;
-            for (int k = 0; k < s.nsrc; ++k) {
-              const Step& x = src(s, k);
-              for (int e = 0; e < x.count; ++e) vals_[std::size_t(at++)] = val(x, e);
-            }
-            break;
-          }
-          case Ops::WMMA: wmma(s); break;
-          case Ops::SINK:
-          case Ops::NOOP:
-          case Ops::BARRIER:
-          case Ops::GROUP: break;
-          case Ops::THREEFRY:
-            for (int k = 0; k < s.count; ++k)
-              vals_[std::size_t(s.vpos + k)] = Arg(std::int64_t(
-                  threefry2x32_value(std::uint64_t(val(src(s, 0), k).as_int()), std::uint64_t(val(src(s, 1), k).as_int()))));
-            break;
-          case Ops::FDIV:  // python_alu has no FDIV: IEEE division in double, rounded once to the dtype
-            for (int k = 0; k < s.count; ++k)
-              vals_[std::size_t(s.vpos + k)] =
-                  Arg(truncate_float(s.dtype.scalar(), val(src(s, 0), k).as_float() / val(src(s, 1), k).as_float()));
-            break;
-          default: {  // the ALU ops (the plan rejected anything else)
-            const DType od = src(s, s.op == Ops::WHERE ? 1 : 0).dtype.scalar(), dt = s.dtype.scalar();
-            for (int k = 0; k < s.count; ++k) {
-              for (int j = 0; j < s.nsrc; ++j) ops[std::size_t(j)] = val(src(s, j), k);
-              auto r = exec_alu(s.op, dt, std::span<const Arg>(ops.data(), std::size_t(s.nsrc)), od);
-              if (!r) {
-                std::string args;
-                for (int j = 0; j < s.nsrc; ++j) args += (j ? ", " : "") + ops[std::size_t(j)].repr();
-                bad(i, "the result of (" + args + ") overflows int64");
-              }
-              vals_[std::size_t(s.vpos + k)] = std::move(*r);
-            }
-          }
-        }
-        ++i;
-      }
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      if (what.rfind("INTERP: ", 0) == 0) throw;
-      bad(i, what);
-    }
-  }
-
-  void copy_value(const Step& s, const Step& from, int to_pos, int from_pos) {
-    if (s.dtype.is_ptr) ptrs_[std::size_t(to_pos)] = ptrs_[std::size_t(from_pos)];
-    for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = val(from, k);
-  }
-
-  [[noreturn]] void out_of_range(const char* what, const InterpMem& m, std::int64_t e) const {
-    throw Error(std::string("INTERP: ") + what + " of " + m.name + " at element " + std::to_string(e) + ", size " + std::to_string(m.size));
-  }
-  // element k after off; past int64 it saturates (out of range) instead of wrapping
-  static std::int64_t element(std::int64_t off, int k) {
-    std::int64_t e;
-    return __builtin_add_overflow(off, std::int64_t(k), &e) ? std::numeric_limits<std::int64_t>::max() : e;
-  }
-  const InterpMem& mem_for(std::size_t i, const InterpPtr& pt, DType dt) const {
-    if (pt.mem < 0) bad(i, "its pointer was never set");
-    const InterpMem& m = mems_[std::size_t(pt.mem)];
-    if (m.dtype != dt.scalar()) bad(i, "accesses " + m.name + " of " + m.dtype.repr() + " as " + dt.scalar().repr());
-    return m;
-  }
-
-  void load(std::size_t i, const Step& s) {
-    const InterpPtr pt = ptrs_[std::size_t(srcpos(s, 0))];
-    const int ka = first_value_src(s, 1), kg = first_value_src(s, 2);
-    const DType dt = s.dtype.scalar();
-    const InterpMem& m = mem_for(i, pt, dt);
-    const std::size_t isz = std::size_t(dt.itemsize());
-    for (int k = 0; k < s.count; ++k) {
-      Arg& out = vals_[std::size_t(s.vpos + k)];
-      if (kg >= 0 && !interp_truthy(elem(src(s, kg), k))) {
-        out = elem(src(s, ka), k);
-        continue;
-      }
-      if (!pt.gate) {  // gated off by its INDEX: the value a masked load gives
-        out = dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(std::int64_t(0));
-        continue;
-      }
-      const std::int64_t e = element(pt.off, k);
-      if (e < 0 || e >= m.size) out_of_range("LOAD", m, e);
-      out = load_element(dt, m.base + std::size_t(e) * isz);
-    }
-  }
-
-  void store(std::size_t i, const Step& s, bool on) {
-    const InterpPtr pt = ptrs_[std::size_t(srcpos(s, 0))];
-    if (!on || !pt.gate || (s.nsrc == 3 && !interp_truthy(val(src(s, 2))))) return;
-    const Step& x = src(s, 1);
-    const DType dt = x.dtype.scalar();
-    const InterpMem& m = mem_for(i, pt, dt);
-    const std::size_t isz = std::size_t(dt.itemsize());
-    for (int k = 0; k < x.count; ++k) {
-      const std::int64_t e = element(pt.off, k);
-      if (e < 0 || e >= m.size) out_of_range("STORE", m, e);
-      store_element(dt, val(x, k), m.base + std::size_t(e) * isz);
-    }
-  }
-
-  void bitcast(const Step& s) {
-    const Step& x = src(s, 0);
-    Arg in;
-    if (x.count == 1) in = val(x);
-    else in = Arg(ArgTuple(vals_.begin() + x.vpos, vals_.begin() + x.vpos + x.count));
-    const Arg r = detail::bitcast_value(in, x.dtype, s.dtype);
-    for (int k = 0; k < s.count; ++k) vals_[std::size_t(s.vpos + k)] = s.count == 1 ? r : r[std::size_t(k)];
-  }
-
-  // the CPU (AMX) tensor core as ops_python models it: D[e] = C[e] + A[e / 16] * B[e % 16], an outer
-  // product accumulated in double (Python floats) and rounded once to the output dtype
-  void wmma(const Step& s) {
-    const Step &a = src(s, 0), &b = src(s, 1), &c = src(s, 2);
-    const DType dt = s.dtype.scalar();
-    for (int e = 0; e < 256; ++e) {
-      const double d = val(c, e).as_float() + val(a, e / 16).as_float() * val(b, e % 16).as_float();
-      vals_[std::size_t(s.vpos + e)] = dt.is_float() ? Arg(truncate_float(dt, d)) : Arg(std::int64_t(d));
-    }
-  }
-};
-
-}  // namespace detail
-
-// Runs p: bufs[i] is the base address of PARAM slot i's memory (in the dtype's storage format),
-// vals[j] the value of p.vars[j]. A kernel split over threads (a "core_id" var) runs once per core_id
-// in [0, p.threads), one after another. Throws mg::Error for a malformed program, a buffer or value
-// that is missing or out of range, and an access outside a buffer; the buffers may then hold a
-// partial result.
-template <class = void>
-void interp_run(const Program& p, std::span<void* const> bufs, std::span<const std::int64_t> vals) {
-  detail::Interpreter<UOp>(p).run(bufs, vals);
-}
-
-}  // namespace mg
-
-// ---- metagrad/runtime/llvm.hpp ----
-// The CPU device's compiler and loader (tinygrad's split: a compiler makes bytes, a runtime loads them).
-//   mg::llvm::compile(ir, name)         LLVM IR text -> an object file for the host CPU, at O2
-//   mg::llvm::compile_cached(ir, name)  the same, through the disk cache
-//   mg::llvm::Jit::instance().load(object, symbol) -> the symbol's address in the process
-// libLLVM 19 is opened with dlopen (runtime/llvm_api.hpp), so nothing here needs link flags.
-// A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
-#include <condition_variable>
-
-
-// ---- metagrad/runtime/disk_cache.hpp ----
-// The disk cache for compiled kernels (tinygrad's diskcache_get/diskcache_put): one file per key under
-// $MG_CACHE_DIR, else $XDG_CACHE_HOME/metagrad, else $HOME/.cache/metagrad, in a folder per table.
-// A file is a header (magic, lengths, a checksum of key and payload), the key, then the payload; a file
-// that is missing, truncated, corrupt or written for another key reads as a miss and the next put
-// overwrites it. Puts write a temp file and rename it, so concurrent processes never see half a file.
-// CACHELEVEL=0 turns the cache off. An unwritable folder means no cache, never an error.
-// C stdio and POSIX only: <filesystem> and <fstream> would cost every includer compile time.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-
-
-namespace mg {
-
-namespace detail {
-
-// A 64-bit hash with two independent lanes (murmur-style multiply/rotate mixing), so the pair is a
-// 128-bit fingerprint: cache keys collide only by accident, never by a short source's pattern.
-struct Hash128 {
-  std::uint64_t lo = 0, hi = 0;
-};
-
-inline std::uint64_t rotl64(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-inline std::uint64_t fmix64(std::uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  return k ^ (k >> 33);
-}
-
-inline Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
-  constexpr std::uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
-  std::uint64_t h1 = seed, h2 = seed ^ 0x9e3779b97f4a7c15ULL;
-  const char* p = s.data();
-  const std::size_t n = s.size(), blocks = n / 16;
-  auto word = [](const char* q) {
-    std::uint64_t w;
-    std::memcpy(&w, q, 8);
-    return w;
-  };
-  for (std::size_t i = 0; i < blocks; ++i, p += 16) {
-    std::uint64_t k1 = word(p), k2 = word(p + 8);
-    h1 ^= rotl64(k1 * c1, 31) * c2;
-    h1 = (rotl64(h1, 27) + h2) * 5 + 0x52dce729;
-    h2 ^= rotl64(k2 * c2, 33) * c1;
-    h2 = (rotl64(h2, 31) + h1) * 5 + 0x38495ab5;
-  }
-  // the tail, zero padded; the length goes into the final mix so padding cannot alias
-  char tail[16] = {};
-  std::memcpy(tail, p, n - blocks * 16);
-  h1 ^= rotl64(word(tail) * c1, 31) * c2;
-  h2 ^= rotl64(word(tail + 8) * c2, 33) * c1;
-  h1 ^= n;
-  h2 ^= n;
-  h1 += h2;
-  h2 += h1;
-  h1 = fmix64(h1);
-  h2 = fmix64(h2);
-  h1 += h2;
-  h2 += h1;
-  return {h1, h2};
-}
-
-// 32 lowercase hex digits: the key the runtimes use for a source
-inline std::string hash_hex(std::string_view s) {
-  const Hash128 h = hash128(s);
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out(32, '0');
-  for (int i = 0; i < 16; ++i) {
-    out[std::size_t(15 - i)] = digits[(h.hi >> (4 * i)) & 15];
-    out[std::size_t(31 - i)] = digits[(h.lo >> (4 * i)) & 15];
-  }
-  return out;
-}
-
-// CACHELEVEL as in tinygrad: unset means 2 (on); 0 disables the disk cache
-inline bool disk_cache_enabled() { return getenv_int("CACHELEVEL", 2) != 0; }
-
-inline std::string disk_cache_dir() {
-  if (const char* d = std::getenv("MG_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/metagrad";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/metagrad";
-  return {};
-}
-
-inline bool safe_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
-// a file name for the key: the key itself when it is short and plain, else its hash (the header keeps
-// the full key, so a hashed name that collides still reads as a miss)
-inline std::string disk_cache_file_name(std::string_view s) {
-  if (s.empty() || s.size() > 64) return hash_hex(s);
-  for (char c : s)
-    if (!safe_name_char(c)) return hash_hex(s);
-  return std::string(s);
-}
-
-inline std::string disk_cache_path(std::string_view table, std::string_view key) {
-  std::string dir = disk_cache_dir();
-  if (dir.empty()) return {};
-  return dir + "/" + disk_cache_file_name(table) + "/" + disk_cache_file_name(key);
-}
-
-// mkdir -p; true when the folder exists afterwards
-inline bool make_dirs(const std::string& path) {
-  for (std::size_t i = 1; i <= path.size(); ++i) {
-    if (i < path.size() && path[i] != '/') continue;
-    const std::string part = path.substr(0, i);
-    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-inline constexpr char disk_cache_magic[8] = {'M', 'G', 'C', 'A', 'C', 'H', 'E', '1'};
-struct DiskCacheHeader {
-  char magic[8];
-  std::uint64_t key_len, payload_len, checksum_lo, checksum_hi;
-};
-
-inline Hash128 disk_cache_checksum(std::string_view key, std::string_view payload) {
-  const Hash128 k = hash128(key);
-  return hash128(payload, k.lo ^ k.hi);
-}
-
-struct FileCloser {
-  std::FILE* f;
-  ~FileCloser() {
-    if (f) std::fclose(f);
-  }
-};
-
-}  // namespace detail
-
-// The payload stored for (table, key), or nullopt when there is none that is whole and correct.
-inline std::optional<std::string> disk_cache_get(std::string_view table, std::string_view key) {
-  if (!detail::disk_cache_enabled()) return std::nullopt;
-  const std::string path = detail::disk_cache_path(table, key);
-  if (path.empty()) return std::nullopt;
-  detail::FileCloser fc{std::fopen(path.c_str(), "rb")};
-  if (!fc.f) return std::nullopt;
-  struct stat st;
-  if (::fstat(::fileno(fc.f), &st) != 0) return std::nullopt;
-  const auto size = std::uint64_t(st.st_size);
-  detail::DiskCacheHeader h;
-  if (size < sizeof h || std::fread(&h, sizeof h, 1, fc.f) != 1) return std::nullopt;
-  if (std::memcmp(h.magic, detail::disk_cache_magic, sizeof h.magic) != 0) return std::nullopt;
-  // lengths are checked against the file size before anything is allocated for them
-  if (h.key_len != key.size() || h.key_len > size - sizeof h || h.payload_len != size - sizeof h - h.key_len)
-    return std::nullopt;
-  std::string stored_key(key.size(), '\0'), payload(std::size_t(h.payload_len), '\0');
-  if (!stored_key.empty() && std::fread(stored_key.data(), stored_key.size(), 1, fc.f) != 1) return std::nullopt;
-  if (stored_key != key) return std::nullopt;
-  if (!payload.empty() && std::fread(payload.data(), payload.size(), 1, fc.f) != 1) return std::nullopt;
-  const detail::Hash128 c = detail::disk_cache_checksum(key, payload);
-  if (c.lo != h.checksum_lo || c.hi != h.checksum_hi) return std::nullopt;
-  return payload;
-}
-
-// Stores payload for (table, key); returns whether it was written (false when the cache is off or the
-// folder is unwritable: callers just carry on without the cache).
-inline bool disk_cache_put(std::string_view table, std::string_view key, std::string_view payload) {
-  if (!detail::disk_cache_enabled()) return false;
-  const std::string path = detail::disk_cache_path(table, key);
-  if (path.empty() || !detail::make_dirs(path.substr(0, path.rfind('/')))) return false;
-  // unique per process and call, so concurrent writers never share a temp file
-  static std::atomic<unsigned long> counter{0};
-  const std::string tmp = path + ".tmp." + std::to_string(long(::getpid())) + "." + std::to_string(counter++);
-  const detail::Hash128 c = detail::disk_cache_checksum(key, payload);
-  detail::DiskCacheHeader h;
-  std::memcpy(h.magic, detail::disk_cache_magic, sizeof h.magic);
-  h.key_len = key.size();
-  h.payload_len = payload.size();
-  h.checksum_lo = c.lo;
-  h.checksum_hi = c.hi;
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return false;
-  bool ok = std::fwrite(&h, sizeof h, 1, f) == 1;
-  ok = ok && (key.empty() || std::fwrite(key.data(), key.size(), 1, f) == 1);
-  ok = ok && (payload.empty() || std::fwrite(payload.data(), payload.size(), 1, f) == 1);
-  ok = (std::fclose(f) == 0) && ok;
-  ok = ok && std::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) std::remove(tmp.c_str());
-  return ok;
-}
-
-}  // namespace mg
-
-// ---- metagrad/runtime/llvm_api.hpp ----
-// The part of LLVM's C API (llvm-c/, stable in LLVM 19) that the CPU runtime uses, opened at run time
-// with dlopen as tinygrad does through ctypes: a program that includes metagrad builds with plain
-// `g++ -std=c++20` and links nothing, LLVM's headers are never on the user's include path, and a machine
-// without libLLVM gets an error naming the Debian package instead of a link failure.
-// The opaque ref types are pointers and the enums plain ints in the C ABI, so declaring them here
-// matches the library exactly.
-#include <dlfcn.h>
-
-
-
-namespace mg::detail::llvmc {
-
-using Bool = int;
-using ContextRef = struct OpaqueContext*;
-using ModuleRef = struct OpaqueModule*;
-using MemoryBufferRef = struct OpaqueMemoryBuffer*;
-using DiagnosticInfoRef = struct OpaqueDiagnosticInfo*;
-using ErrorRef = struct OpaqueError*;
-using TargetRef = struct OpaqueTarget*;
-using TargetMachineRef = struct OpaqueTargetMachine*;
-using TargetDataRef = struct OpaqueTargetData*;
-using PassBuilderOptionsRef = struct OpaquePassBuilderOptions*;
-using LLJITRef = struct OpaqueLLJIT*;
-using LLJITBuilderRef = struct OpaqueLLJITBuilder*;
-using ExecutionSessionRef = struct OpaqueExecutionSession*;
-using JITDylibRef = struct OpaqueJITDylib*;
-using ResourceTrackerRef = struct OpaqueResourceTracker*;
-using DefinitionGeneratorRef = struct OpaqueDefinitionGenerator*;
-using SymbolStringPoolEntryRef = struct OpaqueSymbolStringPoolEntry*;
-using ExecutorAddress = std::uint64_t;
-
-using DiagnosticHandler = void (*)(DiagnosticInfoRef, void*);
-using SymbolPredicate = int (*)(void*, SymbolStringPoolEntryRef);
-using ErrorReporter = void (*)(void*, ErrorRef);
-
-enum DiagnosticSeverity : int { DSError, DSWarning, DSRemark, DSNote };
-enum VerifierFailureAction : int { AbortProcessAction, PrintMessageAction, ReturnStatusAction };
-enum CodeGenOptLevel : int { CodeGenLevelNone, CodeGenLevelLess, CodeGenLevelDefault, CodeGenLevelAggressive };
-enum RelocMode : int { RelocDefault, RelocStatic, RelocPIC };
-enum CodeModel : int { CodeModelDefault, CodeModelJITDefault };
-enum CodeGenFileType : int { AssemblyFile, ObjectFile };
-enum LookupKind : int { LookupKindStatic, LookupKindDLSym };
-enum JITDylibLookupFlags : int { MatchExportedSymbolsOnly, MatchAllSymbols };
-enum SymbolLookupFlags : int { RequiredSymbol, WeaklyReferencedSymbol };
-
-struct JITSymbolFlags {
-  std::uint8_t generic, target;
-};
-struct EvaluatedSymbol {
-  ExecutorAddress address;
-  JITSymbolFlags flags;
-};
-struct SymbolMapPair {
-  SymbolStringPoolEntryRef name;
-  EvaluatedSymbol sym;
-};
-struct SearchOrderElement {
-  JITDylibRef jd;
-  JITDylibLookupFlags flags;
-};
-struct LookupSetElement {
-  SymbolStringPoolEntryRef name;
-  SymbolLookupFlags flags;
-};
-using LookupHandleResult = void (*)(ErrorRef, SymbolMapPair*, std::size_t, void*);
-
-// X(name, return type, parameter types...): every function the runtime calls, resolved by name.
-// The target initializers are the host's (LLVMInitializeNativeTarget is a static inline in llvm-c).
-#if defined(__x86_64__)
-#define MG_LLVM_TARGET "X86"
-#elif defined(__aarch64__)
-#define MG_LLVM_TARGET "AArch64"
-#else
-#define MG_LLVM_TARGET ""  // open_libllvm says so at run time; including this header still works
-#endif
-#define MG_LLVM_API(X)                                                                                                 \
-  X(LLVMContextCreate, ContextRef)                                                                                     \
-  X(LLVMContextDispose, void, ContextRef)                                                                              \
-  X(LLVMContextSetDiagnosticHandler, void, ContextRef, DiagnosticHandler, void*)                                       \
-  X(LLVMGetDiagInfoDescription, char*, DiagnosticInfoRef)                                                              \
-  X(LLVMGetDiagInfoSeverity, DiagnosticSeverity, DiagnosticInfoRef)                                                    \
-  X(LLVMDisposeMessage, void, char*)                                                                                   \
-  X(LLVMCreateMemoryBufferWithMemoryRange, MemoryBufferRef, const char*, std::size_t, const char*, Bool)               \
-  X(LLVMCreateMemoryBufferWithMemoryRangeCopy, MemoryBufferRef, const char*, std::size_t, const char*)                 \
-  X(LLVMGetBufferStart, const char*, MemoryBufferRef)                                                                  \
-  X(LLVMGetBufferSize, std::size_t, MemoryBufferRef)                                                                   \
-  X(LLVMDisposeMemoryBuffer, void, MemoryBufferRef)                                                                    \
-  X(LLVMParseIRInContext, Bool, ContextRef, MemoryBufferRef, ModuleRef*, char**)                                       \
-  X(LLVMVerifyModule, Bool, ModuleRef, VerifierFailureAction, char**)                                                  \
-  X(LLVMDisposeModule, void, ModuleRef)                                                                                \
-  X(LLVMSetTarget, void, ModuleRef, const char*)                                                                       \
-  X(LLVMSetModuleDataLayout, void, ModuleRef, TargetDataRef)                                                           \
-  X(LLVMGetErrorMessage, char*, ErrorRef)                                                                              \
-  X(LLVMDisposeErrorMessage, void, char*)                                                                              \
-  X(LLVMGetDefaultTargetTriple, char*)                                                                                 \
-  X(LLVMGetHostCPUName, char*)                                                                                         \
-  X(LLVMGetHostCPUFeatures, char*)                                                                                     \
-  X(LLVMGetTargetFromTriple, Bool, const char*, TargetRef*, char**)                                                    \
-  X(LLVMCreateTargetMachine, TargetMachineRef, TargetRef, const char*, const char*, const char*, CodeGenOptLevel,      \
-    RelocMode, CodeModel)                                                                                              \
-  X(LLVMDisposeTargetMachine, void, TargetMachineRef)                                                                  \
-  X(LLVMCreateTargetDataLayout, TargetDataRef, TargetMachineRef)                                                       \
-  X(LLVMDisposeTargetData, void, TargetDataRef)                                                                        \
-  X(LLVMTargetMachineEmitToMemoryBuffer, Bool, TargetMachineRef, ModuleRef, CodeGenFileType, char**, MemoryBufferRef*) \
-  X(LLVMCreatePassBuilderOptions, PassBuilderOptionsRef)                                                               \
-  X(LLVMDisposePassBuilderOptions, void, PassBuilderOptionsRef)                                                        \
-  X(LLVMPassBuilderOptionsSetLoopUnrolling, void, PassBuilderOptionsRef, Bool)                                         \
-  X(LLVMPassBuilderOptionsSetLoopVectorization, void, PassBuilderOptionsRef, Bool)                                     \
-  X(LLVMPassBuilderOptionsSetSLPVectorization, void, PassBuilderOptionsRef, Bool)                                      \
-  X(LLVMRunPasses, ErrorRef, ModuleRef, const char*, TargetMachineRef, PassBuilderOptionsRef)                          \
-  X(LLVMOrcCreateLLJIT, ErrorRef, LLJITRef*, LLJITBuilderRef)                                                          \
-  X(LLVMOrcLLJITGetExecutionSession, ExecutionSessionRef, LLJITRef)                                                    \
-  X(LLVMOrcLLJITGetGlobalPrefix, char, LLJITRef)                                                                       \
-  X(LLVMOrcLLJITMangleAndIntern, SymbolStringPoolEntryRef, LLJITRef, const char*)                                      \
-  X(LLVMOrcLLJITAddObjectFileWithRT, ErrorRef, LLJITRef, ResourceTrackerRef, MemoryBufferRef)                          \
-  X(LLVMOrcExecutionSessionCreateBareJITDylib, JITDylibRef, ExecutionSessionRef, const char*)                          \
-  X(LLVMOrcExecutionSessionLookup, void, ExecutionSessionRef, LookupKind, SearchOrderElement*, std::size_t,            \
-    LookupSetElement*, std::size_t, LookupHandleResult, void*)                                                         \
-  X(LLVMOrcJITDylibCreateResourceTracker, ResourceTrackerRef, JITDylibRef)                                             \
-  X(LLVMOrcJITDylibAddGenerator, void, JITDylibRef, DefinitionGeneratorRef)                                            \
-  X(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess, ErrorRef, DefinitionGeneratorRef*, char, SymbolPredicate,    \
-    void*)                                                                                                             \
-  X(LLVMOrcResourceTrackerRemove, ErrorRef, ResourceTrackerRef)                                                        \
-  X(LLVMOrcReleaseResourceTracker, void, ResourceTrackerRef)                                                           \
-  X(LLVMOrcExecutionSessionSetErrorReporter, void, ExecutionSessionRef, ErrorReporter, void*)                          \
-  X(LLVMConsumeError, void, ErrorRef)                                                                                  \
-  X(LLVMGetVersion, void, unsigned*, unsigned*, unsigned*)
-
-// The functions, as pointers filled by dlsym.
-struct Api {
-#define MG_LLVM_FIELD(name, ret, ...) ret (*name)(__VA_ARGS__) = nullptr;
-  MG_LLVM_API(MG_LLVM_FIELD)
-#undef MG_LLVM_FIELD
-  void (*init_target_info)() = nullptr;
-  void (*init_target)() = nullptr;
-  void (*init_target_mc)() = nullptr;
-  void (*init_asm_printer)() = nullptr;
-  void (*init_asm_parser)() = nullptr;  // inline asm in a kernel goes through the integrated assembler
-  void* handle = nullptr;
-  std::string path;  // the library that was opened, for messages
-};
-
-inline void* resolve(void* handle, const char* name, const std::string& path) {
-  ::dlerror();
-  void* p = ::dlsym(handle, name);
-  if (!p) throw Error("CPU device: " + path + " has no symbol " + name + ": it is not LLVM 19's libLLVM");
-  return p;
-}
-
-// Opens libLLVM at `path` (a file name dlopen searches for, or a path) and resolves every function;
-// throws naming what failed. The handle is never closed: compiled kernels and LLVM's own statics
-// live until the process ends.
-inline Api open_libllvm(const std::string& path) {
-  Api api;
-  api.path = path;
-  if (!*MG_LLVM_TARGET) throw Error("CPU device: metagrad knows the LLVM target of x86-64 and AArch64 hosts only");
-  api.handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!api.handle) {
-    const char* why = ::dlerror();
-    throw Error("CPU device: " + (why ? std::string(why) : path + ": dlopen failed"));
-  }
-  try {
-#define MG_LLVM_RESOLVE(name, ...) api.name = reinterpret_cast<decltype(api.name)>(resolve(api.handle, #name, path));
-    MG_LLVM_API(MG_LLVM_RESOLVE)
-#undef MG_LLVM_RESOLVE
-    auto init = [&](const char* what) {
-      const std::string name = std::string("LLVMInitialize") + MG_LLVM_TARGET + what;
-      return reinterpret_cast<void (*)()>(resolve(api.handle, name.c_str(), path));
-    };
-    api.init_target_info = init("TargetInfo");
-    api.init_target = init("Target");
-    api.init_target_mc = init("TargetMC");
-    api.init_asm_printer = init("AsmPrinter");
-    api.init_asm_parser = init("AsmParser");
-  } catch (...) {
-    ::dlclose(api.handle);
-    throw;
-  }
-  return api;
-}
-
-// The names Debian's llvm-19 ships libLLVM under; MG_LIBLLVM, when set, is the only one tried.
-inline constexpr const char* libllvm_names[] = {"libLLVM.so.19.1", "libLLVM-19.so",
-                                                "/usr/lib/llvm-19/lib/libLLVM.so.19.1",
-                                                "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1", "libLLVM.so.1"};
-
-// Finds libLLVM: only `override_path` when given (MG_LIBLLVM), else Debian's names in turn. The error
-// names every path tried, why each failed, and the package to install.
-inline Api find_libllvm(const char* override_path) {
-  std::string tried;
-  auto attempt = [&](const std::string& path, Api& out) {
-    try {
-      out = open_libllvm(path);
-      return true;
-    } catch (const Error& e) {
-      const std::string why = e.what();
-      tried += (tried.empty() ? "" : "; ") + why.substr(why.find(": ") + 2);  // drop "CPU device: "
-      return false;
-    }
-  };
-  Api api;
-  if (override_path && *override_path) {
-    if (attempt(override_path, api)) return api;
-  } else {
-    for (const char* name : libllvm_names)
-      if (attempt(name, api)) return api;
-  }
-  throw Error(std::string("CPU device: cannot load libLLVM 19 (tried ") +
-              (override_path && *override_path ? "MG_LIBLLVM=" : "") + tried +
-              "): install the Debian package libllvm19");
-}
-
-// The process's libLLVM, opened on first use and initialized for the host target. A failure is not
-// remembered: installing the package (or fixing MG_LIBLLVM) and retrying works without a restart.
-inline const Api& libllvm() {
-  static std::mutex mu;
-  static Api* api = nullptr;  // never freed: kernels may run until exit
-  std::lock_guard lock(mu);
-  if (api) return *api;
-  api = new Api(find_libllvm(std::getenv("MG_LIBLLVM")));
-  api->init_target_info();
-  api->init_target();
-  api->init_target_mc();
-  api->init_asm_printer();
-  api->init_asm_parser();
-  return *api;
-}
-
-}  // namespace mg::detail::llvmc
-
-#undef MG_LLVM_API
-#undef MG_LLVM_TARGET
-
-namespace mg::llvm {
-
-// What the renderer's wrapper function is called as: bufs[i] is PARAM slot i's buffer, vals[j] the
-// value of Program::vars[j] (codegen/program.hpp).
-using KernelFn = void (*)(void** bufs, const std::int64_t* vals);
-
-// The host as LLVM sees it; objects are compiled for exactly this (AVX-512 where the CPU has it).
-struct HostTarget {
-  std::string triple, cpu, features, llvm_version;
-};
-
-namespace detail {
-using namespace mg::detail::llvmc;
-
-// runs f at scope exit: every LLVM object is disposed on every path, throwing ones included
-template <class F>
-struct Defer {
-  F f;
-  ~Defer() { f(); }
-};
-template <class F>
-Defer(F) -> Defer<F>;
-
-// an LLVM-allocated message as a std::string, freed
-inline std::string take_message(const Api& api, char* m) {
-  std::string s = m ? m : "";
-  if (m) api.LLVMDisposeMessage(m);
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-inline std::string take_error(const Api& api, ErrorRef e) {
-  char* m = api.LLVMGetErrorMessage(e);  // consumes e
-  std::string s = m ? m : "";
-  if (m) api.LLVMDisposeErrorMessage(m);
-  return s;
-}
-
-struct Host {
-  HostTarget info;
-  TargetRef target = nullptr;
-};
-inline const Host& host() {
-  static const Host h = [] {
-    const Api& api = libllvm();
-    Host r;
-    r.info.triple = take_message(api, api.LLVMGetDefaultTargetTriple());
-    r.info.cpu = take_message(api, api.LLVMGetHostCPUName());
-    r.info.features = take_message(api, api.LLVMGetHostCPUFeatures());
-    unsigned major = 0, minor = 0, patch = 0;
-    api.LLVMGetVersion(&major, &minor, &patch);
-    r.info.llvm_version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-    char* err = nullptr;
-    if (api.LLVMGetTargetFromTriple(r.info.triple.c_str(), &r.target, &err))
-      throw Error("CPU device: LLVM has no target for " + r.info.triple + ": " + take_message(api, err));
-    take_message(api, err);
-    return r;
-  }();
-  return h;
-}
-
-// LLVM reports some errors (e.g. from instruction selection) to the context's diagnostic handler,
-// whose default prints and calls exit(1); collecting them keeps the process alive.
-struct Diagnostics {
-  const Api* api;
-  std::string errors;
-  static void handle(DiagnosticInfoRef di, void* self) {
-    auto& d = *static_cast<Diagnostics*>(self);
-    if (d.api->LLVMGetDiagInfoSeverity(di) != DSError) return;
-    d.errors += (d.errors.empty() ? "" : "\n") + take_message(*d.api, d.api->LLVMGetDiagInfoDescription(di));
-  }
-};
-
-[[noreturn]] inline void fail(const std::string& message, const std::string& ir) {
-  throw Error("LLVM: " + message + "\n--- source ---\n" + ir);
-}
-}  // namespace detail
-
-inline const HostTarget& host_target() { return detail::host().info; }
-
-// LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
-// pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
-// LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
-inline std::string compile(const std::string& ir, const std::string& name) {
-  using namespace detail;
-  const Api& api = libllvm();
-  const Host& h = host();
-  ContextRef ctx = api.LLVMContextCreate();
-  Defer ctx_guard{[&] { api.LLVMContextDispose(ctx); }};
-  Diagnostics diags{&api, {}};
-  api.LLVMContextSetDiagnosticHandler(ctx, &Diagnostics::handle, &diags);
-  auto check_diags = [&] {
-    if (!diags.errors.empty()) fail(diags.errors, ir);
-  };
-
-  // the parser takes the buffer; std::string's data is null terminated as LLVM's lexer wants
-  MemoryBufferRef src = api.LLVMCreateMemoryBufferWithMemoryRange(ir.c_str(), ir.size(), name.c_str(), 1);
-  ModuleRef mod = nullptr;
-  char* err = nullptr;
-  if (api.LLVMParseIRInContext(ctx, src, &mod, &err)) fail(take_message(api, err), ir);
-  take_message(api, err);
-  Defer mod_guard{[&] { api.LLVMDisposeModule(mod); }};  // before ctx_guard runs: the module lives in ctx
-  check_diags();
-
-  err = nullptr;
-  const bool broken = api.LLVMVerifyModule(mod, ReturnStatusAction, &err);
-  std::string verify_message = take_message(api, err);
-  if (broken) fail(verify_message.empty() ? "the module does not verify" : verify_message, ir);
-
-  TargetMachineRef tm =
-      api.LLVMCreateTargetMachine(h.target, h.info.triple.c_str(), h.info.cpu.c_str(), h.info.features.c_str(),
-                                  CodeGenLevelAggressive, RelocPIC, CodeModelDefault);
-  if (!tm) fail("cannot create a target machine for " + h.info.triple + " (" + h.info.cpu + ")", ir);
-  Defer tm_guard{[&] { api.LLVMDisposeTargetMachine(tm); }};
-  api.LLVMSetTarget(mod, h.info.triple.c_str());
-  TargetDataRef layout = api.LLVMCreateTargetDataLayout(tm);
-  api.LLVMSetModuleDataLayout(mod, layout);
-  api.LLVMDisposeTargetData(layout);
-
-  PassBuilderOptionsRef opts = api.LLVMCreatePassBuilderOptions();
-  Defer opts_guard{[&] { api.LLVMDisposePassBuilderOptions(opts); }};
-  // as tinygrad: the vectorizers and the unroller on, as clang has them at -O2
-  api.LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
-  api.LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
-  api.LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
-  if (ErrorRef e = api.LLVMRunPasses(mod, "default<O2>", tm, opts)) fail(take_error(api, e), ir);
-  check_diags();
-
-  MemoryBufferRef obj = nullptr;
-  err = nullptr;
-  if (api.LLVMTargetMachineEmitToMemoryBuffer(tm, mod, ObjectFile, &err, &obj)) {
-    if (obj) api.LLVMDisposeMemoryBuffer(obj);
-    fail(take_message(api, err), ir);
-  }
-  take_message(api, err);
-  Defer obj_guard{[&] { api.LLVMDisposeMemoryBuffer(obj); }};
-  check_diags();
-  return std::string(api.LLVMGetBufferStart(obj), api.LLVMGetBufferSize(obj));
-}
-
-// One ORC LLJIT for the process, made on first use. Each loaded object goes into a JITDylib of its
-// own (kernels of different sources may share a name) that also sees the process's symbols, so
-// libcalls LLVM lowers intrinsics to (memset, __truncsfhf2, ...) resolve. Loading the same object
-// and symbol again returns the same address; a kernel lives until the process ends or until
-// release() has been called as many times as load().
-class Jit {
- public:
-  static Jit& instance() {
-    // never destroyed: kernels may still run while other statics are torn down at exit
-    static Jit* jit = new Jit();
-    return *jit;
-  }
-
-  void* load(const std::string& object, const std::string& symbol) {
-    using namespace detail;
-    std::lock_guard lock(mu_);
-    const std::string key = mg::detail::hash_hex(object) + ":" + symbol;
-    if (auto it = loaded_.find(key); it != loaded_.end()) {
-      ++it->second.refs;
-      return it->second.fn;
-    }
-    const Api& api = *api_;
-    const std::string jd_name = "mg_kernel_" + std::to_string(next_id_++);
-    JITDylibRef jd = api.LLVMOrcExecutionSessionCreateBareJITDylib(es_, jd_name.c_str());
-    DefinitionGeneratorRef gen = nullptr;
-    if (ErrorRef e = api.LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
-            &gen, api.LLVMOrcLLJITGetGlobalPrefix(jit_), nullptr, nullptr))
-      throw Error("CPU device: cannot make the process's symbols visible to kernels: " + take_error(api, e));
-    api.LLVMOrcJITDylibAddGenerator(jd, gen);  // the JITDylib owns it now
-    ResourceTrackerRef rt = api.LLVMOrcJITDylibCreateResourceTracker(jd);
-    auto drop = [&] {
-      if (ErrorRef e = api.LLVMOrcResourceTrackerRemove(rt)) api.LLVMConsumeError(e);
-      api.LLVMOrcReleaseResourceTracker(rt);
-    };
-    // the JIT takes the buffer, on failure too
-    MemoryBufferRef buf = api.LLVMCreateMemoryBufferWithMemoryRangeCopy(object.data(), object.size(), jd_name.c_str());
-    if (ErrorRef e = api.LLVMOrcLLJITAddObjectFileWithRT(jit_, rt, buf)) {
-      const std::string msg = take_error(api, e);
-      drop();
-      throw Error("CPU device: cannot load the object for " + symbol + ": " + msg);
-    }
-    std::string msg;
-    const ExecutorAddress addr = lookup(jd, symbol, msg);
-    if (!addr) {
-      drop();
-      throw Error("CPU device: cannot find symbol " + symbol + " in its kernel object: " + msg);
-    }
-    void* fn = reinterpret_cast<void*>(addr);
-    loaded_[key] = Loaded{fn, rt, 1};
-    key_of_[fn] = key;
-    return fn;
-  }
-
-  // Frees the kernel at fn once every load of it has been released; an unknown fn is an error.
-  void release(void* fn) {
-    std::lock_guard lock(mu_);
-    auto k = key_of_.find(fn);
-    if (k == key_of_.end()) throw Error("CPU device: release of a kernel address the JIT did not load");
-    auto it = loaded_.find(k->second);
-    if (--it->second.refs > 0) return;
-    if (detail::ErrorRef e = api_->LLVMOrcResourceTrackerRemove(it->second.rt)) api_->LLVMConsumeError(e);
-    api_->LLVMOrcReleaseResourceTracker(it->second.rt);
-    loaded_.erase(it);
-    key_of_.erase(k);
-  }
-
-  std::size_t loaded_count() {
-    std::lock_guard lock(mu_);
-    return loaded_.size();
-  }
-
- private:
-  struct Loaded {
-    void* fn;
-    detail::ResourceTrackerRef rt;
-    int refs;
-  };
-
-  Jit() : api_(&detail::libllvm()) {
-    detail::host();  // the native target is initialized before LLJIT detects the host
-    if (detail::ErrorRef e = api_->LLVMOrcCreateLLJIT(&jit_, nullptr))
-      throw Error("CPU device: cannot create LLVM's JIT: " + detail::take_error(*api_, e));
-    es_ = api_->LLVMOrcLLJITGetExecutionSession(jit_);
-    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &Jit::report, this);
-  }
-
-  // ORC reports linking failures both to the lookup and to the session; keep the session's words
-  // for the lookup's message instead of letting ORC print them to stderr
-  static void report(void* self, detail::ErrorRef e) {
-    auto& jit = *static_cast<Jit*>(self);
-    std::string msg = detail::take_error(*jit.api_, e);
-    std::lock_guard lock(jit.report_mu_);
-    jit.session_errors_ += (jit.session_errors_.empty() ? "" : "; ") + msg;
-  }
-
-  // ORC's lookup answers through a callback, maybe on another thread; wait for it
-  detail::ExecutorAddress lookup(detail::JITDylibRef jd, const std::string& symbol, std::string& msg) {
-    using namespace detail;
-    struct Result {
-      const Api* api;
-      std::mutex m;
-      std::condition_variable cv;
-      bool done = false;
-      ExecutorAddress addr = 0;
-      std::string error;
-    } res{api_, {}, {}, false, 0, {}};
-    {
-      std::lock_guard l(report_mu_);
-      session_errors_.clear();
-    }
-    SearchOrderElement order[] = {{jd, MatchAllSymbols}};
-    // the lookup owns the interned name from here on
-    LookupSetElement names[] = {{api_->LLVMOrcLLJITMangleAndIntern(jit_, symbol.c_str()), RequiredSymbol}};
-    api_->LLVMOrcExecutionSessionLookup(
-        es_, LookupKindStatic, order, 1, names, 1,
-        [](ErrorRef e, SymbolMapPair* syms, std::size_t n, void* ctx) {
-          auto& r = *static_cast<Result*>(ctx);
-          std::string error = e ? take_error(*r.api, e) : "";
-          std::lock_guard l(r.m);
-          if (e)
-            r.error = error;
-          else if (n > 0)
-            r.addr = syms[0].sym.address;
-          r.done = true;
-          r.cv.notify_all();
-        },
-        &res);
-    std::unique_lock l(res.m);
-    res.cv.wait(l, [&] { return res.done; });
-    msg = res.error;
-    std::lock_guard rl(report_mu_);
-    if (!session_errors_.empty() && msg.find(session_errors_) == std::string::npos)
-      msg += (msg.empty() ? "" : "; ") + session_errors_;
-    return res.addr;
-  }
-
-  const detail::Api* api_;
-  detail::LLJITRef jit_ = nullptr;
-  detail::ExecutionSessionRef es_ = nullptr;
-  std::mutex mu_, report_mu_;
-  std::string session_errors_;
-  std::uint64_t next_id_ = 0;
-  std::unordered_map<std::string, Loaded> loaded_;
-  std::unordered_map<void*, std::string> key_of_;
-};
-
-namespace detail {
-// the disk cache key of a source: the object is only right for this LLVM and this exact host CPU
-inline std::string object_cache_key(const std::string& ir, const std::string& name) {
-  const HostTarget& h = host_target();
-  return mg::detail::hash_hex(h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features + "\n" + name + "\n" +
-                              ir);
-}
-}  // namespace detail
-
-// compile() through the disk cache (table "llvm"; CACHELEVEL=0 turns it off). A truncated or corrupt
-// file reads as a miss and is rewritten. There is no in-memory layer: the engine keeps each kernel it
-// compiled, keyed by its AST.
-inline std::string compile_cached(const std::string& ir, const std::string& name) {
-  const std::string key = detail::object_cache_key(ir, name);
-  if (std::optional<std::string> hit = disk_cache_get("llvm", key)) return std::move(*hit);
-  std::string obj = compile(ir, name);
-  disk_cache_put("llvm", key, obj);
-  return obj;
-}
-
-}  // namespace mg::llvm
-
-// ---- metagrad/engine/realize.hpp ----
-// Running schedules (tinygrad's engine/realize.py): every kernel of a schedule is turned into a Program
-// once (codegen), compiled once per device (the cache is keyed by the kernel AST, which is interned, so
-// identical kernels share one entry), and run on its buffers.
-//
-// Devices, all keeping their buffers in host memory:
-//   CPU     LLVM IR through ORC, kernels split over THREADS threads (default: all cores)
-//   INTERP  the linear UOps interpreted (runtime/interp.hpp), the oracle for compiled backends
-//   NULL    schedules and compiles (to linear UOps), runs nothing: for benchmarks of the compiler
-// DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
-// kernel ASTs, 4 the generated source, 5 the linear UOps.
-#include <chrono>
-#include <thread>
-
-
-namespace mg {
-
-enum class DeviceKind : std::uint8_t { CPU, INTERP, NULL_ };
-
-// the kind of a device name ("CPU", "INTERP", "NULL"; a ":n" suffix names one of several)
-inline DeviceKind device_kind(const std::string& device) {
-  const std::string base = device.substr(0, device.find(':'));
-  if (base == "CPU") return DeviceKind::CPU;
-  if (base == "INTERP" || base == "PYTHON") return DeviceKind::INTERP;
-  if (base == "NULL") return DeviceKind::NULL_;
-  throw Error("unknown device " + device + " (known: CPU, INTERP, NULL)");
-}
-
-namespace detail {
-
-inline std::int64_t debug_level() {
-  static const std::int64_t d = getenv_int("DEBUG", 0);
-  return d;
-}
-
-// the codegen target of a device kind
-inline Target device_target(DeviceKind k) {
-  if (k == DeviceKind::INTERP) return interp_target();
-  Target t;
-  t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
-  t.ops = llvm_supported_ops | llvm_intrinsic_ops;
-  const std::int64_t hw = std::int64_t(std::thread::hardware_concurrency());
-  t.threads = getenv_int("THREADS", hw > 0 ? hw : 1);
-  if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
-  return t;
-}
-
-// Threads that stay for the process: a kernel launch wakes them rather than creating threads. run(n, f)
-// calls f(0) on the caller and f(1..n-1) on workers, and returns when all have returned. One launch at
-// a time; the kernels it runs do not throw (they are compiled code).
-template <class T = void>
-class WorkerPool {
- public:
-  static WorkerPool& instance() {
-    static WorkerPool* p = new WorkerPool();  // never destroyed: its threads wait for work until exit
-    return *p;
-  }
-  void run(std::int64_t n, const std::function<void(std::int64_t)>& f) {
-    std::lock_guard launch(launch_mu_);
-    {
-      std::lock_guard lock(mu_);
-      while (std::int64_t(workers_) < n - 1) {
-        const std::int64_t id = std::int64_t(++workers_);
-        std::thread([this, id] { loop(id); }).detach();
-      }
-      task_ = &f;
-      n_ = n;
-      pending_ = n - 1;
-      ++generation_;
-    }
-    wake_.notify_all();
-    f(0);
-    std::unique_lock lock(mu_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    task_ = nullptr;
-  }
-
- private:
-  std::mutex launch_mu_, mu_;
-  std::condition_variable wake_, done_;
-  std::size_t workers_ = 0;
-  const std::function<void(std::int64_t)>* task_ = nullptr;
-  std::int64_t n_ = 0, pending_ = 0;
-  std::uint64_t generation_ = 0;
-
-  void loop(std::int64_t id) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      const std::function<void(std::int64_t)>* task = nullptr;
-      {
-        std::unique_lock lock(mu_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (id >= n_) continue;  // this launch needs fewer threads
-        task = task_;
-      }
-      (*task)(id);
-      std::lock_guard lock(mu_);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
-};
-
-struct CompiledKernel {
-  Program prog;
-  using Fn = void (*)(void* const*, const std::int64_t*);
-  Fn fn = nullptr;  // CPU: the kernel's <name>_call entry
-};
-
-template <class T = void>
-class Engine {
- public:
-  static Engine& instance() {
-    static Engine* e = new Engine();  // never destroyed: kernels outlive other statics
-    return *e;
-  }
-
-  // the compiled form of a kernel AST on a device kind (made on first use)
-  std::shared_ptr<const CompiledKernel> get(const UOp& ast, DeviceKind k) {
-    {
-      std::lock_guard lock(mu_);
-      auto& c = cache_[std::size_t(k)];
-      if (auto it = c.find(ast.node()); it != c.end()) return it->second.second;
-    }
-    auto ck = std::make_shared<CompiledKernel>();
-    if (debug_level() >= 3) std::printf("%s\n", ast.repr().c_str());
-    ck->prog = to_program(ast, device_target(k));
-    if (debug_level() >= 5)
-      for (const UOp& u : ck->prog.uops) std::printf("%s %s %s\n", op_repr(u.op()).c_str(), u.dtype().repr().c_str(), u.arg().repr().c_str());
-    if (k == DeviceKind::CPU) {
-      const std::string ir = render_llvm(ck->prog);
-      if (debug_level() >= 4) std::printf("%s\n", ir.c_str());
-      const std::string obj = llvm::compile_cached(ir, ck->prog.name);
-      ck->fn = reinterpret_cast<CompiledKernel::Fn>(llvm::Jit::instance().load(obj, ck->prog.name + "_call"));
-    }
-    std::lock_guard lock(mu_);
-    auto& c = cache_[std::size_t(k)];
-    auto [it, fresh] = c.try_emplace(ast.node(), ast, std::move(ck));
-    return it->second.second;
-  }
-
-  void run(const Schedule& s) {
-    for (const ScheduleItem& item : s.items) run_item(item);
-  }
-
-  std::size_t cached_kernels() {
-    std::lock_guard lock(mu_);
-    std::size_t n = 0;
-    for (const auto& c : cache_) n += c.size();
-    return n;
-  }
-
- private:
-  std::mutex mu_;
-  std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
-  std::int64_t runs_ = 0;
-
-  void run_item(const ScheduleItem& item) {
-    const DeviceKind k = device_kind(item.device);
-    if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
-      if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
-      auto& dst = host_buffer(item.bufs[0]).bytes;
-      const auto& src = host_buffer(item.bufs[1]).bytes;
-      if (dst.size() != src.size())
-        throw Error("COPY: " + std::to_string(src.size()) + " bytes into a buffer of " + std::to_string(dst.size()));
-      if (!src.empty()) std::memcpy(dst.data(), src.data(), src.size());
-      return;
-    }
-    const std::shared_ptr<const CompiledKernel> ck = get(item.ast, k);
-    if (k == DeviceKind::NULL_) return;
-    const Program& p = ck->prog;
-    std::vector<void*> bufs;
-    for (const UOp& b : item.bufs) bufs.push_back(host_buffer(b).bytes.data());
-    for (const UOp& prm : p.params)
-      if (prm.arg().as_param().slot >= std::int64_t(bufs.size()))
-        throw Error("kernel " + p.name + ": PARAM slot " + std::to_string(prm.arg().as_param().slot) + " but " + std::to_string(bufs.size()) + " buffers");
-    std::vector<std::int64_t> vals(p.vars.size(), 0);
-    const auto t0 = std::chrono::steady_clock::now();
-    if (k == DeviceKind::INTERP) interp_run(p, bufs, vals);
-    else run_threads(*ck, bufs, vals);
-    if (debug_level() >= 2) {
-      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-      std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
-                  static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
-    }
-  }
-
-  // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
-  static void run_threads(const CompiledKernel& ck, const std::vector<void*>& bufs, const std::vector<std::int64_t>& vals) {
-    const int slot = ck.prog.core_id_slot();
-    const std::int64_t n = slot < 0 ? 1 : ck.prog.threads;
-    std::vector<std::vector<std::int64_t>> per(std::size_t(n), vals);
-    const std::function<void(std::int64_t)> task = [&](std::int64_t t) {
-      if (slot >= 0) per[std::size_t(t)][std::size_t(slot)] = t;
-      ck.fn(bufs.data(), per[std::size_t(t)].data());
-    };
-    if (n == 1) task(0);
-    else WorkerPool<T>::instance().run(n, task);
-  }
-};
-
-}  // namespace detail
-
-// Runs every item of a schedule, in order. Not inline, so that MG_EXTERN_ENGINE can keep it out of a
-// translation unit.
-template <class T>
-void run_schedule(const Schedule& s) {
-  detail::Engine<T>::instance().run(s);
-}
-
-// Computes roots (tensor-graph nodes) on their devices; returns, for each root, the BUFFER holding its
-// value (row-major in its shape; a root that is a BUFFER is returned as it is).
-template <class T = void>
-std::vector<UOp> realize_uops(const std::vector<UOp>& roots) {
-  const Schedule s = create_schedule<void>(roots);
-  run_schedule<void>(s);
-  return s.outputs;
-}
-
-// MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
-// the runtimes once. Define MG_EXTERN_ENGINE everywhere, and in one translation unit also define
-// MG_ENGINE_INSTANCE before including metagrad (the test suite does this, see tests/meson.build).
-#if defined(MG_ENGINE_INSTANCE)
-template Schedule create_schedule<void>(const std::vector<UOp>&);
-template void run_schedule<void>(const Schedule&);
-#elif defined(MG_EXTERN_ENGINE)
-extern template Schedule create_schedule<void>(const std::vector<UOp>&);
-extern template void run_schedule<void>(const Schedule&);
-#endif
-
-}  // namespace mg
-
 // ---- metagrad/nn/nn.hpp ----
 // mg::nn: tinygrad's nn module. Layers (layers.hpp), optimizers (optim.hpp), state dicts (state.hpp)
 // and safetensors files (safetensors.hpp). See docs/nn.md.
@@ -13246,14 +13296,13 @@ extern template void run_schedule<void>(const Schedule&);
 namespace mg::nn {
 
 namespace detail {
-inline Tensor param(Tensor t) {
-  t.realize();
-  return t;
-}
-inline Tensor state_buffer(Tensor t) {  // running statistics: written by assign, never trained
-  t.realize();
-  t.requires_grad(false);
-  return t;
+// a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free
+// of the engine, so a translation unit that only declares layers does not compile it
+inline Tensor param(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+inline Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
+  Tensor b = param(t);
+  b.requires_grad(false);
+  return b;
 }
 inline std::optional<Tensor> param_if(bool keep, const Tensor& t) { return keep ? std::optional<Tensor>(param(t)) : std::nullopt; }
 // 1, -1, 1, ...: a per-channel vector reshaped to broadcast along axis 1 of an ndim tensor
@@ -13393,13 +13442,14 @@ class BatchNorm {
     const Tensor y = x - batch_mean.detach().reshape(mask);  // d(var)/d(mean) = 0
     return {batch_mean, (y * y).mean(axes)};
   }
+  template <class T = void>
   Tensor operator()(const Tensor& x) {
     const auto [batch_mean, batch_var] = calc_stats(x);
     if (track_running_stats && Tensor::training) {
       const double n = double(x.numel()), unbias = momentum * n / (n - double(x.shape()[1]));  // the running variance is unbiased
-      running_mean->assign(ConstType(1 - momentum) * *running_mean + ConstType(momentum) * batch_mean.detach());
-      running_var->assign(ConstType(1 - momentum) * *running_var + ConstType(unbias) * batch_var.detach());
-      num_batches_tracked.assign(num_batches_tracked + 1);
+      running_mean->template assign<T>(ConstType(1 - momentum) * *running_mean + ConstType(momentum) * batch_mean.detach());
+      running_var->template assign<T>(ConstType(1 - momentum) * *running_var + ConstType(unbias) * batch_var.detach());
+      num_batches_tracked.template assign<T>(num_batches_tracked + 1);
     }
     return x.batchnorm(weight, bias, batch_mean, (batch_var + ConstType(eps)).rsqrt());
   }
@@ -13535,6 +13585,7 @@ class Optimizer {
   }
   // one update from the gradients backward() left: every update is computed from the current values
   // before any parameter is written, as tinygrad's one schedule computes them
+  template <class T = void>
   void step() {
     if (!Tensor::training)
       throw Error("Optimizer::step: Tensor::training is false; set it (or hold a Tensor::Train) while training, as tinygrad requires");
@@ -13542,11 +13593,16 @@ class Optimizer {
     for (const Tensor& p : params) {
       std::optional<Tensor> g = p.grad();
       if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
-      grads.push_back(std::move(g->realize()));  // before any write: a gradient may read other parameters
+      grads.push_back(std::move(g->template realize<T>()));  // before any write: a gradient may read other parameters
     }
+    pending_.clear();
     std::vector<Tensor> updates = step_updates(params, grads);
-    for (Tensor& u : updates) u.realize();
-    for (std::size_t i = 0; i < params.size(); ++i) params[i].assign((params[i].detach() - updates[i]).reshape(params[i].shape()));
+    // every new value is computed before anything is written
+    for (Tensor& u : updates) u.template realize<T>();
+    for (auto& [state, value] : pending_) value.template realize<T>();
+    for (auto& [state, value] : pending_) state->template assign<T>(value);
+    pending_.clear();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].template assign<T>((params[i].detach() - updates[i]).reshape(params[i].shape()));
   }
 
  protected:
@@ -13570,12 +13626,18 @@ class Optimizer {
     return s;
   }
   // a buffer of its own: equal constants are one node, which would share gradients and writes
-  static Tensor fresh(Tensor t) {
-    t.realize();
-    return t;
+  static Tensor fresh(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+  // a state tensor's next value: step() writes it once every update is computed, as tinygrad's single
+  // schedule does; the update formula goes on with the value returned
+  Tensor next(Tensor& state, const Tensor& value) {
+    pending_.emplace_back(&state, value);
+    return value;
   }
   // lr broadcasts as tinygrad's (1,) does, but keeps a scalar parameter's update scalar
   Tensor lr_() const { return lr.reshape({}); }
+
+ private:
+  std::vector<std::pair<Tensor*, Tensor>> pending_;  // (state, next value), written by step()
 
  private:
   Tensor make_lr(const LearningRate& rate) const {
@@ -13628,8 +13690,8 @@ class LARS : public Optimizer {
       if (classic) g = scaled(g);  // classic momentum scales by lr before the momentum
       if (momentum != 0) {
         // zero at first, so no special first step; cast to the float32 buffer (tinygrad's assign refuses float64)
-        b[i].assign((ConstType(momentum) * b[i] + g).cast(b[i].dtype()));
-        g = nesterov ? g + ConstType(momentum) * b[i] : b[i];
+        const Tensor nb = next(b[i], (ConstType(momentum) * b[i] + g).cast(b[i].dtype()));
+        g = nesterov ? g + ConstType(momentum) * nb : nb;
       }
       if (!classic) g = scaled(g);
       out.push_back(g.cast(t.dtype()));
@@ -13677,13 +13739,12 @@ class LAMB : public Optimizer {
   std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) override {
     std::vector<Tensor> out;
     const Tensor lr = lr_();
-    b1_t.assign(b1_t * ConstType(b1));
-    b2_t.assign(b2_t * ConstType(b2));
+    const Tensor nb1 = next(b1_t, b1_t * ConstType(b1)), nb2 = next(b2_t, b2_t * ConstType(b2));
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const Tensor t = ps[i].detach(), &g = grads[i];
-      m[i].assign((ConstType(b1) * m[i] + ConstType(1.0 - b1) * g).cast(m[i].dtype()));
-      v[i].assign((ConstType(b2) * v[i] + ConstType(1.0 - b2) * (g * g)).cast(v[i].dtype()));
-      const Tensor m_hat = m[i] / (ConstType(1.0) - b1_t.reshape({})), v_hat = v[i] / (ConstType(1.0) - b2_t.reshape({}));
+      const Tensor nm = next(m[i], (ConstType(b1) * m[i] + ConstType(1.0 - b1) * g).cast(m[i].dtype()));
+      const Tensor nv = next(v[i], (ConstType(b2) * v[i] + ConstType(1.0 - b2) * (g * g)).cast(v[i].dtype()));
+      const Tensor m_hat = nm / (ConstType(1.0) - nb1.reshape({})), v_hat = nv / (ConstType(1.0) - nb2.reshape({}));
       const Tensor up = m_hat / (v_hat.sqrt() + ConstType(eps)) + ConstType(wd) * t;
       Tensor step = lr * ConstType(1.0);
       if (!adam) {
@@ -13874,7 +13935,7 @@ std::vector<Tensor> load_state_dict(M& model, const StateDict& dict, bool strict
   if (strict && !unexpected.empty()) throw Error("load_state_dict: not in the model: " + list(unexpected));
   std::vector<Tensor> out;
   for (auto& [t, x] : writes) {
-    t.assign(x);
+    t.template assign<mg::detail::dep_t<M>>(x);
     out.push_back(t);
   }
   return out;
@@ -13994,7 +14055,7 @@ StateDict safe_load_bytes(std::span<const std::byte> file, const std::string& de
 
 // a safetensors file's bytes: the tensors (realized as needed) in the dict's order, and metadata (a
 // JSON object, written as "__metadata__" first when given; the format wants string values)
-template <class = void>
+template <class T = void>
 std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& metadata = Json()) {
   Json header = Json::object();
   if (!metadata.is_null()) {
@@ -14005,7 +14066,7 @@ std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& met
   std::uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     if (name == "__metadata__") throw Error("safe_save: \"__metadata__\" is reserved for the metadata, not a tensor name");
-    arrays.push_back(t.to_host());
+    arrays.push_back(t.template to_host<T>());
     const std::uint64_t n = arrays.back().bytes.size();
     Json::Array shape(t.shape().begin(), t.shape().end());
     header.set(name, Json::object({{"dtype", detail::safe_dtype_name(t.dtype())},

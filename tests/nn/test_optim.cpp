@@ -85,7 +85,8 @@ TEST_CASE("optim: the learning rate is a shared tensor; float64 and scalar param
       ((w * x).sum() - 1.0).square().backward();
       opt.step();
     }
-    check_close(w.to_vector<float>(), std::vector<double>{1.2096415758132935, -1.7903584241867065, 0.29035842418670654}, 1e-6, 1e-6);
+    // a few float32 ulps: INTERP rounds each op where a compiled backend fuses some
+    check_close(w.to_vector<float>(), std::vector<double>{1.2096415758132935, -1.7903584241867065, 0.29035842418670654}, 1e-6, 5e-6);
   }
   {  // a tensor given as the rate is the one the optimizer reads
     Tensor w = Tensor::from({1.0, 2.0}), rate = Tensor::from({0.5});

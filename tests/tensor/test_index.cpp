@@ -215,7 +215,7 @@ TEST_CASE("index: getitem errors", "[index]") {
   CHECK_THROWS_WITH(Tensor(ConstType(2))[0], "getitem: too many indices (1) for shape ()");
   CHECK_THROWS_WITH(a[Tensor(ConstType(1.1))], "getitem: index tensors need an int dtype, got dtypes.float");
   CHECK_THROWS_WITH(a[Tensor::from(std::vector<bool>{true, false})], "getitem: index tensors need an int dtype, got dtypes.bool");
-  CHECK_THROWS_WITH(a[Tensor::from({0}, {}, std::nullopt, "DISK")], "getitem: the index tensor is on DISK, the tensor on CPU");
+  CHECK_THROWS_WITH(a[Tensor::from({0}, {}, std::nullopt, "DISK")], "getitem: the index tensor is on DISK, the tensor on " + a.device());
   const Tensor b = Tensor::ones({10, 11, 12});
   CHECK_THROWS_WITH(b.getitem({Tensor::zeros({3, 1, 1, 1}, dtypes::int32), Tensor::zeros({1, 4, 1, 1}, dtypes::int32),
                                Tensor::zeros({2, 4, 4, 1}, dtypes::int32)}),

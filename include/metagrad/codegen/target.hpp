@@ -20,6 +20,9 @@ struct Target {
   // native float16 / bfloat16 support; where false, to_program throws naming the first uop of that
   // dtype (tinygrad's pm_dtype_decomps emulation is not ported yet)
   bool half = true, bfloat16 = true;
+  // fp8 (e4m3, e5m2) values: false where the backend cannot convert them (the LLVM renderer: tinygrad
+  // emulates them with pm_dtype_decomps, not ported yet)
+  bool fp8 = true;
   // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
   bool disable_fast_idiv = false;
   // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included)

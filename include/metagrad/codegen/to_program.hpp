@@ -136,7 +136,11 @@ Program to_program(const U& ast, const Target& target) {
   });
   for (const UOp& u : p.uops) {
     const DType d = u.dtype().is_ptr ? u.dtype().base().scalar() : u.dtype().scalar();
-    if ((d == dtypes::float16 && !target.half) || (d == dtypes::bfloat16 && !target.bfloat16))
+    auto is_fp8 = [](DType x) { return x.scalar() == dtypes::fp8e4m3 || x.scalar() == dtypes::fp8e5m2; };
+    // fp8 bytes may be loaded and stored; converting or computing needs fp8 support
+    const bool fp8_math = (GroupOp::ALU.contains(u.op()) || u.op() == Ops::CAST) &&
+                          (is_fp8(d) || (u.nsrc() && is_fp8(u.src(0).dtype())));
+    if ((d == dtypes::float16 && !target.half) || (d == dtypes::bfloat16 && !target.bfloat16) || (fp8_math && !target.fp8))
       throw Error("to_program: kernel " + p.name + " uses " + d.repr() + " (in " + op_repr(u.op()) + "), which device " + target.device +
                   " does not support");
   }

@@ -57,6 +57,7 @@ inline Target device_target(DeviceKind k) {
   Target t;
   t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
   t.ops = llvm_supported_ops | llvm_intrinsic_ops;
+  t.fp8 = k == DeviceKind::NULL_;
   const std::int64_t hw = std::int64_t(std::thread::hardware_concurrency());
   t.threads = getenv_int("THREADS", hw > 0 ? hw : 1);
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
@@ -228,9 +229,10 @@ void run_schedule(const Schedule& s) {
 
 // Computes roots (tensor-graph nodes) on their devices; returns, for each root, the BUFFER holding its
 // value (row-major in its shape; a root that is a BUFFER is returned as it is).
+// Nodes with no device of their own (a bare CONST) compute on `device`.
 template <class T = void>
-std::vector<UOp> realize_uops(const std::vector<UOp>& roots) {
-  const Schedule s = create_schedule<void>(roots);
+std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& device = "CPU") {
+  const Schedule s = create_schedule<void>(roots, device);
   run_schedule<void>(s);
   return s.outputs;
 }
@@ -239,10 +241,10 @@ std::vector<UOp> realize_uops(const std::vector<UOp>& roots) {
 // the runtimes once. Define MG_EXTERN_ENGINE everywhere, and in one translation unit also define
 // MG_ENGINE_INSTANCE before including metagrad (the test suite does this, see tests/meson.build).
 #if defined(MG_ENGINE_INSTANCE)
-template Schedule create_schedule<void>(const std::vector<UOp>&);
+template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
 template void run_schedule<void>(const Schedule&);
 #elif defined(MG_EXTERN_ENGINE)
-extern template Schedule create_schedule<void>(const std::vector<UOp>&);
+extern template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
 extern template void run_schedule<void>(const Schedule&);
 #endif
 

@@ -23,14 +23,13 @@
 namespace mg::nn {
 
 namespace detail {
-inline Tensor param(Tensor t) {
-  t.realize();
-  return t;
-}
-inline Tensor state_buffer(Tensor t) {  // running statistics: written by assign, never trained
-  t.realize();
-  t.requires_grad(false);
-  return t;
+// a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free
+// of the engine, so a translation unit that only declares layers does not compile it
+inline Tensor param(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+inline Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
+  Tensor b = param(t);
+  b.requires_grad(false);
+  return b;
 }
 inline std::optional<Tensor> param_if(bool keep, const Tensor& t) { return keep ? std::optional<Tensor>(param(t)) : std::nullopt; }
 // 1, -1, 1, ...: a per-channel vector reshaped to broadcast along axis 1 of an ndim tensor
@@ -170,13 +169,14 @@ class BatchNorm {
     const Tensor y = x - batch_mean.detach().reshape(mask);  // d(var)/d(mean) = 0
     return {batch_mean, (y * y).mean(axes)};
   }
+  template <class T = void>
   Tensor operator()(const Tensor& x) {
     const auto [batch_mean, batch_var] = calc_stats(x);
     if (track_running_stats && Tensor::training) {
       const double n = double(x.numel()), unbias = momentum * n / (n - double(x.shape()[1]));  // the running variance is unbiased
-      running_mean->assign(ConstType(1 - momentum) * *running_mean + ConstType(momentum) * batch_mean.detach());
-      running_var->assign(ConstType(1 - momentum) * *running_var + ConstType(unbias) * batch_var.detach());
-      num_batches_tracked.assign(num_batches_tracked + 1);
+      running_mean->template assign<T>(ConstType(1 - momentum) * *running_mean + ConstType(momentum) * batch_mean.detach());
+      running_var->template assign<T>(ConstType(1 - momentum) * *running_var + ConstType(unbias) * batch_var.detach());
+      num_batches_tracked.template assign<T>(num_batches_tracked + 1);
     }
     return x.batchnorm(weight, bias, batch_mean, (batch_var + ConstType(eps)).rsqrt());
   }

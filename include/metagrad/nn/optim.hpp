@@ -42,6 +42,7 @@ class Optimizer {
   }
   // one update from the gradients backward() left: every update is computed from the current values
   // before any parameter is written, as tinygrad's one schedule computes them
+  template <class T = void>
   void step() {
     if (!Tensor::training)
       throw Error("Optimizer::step: Tensor::training is false; set it (or hold a Tensor::Train) while training, as tinygrad requires");
@@ -49,11 +50,16 @@ class Optimizer {
     for (const Tensor& p : params) {
       std::optional<Tensor> g = p.grad();
       if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
-      grads.push_back(std::move(g->realize()));  // before any write: a gradient may read other parameters
+      grads.push_back(std::move(g->template realize<T>()));  // before any write: a gradient may read other parameters
     }
+    pending_.clear();
     std::vector<Tensor> updates = step_updates(params, grads);
-    for (Tensor& u : updates) u.realize();
-    for (std::size_t i = 0; i < params.size(); ++i) params[i].assign((params[i].detach() - updates[i]).reshape(params[i].shape()));
+    // every new value is computed before anything is written
+    for (Tensor& u : updates) u.template realize<T>();
+    for (auto& [state, value] : pending_) value.template realize<T>();
+    for (auto& [state, value] : pending_) state->template assign<T>(value);
+    pending_.clear();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].template assign<T>((params[i].detach() - updates[i]).reshape(params[i].shape()));
   }
 
  protected:
@@ -77,12 +83,18 @@ class Optimizer {
     return s;
   }
   // a buffer of its own: equal constants are one node, which would share gradients and writes
-  static Tensor fresh(Tensor t) {
-    t.realize();
-    return t;
+  static Tensor fresh(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+  // a state tensor's next value: step() writes it once every update is computed, as tinygrad's single
+  // schedule does; the update formula goes on with the value returned
+  Tensor next(Tensor& state, const Tensor& value) {
+    pending_.emplace_back(&state, value);
+    return value;
   }
   // lr broadcasts as tinygrad's (1,) does, but keeps a scalar parameter's update scalar
   Tensor lr_() const { return lr.reshape({}); }
+
+ private:
+  std::vector<std::pair<Tensor*, Tensor>> pending_;  // (state, next value), written by step()
 
  private:
   Tensor make_lr(const LearningRate& rate) const {
@@ -135,8 +147,8 @@ class LARS : public Optimizer {
       if (classic) g = scaled(g);  // classic momentum scales by lr before the momentum
       if (momentum != 0) {
         // zero at first, so no special first step; cast to the float32 buffer (tinygrad's assign refuses float64)
-        b[i].assign((ConstType(momentum) * b[i] + g).cast(b[i].dtype()));
-        g = nesterov ? g + ConstType(momentum) * b[i] : b[i];
+        const Tensor nb = next(b[i], (ConstType(momentum) * b[i] + g).cast(b[i].dtype()));
+        g = nesterov ? g + ConstType(momentum) * nb : nb;
       }
       if (!classic) g = scaled(g);
       out.push_back(g.cast(t.dtype()));
@@ -184,13 +196,12 @@ class LAMB : public Optimizer {
   std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) override {
     std::vector<Tensor> out;
     const Tensor lr = lr_();
-    b1_t.assign(b1_t * ConstType(b1));
-    b2_t.assign(b2_t * ConstType(b2));
+    const Tensor nb1 = next(b1_t, b1_t * ConstType(b1)), nb2 = next(b2_t, b2_t * ConstType(b2));
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const Tensor t = ps[i].detach(), &g = grads[i];
-      m[i].assign((ConstType(b1) * m[i] + ConstType(1.0 - b1) * g).cast(m[i].dtype()));
-      v[i].assign((ConstType(b2) * v[i] + ConstType(1.0 - b2) * (g * g)).cast(v[i].dtype()));
-      const Tensor m_hat = m[i] / (ConstType(1.0) - b1_t.reshape({})), v_hat = v[i] / (ConstType(1.0) - b2_t.reshape({}));
+      const Tensor nm = next(m[i], (ConstType(b1) * m[i] + ConstType(1.0 - b1) * g).cast(m[i].dtype()));
+      const Tensor nv = next(v[i], (ConstType(b2) * v[i] + ConstType(1.0 - b2) * (g * g)).cast(v[i].dtype()));
+      const Tensor m_hat = nm / (ConstType(1.0) - nb1.reshape({})), v_hat = nv / (ConstType(1.0) - nb2.reshape({}));
       const Tensor up = m_hat / (v_hat.sqrt() + ConstType(eps)) + ConstType(wd) * t;
       Tensor step = lr * ConstType(1.0);
       if (!adam) {

@@ -133,7 +133,7 @@ StateDict safe_load_bytes(std::span<const std::byte> file, const std::string& de
 
 // a safetensors file's bytes: the tensors (realized as needed) in the dict's order, and metadata (a
 // JSON object, written as "__metadata__" first when given; the format wants string values)
-template <class = void>
+template <class T = void>
 std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& metadata = Json()) {
   Json header = Json::object();
   if (!metadata.is_null()) {
@@ -144,7 +144,7 @@ std::vector<std::byte> safe_save_bytes(const StateDict& tensors, const Json& met
   std::uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
     if (name == "__metadata__") throw Error("safe_save: \"__metadata__\" is reserved for the metadata, not a tensor name");
-    arrays.push_back(t.to_host());
+    arrays.push_back(t.template to_host<T>());
     const std::uint64_t n = arrays.back().bytes.size();
     Json::Array shape(t.shape().begin(), t.shape().end());
     header.set(name, Json::object({{"dtype", detail::safe_dtype_name(t.dtype())},

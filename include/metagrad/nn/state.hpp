@@ -162,7 +162,7 @@ std::vector<Tensor> load_state_dict(M& model, const StateDict& dict, bool strict
   if (strict && !unexpected.empty()) throw Error("load_state_dict: not in the model: " + list(unexpected));
   std::vector<Tensor> out;
   for (auto& [t, x] : writes) {
-    t.assign(x);
+    t.template assign<mg::detail::dep_t<M>>(x);
     out.push_back(t);
   }
   return out;

@@ -305,6 +305,19 @@ struct llvm_rewrite_def {
             if (!ne) throw Error("render_llvm: cast from " + y.dtype().repr() + " to bool is not implemented");
             return ctx.emit("  " + ctx[x] + " = " + ne + " " + ctx.typed(y) + ", " + llvm_const(Arg(0), y.dtype()));
           }
+          // a negative float to an unsigned int wraps, as the reference evaluator and INTERP do (fptoui
+          // of a negative value is poison in LLVM, undefined in C): narrow types go through int64, uint64
+          // picks fptosi for negative values
+          if (y.dtype().scalar().is_float() && x.dtype().scalar().is_unsigned()) {
+            const std::string wide = llvm_type(dtypes::int64.vec(x.dtype().count)), tmp = ctx[x] + ".wide";
+            if (x.dtype().scalar().itemsize() < 8)
+              return ctx.emit("  " + tmp + " = fptosi " + ctx.typed(y) + " to " + wide + "\n  " + ctx[x] + " = trunc " + wide + " " +
+                              tmp + " to " + llvm_type(x.dtype()));
+            const std::string neg = ctx[x] + ".neg", u = ctx[x] + ".u", i1 = llvm_type(dtypes::bool_.vec(x.dtype().count));
+            return ctx.emit("  " + neg + " = fcmp olt " + ctx.typed(y) + ", " + llvm_const(Arg(0.0), y.dtype()) + "\n  " + tmp +
+                            " = fptosi " + ctx.typed(y) + " to " + wide + "\n  " + u + " = fptoui " + ctx.typed(y) + " to " + wide +
+                            "\n  " + ctx[x] + " = select " + i1 + " " + neg + ", " + wide + " " + tmp + ", " + wide + " " + u);
+          }
           return ctx.emit("  " + ctx[x] + " = " + llvm_cast(y.dtype(), x.dtype()) + " " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
         }),
         rule(op<GroupOp::Binary>(var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp a, UOp b) {

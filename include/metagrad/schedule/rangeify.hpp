@@ -115,7 +115,7 @@ std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Sh
 template <class T = void>
 class Rangeify {
  public:
-  explicit Rangeify(const std::vector<UOp>& roots) : roots_(roots) {}
+  Rangeify(const std::vector<UOp>& roots, std::string device) : roots_(roots), default_device_(std::move(device)) {}
 
   Schedule run() {
     Schedule sched;
@@ -130,7 +130,7 @@ class Rangeify {
     for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
     analyse();
     for (const UOp& r : roots_)
-      if (r.op() != Ops::BUFFER) at(r).realize = Forced;
+      if (buffer_of(r).op() != Ops::BUFFER) at(r).realize = Forced;
     assign_ranges();
     decide_inlining();
     for (std::size_t k = 0; k < topo_.size(); ++k) {
@@ -138,7 +138,7 @@ class Rangeify {
       if (!in.kept()) continue;
       emit(topo_[k], sched);
     }
-    for (const UOp& r : roots_) sched.outputs.push_back(r.op() == Ops::BUFFER ? r : at(r).buffer);
+    for (const UOp& r : roots_) sched.outputs.push_back(buffer_of(r).op() == Ops::BUFFER ? buffer_of(r) : at(r).buffer);
     return sched;
   }
 
@@ -159,6 +159,7 @@ class Rangeify {
   };
 
   std::vector<UOp> roots_;
+  std::string default_device_;
   std::vector<UOp> topo_;
   std::vector<Info> info_;
   detail::PtrMap<std::size_t> index_;
@@ -167,6 +168,11 @@ class Rangeify {
   std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
   Info& at(const UOp& u) { return info_[idx(u)]; }
 
+  // a root that only reshapes a BUFFER is that buffer, row-major already: no kernel
+  static UOp buffer_of(UOp r) {
+    while (r.op() == Ops::RESHAPE) r = r.src(0);
+    return r;
+  }
   static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
   static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
   static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
@@ -202,6 +208,7 @@ class Rangeify {
       else
         for (const UOp& s : u.src())
           if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
+      if (in.device.empty()) in.device = default_device_;
       const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
                              op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
       if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
@@ -442,9 +449,10 @@ class Rangeify {
 }  // namespace detail
 
 // The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
+// Nodes with no device of their own (a bare CONST) get `device`.
 template <class T = void>
-Schedule create_schedule(const std::vector<UOp>& roots) {
-  return detail::Rangeify<T>(roots).run();
+Schedule create_schedule(const std::vector<UOp>& roots, const std::string& device = "CPU") {
+  return detail::Rangeify<T>(roots, device).run();
 }
 
 }  // namespace mg

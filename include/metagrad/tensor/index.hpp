@@ -271,7 +271,8 @@ inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* 
 
 // tinygrad's __setitem__: an unrealized tensor takes the new value's graph (so gradients flow to the
 // value and the old contents); a realized one gets the value written into its buffer (assign)
-inline Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
+template <class T>
+Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
   if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
   const UOp& base = detail::view_base(d_->uop);
   // as tinygrad: refuse when another live tensor's graph uses this one, where eager and lazy would differ
@@ -292,9 +293,10 @@ inline Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& 
     d_->uop = value.d_->uop;
     return *this;
   }
-  return assign(value);  // into the buffer, through this tensor's view of it
+  return assign<T>(value);  // into the buffer, through this tensor's view of it
 }
-inline Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem(indices, full({}, v, dtype(), device())); }
+template <class T>
+Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem<T>(indices, full({}, v, dtype(), device())); }
 
 // tinygrad's _one_hot_along_dim: this == arange(n) laid along dim (this tensor's size there broadcasts)
 inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
@@ -305,10 +307,11 @@ inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const 
   return *this == arange(n, std::nullopt, 1, dt, device()).reshape(s);
 }
 
-inline Tensor Tensor::one_hot(std::int64_t num_classes) const {
+template <class T>
+Tensor Tensor::one_hot(std::int64_t num_classes) const {
   if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
   if (num_classes < -1) throw Error("one_hot: num_classes must be -1 (max + 1) or non-negative, got " + std::to_string(num_classes));
-  if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).item<std::int64_t>();
+  if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).template item<detail::dep_t<T, std::int64_t>>();
   return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 // Tensor: tinygrad's lazy Tensor. A handle on a UOp graph (tensor/graph.hpp) and its shape; nothing
-// computes until realize(), to_vector<T>() or item<T>(). These still compute through the reference
-// evaluator (tensor/reference.hpp); the engine that schedules graphs into kernels and runs them on a
-// device (engine/realize.hpp) is called directly with realize_uops until Tensor switches to it.
+// computes until realize(), to_vector<T>() or item<T>(), which schedule the graph into kernels and run
+// them on the tensor's device (engine/realize.hpp). The reference evaluator (tensor/reference.hpp)
+// stays as the oracle the devices are tested against.
+//
+// Everything that realizes is a template (or calls through a dependent type, detail::dep_t), so that a
+// translation unit compiles the scheduler, codegen and runtimes only if it computes something.
 //
 //   Tensor a = Tensor::from({1, 2, 3, 4, 5, 6}, {2, 3});      // int32, shape (2, 3)
 //   Tensor b = (a * 2 + 1).sum(1);                              // lazy
@@ -29,8 +32,15 @@
 #include "graph.hpp"
 #include "gradient.hpp"
 #include "reference.hpp"
+#include "../engine/realize.hpp"
 
 namespace mg {
+namespace detail {
+// X, as a type that depends on T: a call through it inside a template is compiled only when the
+// template is, which keeps the engine out of translation units that never realize anything
+template <class T, class X> struct dep_s { using type = X; };
+template <class T, class X = void> using dep_t = typename dep_s<T, X>::type;
+}  // namespace detail
 
 // the dtype tinygrad gives a C++ value of type T (dtypes.from_py for bool, int and float)
 template <class T> constexpr DType dtype_of() {
@@ -331,13 +341,21 @@ class Tensor {
   template <class T = void>
   Tensor& realize() {
     if (is_realized()) return *this;
-    d_->uop = from_host(to_host<T>(), device()).d_->uop;
+    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
+    d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
     return *this;
   }
-  // the tensor's value as a host array. Still computed by the reference evaluator: the switch to the
-  // engine (engine/realize.hpp, realize_uops) waits on the failures listed in docs/devices.md
+  // the tensor's value, computed on its device, copied into a host array
   template <class T = void>
-  HostArray to_host() const { return reference_eval(d_->uop); }
+  HostArray to_host() const {
+    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
+    HostArray a(dtype_(), d_->shape);
+    const auto& bytes = host_buffer(buf).bytes;
+    if (bytes.size() != a.bytes.size())
+      throw Error("Tensor::to_host: the buffer holds " + std::to_string(bytes.size()) + " bytes, " + std::to_string(a.bytes.size()) + " expected");
+    std::copy(bytes.begin(), bytes.end(), a.bytes.begin());
+    return a;
+  }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
   // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
   // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
@@ -367,7 +385,7 @@ class Tensor {
   }
   template <class T = void>
   Tensor& assign(ConstType x) { return assign<T>(full(d_->shape, x, dtype(), device())); }
-  template <class T> std::vector<T> to_vector() const { return to_host<T>().template to_vector<T>(); }
+  template <class T> std::vector<T> to_vector() const { return to_host<detail::dep_t<T>>().template to_vector<T>(); }
   template <class T> T item() const {
     if (numel() != 1) throw Error("Tensor::item: the tensor has " + std::to_string(numel()) + " elements, shape " + shape_str(d_->shape));
     return to_vector<T>()[0];
@@ -908,12 +926,12 @@ class Tensor {
   Tensor operator[](const Index& i) const;
   Tensor operator[](std::initializer_list<Index> i) const;
   Tensor getitem(const std::vector<Index>& indices) const;
-  Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
-  Tensor& setitem(const std::vector<Index>& indices, ConstType v);
+  template <class T = void> Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
+  template <class T = void> Tensor& setitem(const std::vector<Index>& indices, ConstType v);
   // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
   Tensor gather(std::int64_t dim, const Tensor& index) const;
   // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
-  Tensor one_hot(std::int64_t num_classes = -1) const;
+  template <class T = void> Tensor one_hot(std::int64_t num_classes = -1) const;
 
  private:
   Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
