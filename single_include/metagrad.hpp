@@ -3130,7 +3130,8 @@ namespace mg {
 // Throws mg::Error for a variable with no value or one outside its [min, max], an integer result
 // that overflows int64 in a weakint op, and ops that have no value (anything but CONST, DEFINE_VAR,
 // BIND, CAST, BITCAST, STACK, GEP and the ALU ops).
-inline Arg evaluate(const UOp& u, const std::map<std::string, Arg>& vars) {
+// (a template: only a translation unit that evaluates compiles it)
+template <std::same_as<UOp> U> Arg evaluate(const U& u, const std::map<std::string, Arg>& vars) {
   if (!u) throw Error("evaluate: null UOp");
   const std::vector<UOp> topo = u.toposort();
   // a BIND gives its variable's value (tinygrad's var_vals), here and wherever else the variable is used
@@ -3222,29 +3223,32 @@ struct fixed_string {
 
 namespace mg {
 
-class Json {
+// Json is JsonT<>: a template (its parameter only delays instantiation), so that a translation unit
+// that never touches JSON does not compile its members
+template <class = void>
+class JsonT {
  public:
-  using Array = std::vector<Json>;
-  using Object = std::vector<std::pair<std::string, Json>>;
+  using Array = std::vector<JsonT>;
+  using Object = std::vector<std::pair<std::string, JsonT>>;
 
-  Json() = default;
-  Json(std::nullptr_t) {}
-  Json(bool b) : k_(Bool), b_(b) {}
+  JsonT() = default;
+  JsonT(std::nullptr_t) {}
+  JsonT(bool b) : k_(Bool), b_(b) {}
   template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
-  Json(I i) {
+  JsonT(I i) {
     if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t))
       if (i > std::uint64_t(INT64_MAX)) { k_ = Double, d_ = double(i); return; }
     k_ = Int, i_ = std::int64_t(i);
   }
-  Json(double d) : k_(Double), d_(d) {}
-  Json(const char* s) : k_(String), s_(s) {}
-  Json(std::string s) : k_(String), s_(std::move(s)) {}
-  Json(std::string_view s) : k_(String), s_(s) {}
-  Json(Array a) : k_(ArrayKind), a_(std::move(a)) {}
-  Json(Object o) : k_(ObjectKind), o_(std::move(o)) {}
-  static Json array(std::initializer_list<Json> xs = {}) { return Json(Array(xs)); }
-  static Json object(std::initializer_list<std::pair<std::string, Json>> kv = {}) {
-    Json j{Object{}};
+  JsonT(double d) : k_(Double), d_(d) {}
+  JsonT(const char* s) : k_(String), s_(s) {}
+  JsonT(std::string s) : k_(String), s_(std::move(s)) {}
+  JsonT(std::string_view s) : k_(String), s_(s) {}
+  JsonT(Array a) : k_(ArrayKind), a_(std::move(a)) {}
+  JsonT(Object o) : k_(ObjectKind), o_(std::move(o)) {}
+  static JsonT array(std::initializer_list<JsonT> xs = {}) { return JsonT(Array(xs)); }
+  static JsonT object(std::initializer_list<std::pair<std::string, JsonT>> kv = {}) {
+    JsonT j{Object{}};
     for (const auto& [k, v] : kv) j.set(k, v);
     return j;
   }
@@ -3275,28 +3279,28 @@ class Json {
   // elements of an array or members of an object; 0 for anything else
   std::size_t size() const { return is_array() ? as_array().size() : is_object() ? as_object().size() : 0; }
   // the member named key, or nullptr when there is none (or this is not an object)
-  const Json* find(std::string_view key) const {
+  const JsonT* find(std::string_view key) const {
     if (!is_object()) return nullptr;
     for (const auto& [k, v] : as_object())
       if (k == key) return &v;
     return nullptr;
   }
-  const Json& operator[](std::string_view key) const {
-    if (const Json* j = find(key)) return *j;
+  const JsonT& operator[](std::string_view key) const {
+    if (const JsonT* j = find(key)) return *j;
     throw Error(is_object() ? "Json: no member \"" + std::string(key) + "\"" : std::string("Json: expected an object, got ") + type_name());
   }
-  const Json& operator[](std::size_t i) const {
+  const JsonT& operator[](std::size_t i) const {
     const Array& a = as_array();
     if (i >= a.size()) throw Error("Json: index " + std::to_string(i) + " out of range for an array of " + std::to_string(a.size()));
     return a[i];
   }
-  Json& set(std::string key, Json value) {  // a repeated key replaces the value in place
+  JsonT& set(std::string key, JsonT value) {  // a repeated key replaces the value in place
     Object& o = as_object();
     for (auto& [k, v] : o)
       if (k == key) return v = std::move(value);
     return o.emplace_back(std::move(key), std::move(value)).second;
   }
-  Json& push_back(Json value) { return as_array().emplace_back(std::move(value)); }
+  JsonT& push_back(JsonT value) { return as_array().emplace_back(std::move(value)); }
 
   // compact JSON; non-finite doubles, which JSON cannot hold, are written as null
   std::string dump() const {
@@ -3308,7 +3312,7 @@ class Json {
   static void dump_string(std::string& out, std::string_view s);
 
   // numbers compare by value (1 == 1.0), objects by their members in order
-  friend bool operator==(const Json& a, const Json& b) {
+  friend bool operator==(const JsonT& a, const JsonT& b) {
     if (a.is_number() && b.is_number() && a.is_int() != b.is_int()) return a.as_double() == b.as_double();
     if (a.k_ != b.k_) return false;
     switch (a.k_) {
@@ -3337,8 +3341,10 @@ class Json {
   Array a_;
   Object o_;
 };
+using Json = JsonT<>;
 
-inline void Json::dump_string(std::string& out, std::string_view s) {
+template <class X>
+void JsonT<X>::dump_string(std::string& out, std::string_view s) {
   out += '"';
   for (char c : s) {
     switch (c) {
@@ -3363,7 +3369,8 @@ inline void Json::dump_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-inline void Json::dump_to(std::string& out) const {
+template <class X>
+void JsonT<X>::dump_to(std::string& out) const {
   switch (k_) {
     case Null: out += "null"; break;
     case Bool: out += b_ ? "true" : "false"; break;
@@ -3382,7 +3389,7 @@ inline void Json::dump_to(std::string& out) const {
     case ArrayKind: {
       out += '[';
       bool first = true;
-      for (const Json& x : a_) {
+      for (const JsonT& x : a_) {
         if (!first) out += ',';
         first = false;
         x.dump_to(out);
@@ -7128,7 +7135,7 @@ inline Arg alu_value(Ops op, DType dt, std::span<const Arg> operands, DType oper
 }
 
 // the value of a REDUCE of x over axes (see the header comment for the accumulation)
-inline HostArray reduce(const HostArray& x, Ops op, const Shape& out_shape) {
+template <std::same_as<HostArray> H> H reduce(const H& x, Ops op, const Shape& out_shape) {
   if (op != Ops::ADD && op != Ops::MUL && op != Ops::MAX)
     throw Error("reduce op " + op_repr(op) + " is not ADD, MUL or MAX");
   const DType dt = x.dtype, acc_dt = dt.is_float() ? dtypes::float64 : dt;
@@ -7163,7 +7170,7 @@ inline std::size_t value_srcs(const UOp& u) {
 }
 
 // the value of node u of shape `shape` from its sources' values
-inline HostArray eval_node(const UOp& u, const Shape& shape, const std::vector<const HostArray*>& src) {
+template <std::same_as<UOp> U> HostArray eval_node(const U& u, const Shape& shape, const std::vector<const HostArray*>& src) {
   const Ops op = u.op();
   const DType dt = u.dtype();
   if (dt.count != 1 || dt.is_ptr) throw Error("vector and pointer dtypes are not supported");
@@ -7250,7 +7257,7 @@ inline HostArray eval_node(const UOp& u, const Shape& shape, const std::vector<c
 // Throws mg::Error naming the op, its dtype and shapes for anything unsupported or malformed: an op
 // with no reference evaluation, an invalid movement or broadcast (shape_of's checks), a BUFFER whose
 // host bytes have the wrong size, a value an op refuses (a nan cast to an int).
-inline HostArray reference_eval(const UOp& root) {
+template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
   if (!root) throw Error("reference_eval: null UOp");
   // the nodes whose values are needed, in toposort order: shape arguments and devices are left out
   detail::PtrMap<std::size_t> index;
@@ -7650,7 +7657,8 @@ struct Program {
 
 namespace mg::detail {
 
-inline void estimate(Program& p) {
+// (a template: only a translation unit that compiles kernels compiles it)
+template <std::same_as<Program> P> void estimate(P& p) {
   auto mulsat = [](std::int64_t a, std::int64_t b) {
     std::int64_t r;
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
@@ -8006,7 +8014,6 @@ inline constexpr LazyRules<detail::late_rewrite_def> pm_late_rewrite{};
 // tinygrad's codegen/late/linearizer.py: split ENDs to one range each, order sibling loops by adding
 // control-flow edges (a RANGE gets the END or RANGE it must come after as an extra source), then a
 // priority toposort into the linear list. Gated STOREs become IF / STORE / ENDIF (do_linearize).
-#include <queue>
 
 
 namespace mg {
@@ -8061,7 +8068,8 @@ struct pm_split_ends_def {
 // another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE)
 struct CFGContext {
   std::unordered_map<UOp, UOp> edges;
-  explicit CFGContext(const UOp& sink) {
+  // a template: only a translation unit that linearizes compiles it
+  template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
     PtrMap<std::vector<UOp>> deps;
     std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
     auto nested = [&](const UOp& x) {
@@ -8162,15 +8170,20 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   detail::PtrMap<std::size_t> nkey(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
   // then toposort as close to that order as possible, from the sink back
-  std::priority_queue<std::pair<std::size_t, const detail::Node*>> heap;
-  heap.emplace(*nkey.find(sink.node()), sink.node());
+  // (a max-heap on a vector: <queue> would cost every includer of metagrad.hpp for this one use)
+  using Entry = std::pair<std::size_t, const detail::Node*>;
+  std::vector<Entry> heap{{*nkey.find(sink.node()), sink.node()}};
   std::vector<UOp> out;
   while (!heap.empty()) {
-    const detail::Node* n = heap.top().second;
-    heap.pop();
+    std::pop_heap(heap.begin(), heap.end());
+    const detail::Node* n = heap.back().second;
+    heap.pop_back();
     out.push_back(UOp::from_node(n));
     for (const UOp& v : out.back().src())
-      if (--*out_degree.find(v.node()) == 0) heap.emplace(*nkey.find(v.node()), v.node());
+      if (--*out_degree.find(v.node()) == 0) {
+        heap.emplace_back(*nkey.find(v.node()), v.node());
+        std::push_heap(heap.begin(), heap.end());
+      }
   }
   std::reverse(out.begin(), out.end());
   return out;
@@ -10223,7 +10236,7 @@ inline void* resolve(void* handle, const char* name, const std::string& path) {
 // Opens libLLVM at `path` (a file name dlopen searches for, or a path) and resolves every function;
 // throws naming what failed. The handle is never closed: compiled kernels and LLVM's own statics
 // live until the process ends.
-inline Api open_libllvm(const std::string& path) {
+template <class = void> Api open_libllvm(const std::string& path) {
   Api api;
   api.path = path;
   if (!*MG_LLVM_TARGET) throw Error("CPU device: metagrad knows the LLVM target of x86-64 and AArch64 hosts only");
@@ -10259,7 +10272,7 @@ inline constexpr const char* libllvm_names[] = {"libLLVM.so.19.1", "libLLVM-19.s
 
 // Finds libLLVM: only `override_path` when given (MG_LIBLLVM), else Debian's names in turn. The error
 // names every path tried, why each failed, and the package to install.
-inline Api find_libllvm(const char* override_path) {
+template <class = void> Api find_libllvm(const char* override_path) {
   std::string tried;
   auto attempt = [&](const std::string& path, Api& out) {
     try {
@@ -10285,7 +10298,8 @@ inline Api find_libllvm(const char* override_path) {
 
 // The process's libLLVM, opened on first use and initialized for the host target. A failure is not
 // remembered: installing the package (or fixing MG_LIBLLVM) and retrying works without a restart.
-inline const Api& libllvm() {
+// (These are templates so that only a translation unit that compiles kernels compiles them.)
+template <class = void> const Api& libllvm() {
   static std::mutex mu;
   static Api* api = nullptr;  // never freed: kernels may run until exit
   std::lock_guard lock(mu);
@@ -10345,7 +10359,7 @@ struct Host {
   HostTarget info;
   TargetRef target = nullptr;
 };
-inline const Host& host() {
+template <class = void> const Host& host() {
   static const Host h = [] {
     const Api& api = libllvm();
     Host r;
@@ -10381,12 +10395,13 @@ struct Diagnostics {
 }
 }  // namespace detail
 
-inline const HostTarget& host_target() { return detail::host().info; }
+template <class = void> const HostTarget& host_target() { return detail::host().info; }
 
 // LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
 // pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
 // LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
-inline std::string compile(const std::string& ir, const std::string& name) {
+// (Everything here is a template, so that only a translation unit that compiles kernels compiles it.)
+template <class = void> std::string compile(const std::string& ir, const std::string& name) {
   using namespace detail;
   const Api& api = libllvm();
   const Host& h = host();
@@ -10447,12 +10462,14 @@ inline std::string compile(const std::string& ir, const std::string& name) {
 // own (kernels of different sources may share a name) that also sees the process's symbols, so
 // libcalls LLVM lowers intrinsics to (memset, __truncsfhf2, ...) resolve. Loading the same object
 // and symbol again returns the same address; a kernel lives until the process ends or until
-// release() has been called as many times as load().
-class Jit {
+// release() has been called as many times as load(). (Jit is JitT<>: a template, instantiated only
+// by a translation unit that loads kernels.)
+template <class = void>
+class JitT {
  public:
-  static Jit& instance() {
+  static JitT& instance() {
     // never destroyed: kernels may still run while other statics are torn down at exit
-    static Jit* jit = new Jit();
+    static JitT* jit = new JitT();
     return *jit;
   }
 
@@ -10521,34 +10538,37 @@ class Jit {
     int refs;
   };
 
-  Jit() : api_(&detail::libllvm()) {
+  JitT() : api_(&detail::libllvm()) {
     detail::host();  // the native target is initialized before LLJIT detects the host
     if (detail::ErrorRef e = api_->LLVMOrcCreateLLJIT(&jit_, nullptr))
       throw Error("CPU device: cannot create LLVM's JIT: " + detail::take_error(*api_, e));
     es_ = api_->LLVMOrcLLJITGetExecutionSession(jit_);
-    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &Jit::report, this);
+    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &JitT::report, this);
   }
 
   // ORC reports linking failures both to the lookup and to the session; keep the session's words
   // for the lookup's message instead of letting ORC print them to stderr
   static void report(void* self, detail::ErrorRef e) {
-    auto& jit = *static_cast<Jit*>(self);
+    auto& jit = *static_cast<JitT*>(self);
     std::string msg = detail::take_error(*jit.api_, e);
     std::lock_guard lock(jit.report_mu_);
     jit.session_errors_ += (jit.session_errors_.empty() ? "" : "; ") + msg;
   }
 
-  // ORC's lookup answers through a callback, maybe on another thread; wait for it
+  // ORC's lookup answers through a callback, maybe on another thread; wait for it. The result is shared
+  // with the callback, which may still be inside notify_all() when the wait returns. (An atomic's
+  // wait/notify rather than a condition_variable: <condition_variable> costs every includer of
+  // metagrad.hpp noticeable compile time.)
   detail::ExecutorAddress lookup(detail::JITDylibRef jd, const std::string& symbol, std::string& msg) {
     using namespace detail;
     struct Result {
-      const Api* api;
-      std::mutex m;
-      std::condition_variable cv;
-      bool done = false;
+      const Api* api = nullptr;
+      std::atomic<bool> done{false};
       ExecutorAddress addr = 0;
       std::string error;
-    } res{api_, {}, {}, false, 0, {}};
+    };
+    auto shared = std::make_shared<Result>();
+    shared->api = api_;
     {
       std::lock_guard l(report_mu_);
       session_errors_.clear();
@@ -10559,19 +10579,18 @@ class Jit {
     api_->LLVMOrcExecutionSessionLookup(
         es_, LookupKindStatic, order, 1, names, 1,
         [](ErrorRef e, SymbolMapPair* syms, std::size_t n, void* ctx) {
-          auto& r = *static_cast<Result*>(ctx);
-          std::string error = e ? take_error(*r.api, e) : "";
-          std::lock_guard l(r.m);
+          const std::unique_ptr<std::shared_ptr<Result>> hold(static_cast<std::shared_ptr<Result>*>(ctx));
+          Result& r = **hold;
           if (e)
-            r.error = error;
+            r.error = take_error(*r.api, e);
           else if (n > 0)
             r.addr = syms[0].sym.address;
-          r.done = true;
-          r.cv.notify_all();
+          r.done.store(true, std::memory_order_release);
+          r.done.notify_all();
         },
-        &res);
-    std::unique_lock l(res.m);
-    res.cv.wait(l, [&] { return res.done; });
+        new std::shared_ptr<Result>(shared));
+    const Result& res = *shared;
+    res.done.wait(false, std::memory_order_acquire);
     msg = res.error;
     std::lock_guard rl(report_mu_);
     if (!session_errors_.empty() && msg.find(session_errors_) == std::string::npos)
@@ -10588,10 +10607,11 @@ class Jit {
   std::unordered_map<std::string, Loaded> loaded_;
   std::unordered_map<void*, std::string> key_of_;
 };
+using Jit = JitT<>;
 
 namespace detail {
 // the disk cache key of a source: the object is only right for this LLVM and this exact host CPU
-inline std::string object_cache_key(const std::string& ir, const std::string& name) {
+template <class = void> std::string object_cache_key(const std::string& ir, const std::string& name) {
   const HostTarget& h = host_target();
   return mg::detail::hash_hex(h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features + "\n" + name + "\n" +
                               ir);
@@ -10601,7 +10621,7 @@ inline std::string object_cache_key(const std::string& ir, const std::string& na
 // compile() through the disk cache (table "llvm"; CACHELEVEL=0 turns it off). A truncated or corrupt
 // file reads as a miss and is rewritten. There is no in-memory layer: the engine keeps each kernel it
 // compiled, keyed by its AST.
-inline std::string compile_cached(const std::string& ir, const std::string& name) {
+template <class = void> std::string compile_cached(const std::string& ir, const std::string& name) {
   const std::string key = detail::object_cache_key(ir, name);
   if (std::optional<std::string> hit = disk_cache_get("llvm", key)) return std::move(*hit);
   std::string obj = compile(ir, name);
@@ -12165,18 +12185,19 @@ class Tensor {
   // ==== indexing: defined in tensor/index.hpp ====
   // numpy's / tinygrad's indexing: ints, slices, newaxis, ellipsis and int tensors (advanced indexing).
   // t[i] and t[{i, j}] read; setitem writes (t[i] = x does not compile: a Tensor is a handle).
-  Tensor operator[](const Index& i) const;
-  Tensor operator[](std::initializer_list<Index> i) const;
-  Tensor getitem(const std::vector<Index>& indices) const;
+  // (templates, like the rest of indexing: a translation unit that does not index does not compile it)
+  template <class T = void> Tensor operator[](const Index& i) const;
+  template <class T = void> Tensor operator[](std::initializer_list<Index> i) const;
+  template <class T = void> Tensor getitem(const std::vector<Index>& indices) const;
   template <class T = void> Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
   template <class T = void> Tensor& setitem(const std::vector<Index>& indices, ConstType v);
   // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
-  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  template <class T = void> Tensor gather(std::int64_t dim, const Tensor& index) const;
   // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
   template <class T = void> Tensor one_hot(std::int64_t num_classes = -1) const;
 
  private:
-  Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
+  template <class T> Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
   Tensor one_hot_along_dim(std::int64_t n, std::int64_t dim) const;
   Tensor pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const;
   Tensor pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const;
@@ -12936,12 +12957,13 @@ inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) 
 }
 }  // namespace detail
 
-inline Tensor Tensor::operator[](const Index& i) const { return getitem_({i}, nullptr); }
-inline Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_(std::vector<Index>(i), nullptr); }
-inline Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_(indices, nullptr); }
+template <class T> Tensor Tensor::operator[](const Index& i) const { return getitem_<T>({i}, nullptr); }
+template <class T> Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_<T>(std::vector<Index>(i), nullptr); }
+template <class T> Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_<T>(indices, nullptr); }
 
 // tinygrad's _getitem: getitem when v is null; with v, the whole new value of this tensor for setitem
-inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
+template <class T>
+Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
   const std::string who = v ? "setitem" : "getitem";
   // tinygrad's _normalize_indices: the ellipsis (or the end) stands for the dims no index names
   std::int64_t ellipses = 0, real = 0;
@@ -13131,7 +13153,7 @@ Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
         throw Error("setitem: can't setitem on a tensor with other uses (a live tensor's graph reads it, and would not see the write)");
     }
   }
-  const Tensor value = getitem_(indices, &v);
+  const Tensor value = getitem_<T>(indices, &v);
   if (base.op() != Ops::BUFFER) {
     d_->uop = value.d_->uop;
     return *this;
@@ -13158,7 +13180,8 @@ Tensor Tensor::one_hot(std::int64_t num_classes) const {
   return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
 }
 
-inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
+template <class T>
+Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
   if (index.device() != device()) throw Error("gather: the index is on " + index.device() + ", the tensor on " + device());
   if (index.ndim() != ndim())
     throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");

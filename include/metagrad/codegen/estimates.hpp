@@ -2,6 +2,7 @@
 // tinygrad's Estimates.from_uops(ignore_indexing=True): ALU ops and bytes moved in one full run of a
 // linear program (over every core_id). Symbolic loop sizes count at their upper bound.
 #include <algorithm>
+#include <concepts>
 #include <vector>
 
 #include "../core/ptr_map.hpp"
@@ -9,7 +10,8 @@
 
 namespace mg::detail {
 
-inline void estimate(Program& p) {
+// (a template: only a translation unit that compiles kernels compiles it)
+template <std::same_as<Program> P> void estimate(P& p) {
   auto mulsat = [](std::int64_t a, std::int64_t b) {
     std::int64_t r;
     return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;

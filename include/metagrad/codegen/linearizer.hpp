@@ -3,7 +3,6 @@
 // control-flow edges (a RANGE gets the END or RANGE it must come after as an extra source), then a
 // priority toposort into the linear list. Gated STOREs become IF / STORE / ENDIF (do_linearize).
 #include <algorithm>
-#include <queue>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -66,7 +65,8 @@ struct pm_split_ends_def {
 // another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE)
 struct CFGContext {
   std::unordered_map<UOp, UOp> edges;
-  explicit CFGContext(const UOp& sink) {
+  // a template: only a translation unit that linearizes compiles it
+  template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
     PtrMap<std::vector<UOp>> deps;
     std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
     auto nested = [&](const UOp& x) {
@@ -167,15 +167,20 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   detail::PtrMap<std::size_t> nkey(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
   // then toposort as close to that order as possible, from the sink back
-  std::priority_queue<std::pair<std::size_t, const detail::Node*>> heap;
-  heap.emplace(*nkey.find(sink.node()), sink.node());
+  // (a max-heap on a vector: <queue> would cost every includer of metagrad.hpp for this one use)
+  using Entry = std::pair<std::size_t, const detail::Node*>;
+  std::vector<Entry> heap{{*nkey.find(sink.node()), sink.node()}};
   std::vector<UOp> out;
   while (!heap.empty()) {
-    const detail::Node* n = heap.top().second;
-    heap.pop();
+    std::pop_heap(heap.begin(), heap.end());
+    const detail::Node* n = heap.back().second;
+    heap.pop_back();
     out.push_back(UOp::from_node(n));
     for (const UOp& v : out.back().src())
-      if (--*out_degree.find(v.node()) == 0) heap.emplace(*nkey.find(v.node()), v.node());
+      if (--*out_degree.find(v.node()) == 0) {
+        heap.emplace_back(*nkey.find(v.node()), v.node());
+        std::push_heap(heap.begin(), heap.end());
+      }
   }
   std::reverse(out.begin(), out.end());
   return out;

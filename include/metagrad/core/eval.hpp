@@ -2,6 +2,7 @@
 // evaluate: the value of a constant expression graph, given values for its variables. ALU ops run
 // through exec_alu, so the values are exactly what tinygrad's constant folding would give.
 // Iterative (sources first, in toposort order) and memoized per node.
+#include <concepts>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,7 +18,8 @@ namespace mg {
 // Throws mg::Error for a variable with no value or one outside its [min, max], an integer result
 // that overflows int64 in a weakint op, and ops that have no value (anything but CONST, DEFINE_VAR,
 // BIND, CAST, BITCAST, STACK, GEP and the ALU ops).
-inline Arg evaluate(const UOp& u, const std::map<std::string, Arg>& vars) {
+// (a template: only a translation unit that evaluates compiles it)
+template <std::same_as<UOp> U> Arg evaluate(const U& u, const std::map<std::string, Arg>& vars) {
   if (!u) throw Error("evaluate: null UOp");
   const std::vector<UOp> topo = u.toposort();
   // a BIND gives its variable's value (tinygrad's var_vals), here and wherever else the variable is used

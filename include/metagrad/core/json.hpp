@@ -17,29 +17,32 @@
 
 namespace mg {
 
-class Json {
+// Json is JsonT<>: a template (its parameter only delays instantiation), so that a translation unit
+// that never touches JSON does not compile its members
+template <class = void>
+class JsonT {
  public:
-  using Array = std::vector<Json>;
-  using Object = std::vector<std::pair<std::string, Json>>;
+  using Array = std::vector<JsonT>;
+  using Object = std::vector<std::pair<std::string, JsonT>>;
 
-  Json() = default;
-  Json(std::nullptr_t) {}
-  Json(bool b) : k_(Bool), b_(b) {}
+  JsonT() = default;
+  JsonT(std::nullptr_t) {}
+  JsonT(bool b) : k_(Bool), b_(b) {}
   template <class I> requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
-  Json(I i) {
+  JsonT(I i) {
     if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t))
       if (i > std::uint64_t(INT64_MAX)) { k_ = Double, d_ = double(i); return; }
     k_ = Int, i_ = std::int64_t(i);
   }
-  Json(double d) : k_(Double), d_(d) {}
-  Json(const char* s) : k_(String), s_(s) {}
-  Json(std::string s) : k_(String), s_(std::move(s)) {}
-  Json(std::string_view s) : k_(String), s_(s) {}
-  Json(Array a) : k_(ArrayKind), a_(std::move(a)) {}
-  Json(Object o) : k_(ObjectKind), o_(std::move(o)) {}
-  static Json array(std::initializer_list<Json> xs = {}) { return Json(Array(xs)); }
-  static Json object(std::initializer_list<std::pair<std::string, Json>> kv = {}) {
-    Json j{Object{}};
+  JsonT(double d) : k_(Double), d_(d) {}
+  JsonT(const char* s) : k_(String), s_(s) {}
+  JsonT(std::string s) : k_(String), s_(std::move(s)) {}
+  JsonT(std::string_view s) : k_(String), s_(s) {}
+  JsonT(Array a) : k_(ArrayKind), a_(std::move(a)) {}
+  JsonT(Object o) : k_(ObjectKind), o_(std::move(o)) {}
+  static JsonT array(std::initializer_list<JsonT> xs = {}) { return JsonT(Array(xs)); }
+  static JsonT object(std::initializer_list<std::pair<std::string, JsonT>> kv = {}) {
+    JsonT j{Object{}};
     for (const auto& [k, v] : kv) j.set(k, v);
     return j;
   }
@@ -70,28 +73,28 @@ class Json {
   // elements of an array or members of an object; 0 for anything else
   std::size_t size() const { return is_array() ? as_array().size() : is_object() ? as_object().size() : 0; }
   // the member named key, or nullptr when there is none (or this is not an object)
-  const Json* find(std::string_view key) const {
+  const JsonT* find(std::string_view key) const {
     if (!is_object()) return nullptr;
     for (const auto& [k, v] : as_object())
       if (k == key) return &v;
     return nullptr;
   }
-  const Json& operator[](std::string_view key) const {
-    if (const Json* j = find(key)) return *j;
+  const JsonT& operator[](std::string_view key) const {
+    if (const JsonT* j = find(key)) return *j;
     throw Error(is_object() ? "Json: no member \"" + std::string(key) + "\"" : std::string("Json: expected an object, got ") + type_name());
   }
-  const Json& operator[](std::size_t i) const {
+  const JsonT& operator[](std::size_t i) const {
     const Array& a = as_array();
     if (i >= a.size()) throw Error("Json: index " + std::to_string(i) + " out of range for an array of " + std::to_string(a.size()));
     return a[i];
   }
-  Json& set(std::string key, Json value) {  // a repeated key replaces the value in place
+  JsonT& set(std::string key, JsonT value) {  // a repeated key replaces the value in place
     Object& o = as_object();
     for (auto& [k, v] : o)
       if (k == key) return v = std::move(value);
     return o.emplace_back(std::move(key), std::move(value)).second;
   }
-  Json& push_back(Json value) { return as_array().emplace_back(std::move(value)); }
+  JsonT& push_back(JsonT value) { return as_array().emplace_back(std::move(value)); }
 
   // compact JSON; non-finite doubles, which JSON cannot hold, are written as null
   std::string dump() const {
@@ -103,7 +106,7 @@ class Json {
   static void dump_string(std::string& out, std::string_view s);
 
   // numbers compare by value (1 == 1.0), objects by their members in order
-  friend bool operator==(const Json& a, const Json& b) {
+  friend bool operator==(const JsonT& a, const JsonT& b) {
     if (a.is_number() && b.is_number() && a.is_int() != b.is_int()) return a.as_double() == b.as_double();
     if (a.k_ != b.k_) return false;
     switch (a.k_) {
@@ -132,8 +135,10 @@ class Json {
   Array a_;
   Object o_;
 };
+using Json = JsonT<>;
 
-inline void Json::dump_string(std::string& out, std::string_view s) {
+template <class X>
+void JsonT<X>::dump_string(std::string& out, std::string_view s) {
   out += '"';
   for (char c : s) {
     switch (c) {
@@ -158,7 +163,8 @@ inline void Json::dump_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-inline void Json::dump_to(std::string& out) const {
+template <class X>
+void JsonT<X>::dump_to(std::string& out) const {
   switch (k_) {
     case Null: out += "null"; break;
     case Bool: out += b_ ? "true" : "false"; break;
@@ -177,7 +183,7 @@ inline void Json::dump_to(std::string& out) const {
     case ArrayKind: {
       out += '[';
       bool first = true;
-      for (const Json& x : a_) {
+      for (const JsonT& x : a_) {
         if (!first) out += ',';
         first = false;
         x.dump_to(out);

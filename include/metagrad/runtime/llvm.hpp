@@ -5,8 +5,9 @@
 //   mg::llvm::Jit::instance().load(object, symbol) -> the symbol's address in the process
 // libLLVM 19 is opened with dlopen (runtime/llvm_api.hpp), so nothing here needs link flags.
 // A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -57,7 +58,7 @@ struct Host {
   HostTarget info;
   TargetRef target = nullptr;
 };
-inline const Host& host() {
+template <class = void> const Host& host() {
   static const Host h = [] {
     const Api& api = libllvm();
     Host r;
@@ -93,12 +94,13 @@ struct Diagnostics {
 }
 }  // namespace detail
 
-inline const HostTarget& host_target() { return detail::host().info; }
+template <class = void> const HostTarget& host_target() { return detail::host().info; }
 
 // LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
 // pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
 // LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
-inline std::string compile(const std::string& ir, const std::string& name) {
+// (Everything here is a template, so that only a translation unit that compiles kernels compiles it.)
+template <class = void> std::string compile(const std::string& ir, const std::string& name) {
   using namespace detail;
   const Api& api = libllvm();
   const Host& h = host();
@@ -159,12 +161,14 @@ inline std::string compile(const std::string& ir, const std::string& name) {
 // own (kernels of different sources may share a name) that also sees the process's symbols, so
 // libcalls LLVM lowers intrinsics to (memset, __truncsfhf2, ...) resolve. Loading the same object
 // and symbol again returns the same address; a kernel lives until the process ends or until
-// release() has been called as many times as load().
-class Jit {
+// release() has been called as many times as load(). (Jit is JitT<>: a template, instantiated only
+// by a translation unit that loads kernels.)
+template <class = void>
+class JitT {
  public:
-  static Jit& instance() {
+  static JitT& instance() {
     // never destroyed: kernels may still run while other statics are torn down at exit
-    static Jit* jit = new Jit();
+    static JitT* jit = new JitT();
     return *jit;
   }
 
@@ -233,34 +237,37 @@ class Jit {
     int refs;
   };
 
-  Jit() : api_(&detail::libllvm()) {
+  JitT() : api_(&detail::libllvm()) {
     detail::host();  // the native target is initialized before LLJIT detects the host
     if (detail::ErrorRef e = api_->LLVMOrcCreateLLJIT(&jit_, nullptr))
       throw Error("CPU device: cannot create LLVM's JIT: " + detail::take_error(*api_, e));
     es_ = api_->LLVMOrcLLJITGetExecutionSession(jit_);
-    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &Jit::report, this);
+    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &JitT::report, this);
   }
 
   // ORC reports linking failures both to the lookup and to the session; keep the session's words
   // for the lookup's message instead of letting ORC print them to stderr
   static void report(void* self, detail::ErrorRef e) {
-    auto& jit = *static_cast<Jit*>(self);
+    auto& jit = *static_cast<JitT*>(self);
     std::string msg = detail::take_error(*jit.api_, e);
     std::lock_guard lock(jit.report_mu_);
     jit.session_errors_ += (jit.session_errors_.empty() ? "" : "; ") + msg;
   }
 
-  // ORC's lookup answers through a callback, maybe on another thread; wait for it
+  // ORC's lookup answers through a callback, maybe on another thread; wait for it. The result is shared
+  // with the callback, which may still be inside notify_all() when the wait returns. (An atomic's
+  // wait/notify rather than a condition_variable: <condition_variable> costs every includer of
+  // metagrad.hpp noticeable compile time.)
   detail::ExecutorAddress lookup(detail::JITDylibRef jd, const std::string& symbol, std::string& msg) {
     using namespace detail;
     struct Result {
-      const Api* api;
-      std::mutex m;
-      std::condition_variable cv;
-      bool done = false;
+      const Api* api = nullptr;
+      std::atomic<bool> done{false};
       ExecutorAddress addr = 0;
       std::string error;
-    } res{api_, {}, {}, false, 0, {}};
+    };
+    auto shared = std::make_shared<Result>();
+    shared->api = api_;
     {
       std::lock_guard l(report_mu_);
       session_errors_.clear();
@@ -271,19 +278,18 @@ class Jit {
     api_->LLVMOrcExecutionSessionLookup(
         es_, LookupKindStatic, order, 1, names, 1,
         [](ErrorRef e, SymbolMapPair* syms, std::size_t n, void* ctx) {
-          auto& r = *static_cast<Result*>(ctx);
-          std::string error = e ? take_error(*r.api, e) : "";
-          std::lock_guard l(r.m);
+          const std::unique_ptr<std::shared_ptr<Result>> hold(static_cast<std::shared_ptr<Result>*>(ctx));
+          Result& r = **hold;
           if (e)
-            r.error = error;
+            r.error = take_error(*r.api, e);
           else if (n > 0)
             r.addr = syms[0].sym.address;
-          r.done = true;
-          r.cv.notify_all();
+          r.done.store(true, std::memory_order_release);
+          r.done.notify_all();
         },
-        &res);
-    std::unique_lock l(res.m);
-    res.cv.wait(l, [&] { return res.done; });
+        new std::shared_ptr<Result>(shared));
+    const Result& res = *shared;
+    res.done.wait(false, std::memory_order_acquire);
     msg = res.error;
     std::lock_guard rl(report_mu_);
     if (!session_errors_.empty() && msg.find(session_errors_) == std::string::npos)
@@ -300,10 +306,11 @@ class Jit {
   std::unordered_map<std::string, Loaded> loaded_;
   std::unordered_map<void*, std::string> key_of_;
 };
+using Jit = JitT<>;
 
 namespace detail {
 // the disk cache key of a source: the object is only right for this LLVM and this exact host CPU
-inline std::string object_cache_key(const std::string& ir, const std::string& name) {
+template <class = void> std::string object_cache_key(const std::string& ir, const std::string& name) {
   const HostTarget& h = host_target();
   return mg::detail::hash_hex(h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features + "\n" + name + "\n" +
                               ir);
@@ -313,7 +320,7 @@ inline std::string object_cache_key(const std::string& ir, const std::string& na
 // compile() through the disk cache (table "llvm"; CACHELEVEL=0 turns it off). A truncated or corrupt
 // file reads as a miss and is rewritten. There is no in-memory layer: the engine keeps each kernel it
 // compiled, keyed by its AST.
-inline std::string compile_cached(const std::string& ir, const std::string& name) {
+template <class = void> std::string compile_cached(const std::string& ir, const std::string& name) {
   const std::string key = detail::object_cache_key(ir, name);
   if (std::optional<std::string> hit = disk_cache_get("llvm", key)) return std::move(*hit);
   std::string obj = compile(ir, name);

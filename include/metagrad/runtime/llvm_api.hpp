@@ -157,7 +157,7 @@ inline void* resolve(void* handle, const char* name, const std::string& path) {
 // Opens libLLVM at `path` (a file name dlopen searches for, or a path) and resolves every function;
 // throws naming what failed. The handle is never closed: compiled kernels and LLVM's own statics
 // live until the process ends.
-inline Api open_libllvm(const std::string& path) {
+template <class = void> Api open_libllvm(const std::string& path) {
   Api api;
   api.path = path;
   if (!*MG_LLVM_TARGET) throw Error("CPU device: metagrad knows the LLVM target of x86-64 and AArch64 hosts only");
@@ -193,7 +193,7 @@ inline constexpr const char* libllvm_names[] = {"libLLVM.so.19.1", "libLLVM-19.s
 
 // Finds libLLVM: only `override_path` when given (MG_LIBLLVM), else Debian's names in turn. The error
 // names every path tried, why each failed, and the package to install.
-inline Api find_libllvm(const char* override_path) {
+template <class = void> Api find_libllvm(const char* override_path) {
   std::string tried;
   auto attempt = [&](const std::string& path, Api& out) {
     try {
@@ -219,7 +219,8 @@ inline Api find_libllvm(const char* override_path) {
 
 // The process's libLLVM, opened on first use and initialized for the host target. A failure is not
 // remembered: installing the package (or fixing MG_LIBLLVM) and retrying works without a restart.
-inline const Api& libllvm() {
+// (These are templates so that only a translation unit that compiles kernels compiles them.)
+template <class = void> const Api& libllvm() {
   static std::mutex mu;
   static Api* api = nullptr;  // never freed: kernels may run until exit
   std::lock_guard lock(mu);

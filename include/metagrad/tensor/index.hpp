@@ -93,12 +93,13 @@ inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) 
 }
 }  // namespace detail
 
-inline Tensor Tensor::operator[](const Index& i) const { return getitem_({i}, nullptr); }
-inline Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_(std::vector<Index>(i), nullptr); }
-inline Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_(indices, nullptr); }
+template <class T> Tensor Tensor::operator[](const Index& i) const { return getitem_<T>({i}, nullptr); }
+template <class T> Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_<T>(std::vector<Index>(i), nullptr); }
+template <class T> Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_<T>(indices, nullptr); }
 
 // tinygrad's _getitem: getitem when v is null; with v, the whole new value of this tensor for setitem
-inline Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
+template <class T>
+Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
   const std::string who = v ? "setitem" : "getitem";
   // tinygrad's _normalize_indices: the ellipsis (or the end) stands for the dims no index names
   std::int64_t ellipses = 0, real = 0;
@@ -288,7 +289,7 @@ Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
         throw Error("setitem: can't setitem on a tensor with other uses (a live tensor's graph reads it, and would not see the write)");
     }
   }
-  const Tensor value = getitem_(indices, &v);
+  const Tensor value = getitem_<T>(indices, &v);
   if (base.op() != Ops::BUFFER) {
     d_->uop = value.d_->uop;
     return *this;
@@ -315,7 +316,8 @@ Tensor Tensor::one_hot(std::int64_t num_classes) const {
   return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
 }
 
-inline Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
+template <class T>
+Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
   if (index.device() != device()) throw Error("gather: the index is on " + index.device() + ", the tensor on " + device());
   if (index.ndim() != ndim())
     throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");

@@ -14,6 +14,7 @@
 // are taken in row-major order, acc = op(acc, x); MAX is Python's max(acc, x), so a NaN does not win.
 // A backend that adds float32 in float32 can differ in the last bits (ten 0.1s: tinygrad gives
 // 1.0000001192092896, this 1.0), so float reductions compare with a tolerance.
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cmath>
@@ -147,7 +148,7 @@ inline Arg alu_value(Ops op, DType dt, std::span<const Arg> operands, DType oper
 }
 
 // the value of a REDUCE of x over axes (see the header comment for the accumulation)
-inline HostArray reduce(const HostArray& x, Ops op, const Shape& out_shape) {
+template <std::same_as<HostArray> H> H reduce(const H& x, Ops op, const Shape& out_shape) {
   if (op != Ops::ADD && op != Ops::MUL && op != Ops::MAX)
     throw Error("reduce op " + op_repr(op) + " is not ADD, MUL or MAX");
   const DType dt = x.dtype, acc_dt = dt.is_float() ? dtypes::float64 : dt;
@@ -182,7 +183,7 @@ inline std::size_t value_srcs(const UOp& u) {
 }
 
 // the value of node u of shape `shape` from its sources' values
-inline HostArray eval_node(const UOp& u, const Shape& shape, const std::vector<const HostArray*>& src) {
+template <std::same_as<UOp> U> HostArray eval_node(const U& u, const Shape& shape, const std::vector<const HostArray*>& src) {
   const Ops op = u.op();
   const DType dt = u.dtype();
   if (dt.count != 1 || dt.is_ptr) throw Error("vector and pointer dtypes are not supported");
@@ -269,7 +270,7 @@ inline HostArray eval_node(const UOp& u, const Shape& shape, const std::vector<c
 // Throws mg::Error naming the op, its dtype and shapes for anything unsupported or malformed: an op
 // with no reference evaluation, an invalid movement or broadcast (shape_of's checks), a BUFFER whose
 // host bytes have the wrong size, a value an op refuses (a nan cast to an int).
-inline HostArray reference_eval(const UOp& root) {
+template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
   if (!root) throw Error("reference_eval: null UOp");
   // the nodes whose values are needed, in toposort order: shape arguments and devices are left out
   detail::PtrMap<std::size_t> index;

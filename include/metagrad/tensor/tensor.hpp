@@ -923,18 +923,19 @@ class Tensor {
   // ==== indexing: defined in tensor/index.hpp ====
   // numpy's / tinygrad's indexing: ints, slices, newaxis, ellipsis and int tensors (advanced indexing).
   // t[i] and t[{i, j}] read; setitem writes (t[i] = x does not compile: a Tensor is a handle).
-  Tensor operator[](const Index& i) const;
-  Tensor operator[](std::initializer_list<Index> i) const;
-  Tensor getitem(const std::vector<Index>& indices) const;
+  // (templates, like the rest of indexing: a translation unit that does not index does not compile it)
+  template <class T = void> Tensor operator[](const Index& i) const;
+  template <class T = void> Tensor operator[](std::initializer_list<Index> i) const;
+  template <class T = void> Tensor getitem(const std::vector<Index>& indices) const;
   template <class T = void> Tensor& setitem(const std::vector<Index>& indices, const Tensor& v);
   template <class T = void> Tensor& setitem(const std::vector<Index>& indices, ConstType v);
   // out[i][j][k] = this[index[i][j][k]][j][k] for dim 0 (likewise for the others)
-  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  template <class T = void> Tensor gather(std::int64_t dim, const Tensor& index) const;
   // int32 one-hot vectors along a new last axis; -1 classes: max + 1 (computes the tensor)
   template <class T = void> Tensor one_hot(std::int64_t num_classes = -1) const;
 
  private:
-  Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
+  template <class T> Tensor getitem_(const std::vector<Index>& indices, const Tensor* v) const;
   Tensor one_hot_along_dim(std::int64_t n, std::int64_t dim) const;
   Tensor pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const;
   Tensor pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const;
