@@ -4,6 +4,7 @@
 //                 is set by this program, and it is the first kernel of the process)
 //   bandwidth     a+b and (a*b+c).relu() on 4096^2 float32, GB/s moved, against a two-thread memcpy of
 //                 the same size
+//   assign        w.assign(w - g*lr) on 4096^2 float32 (in place), GB/s against the memcpy
 //   reductions    sum and softmax over 4096^2 float32 (tinygrad's times come from
 //                 bench/bench_engine_tinygrad.py, run separately)
 //   matmul        1024^2 float32 GFLOP/s, against Eigen when it is installed (libeigen3-dev)
@@ -85,6 +86,15 @@ int main(int argc, char** argv) {
   };
   bandwidth("a+b 4096^2", a + b, 3, 3.5f);
   bandwidth("(a*b+c).relu() 4096^2", (a * b + c).relu(), 4, 0.0f);
+
+  // ---- assign: an optimizer step, stored into w's buffer in place (read w and g, write w) ----
+  {
+    Tensor w = Tensor::from(filled(N, 1.0f), {n, n}).realize(), g = Tensor::from(filled(N, 0.5f), {n, n});
+    w.assign(w - g * 0.5);
+    const double s = best_wall(rounds, [&] { w.assign(w - g * 0.5); });
+    const double gbs = 3.0 * double(N) * 4 / s / 1e9;
+    std::printf("%-24s %.2f ms, %.1f GB/s = %.0f%% of memcpy\n", "w.assign(w - g*lr)", s * 1e3, gbs, 100 * gbs / memcpy_gbs);
+  }
 
   // ---- reductions ----
   auto timed_op = [&](const char* name, const Tensor& t) {

@@ -6239,17 +6239,21 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
     if (v0 > v1) continue;  // an empty range: nothing to substitute
     all_candidates.emplace_back(expr, UOp::variable("fake" + std::to_string(i), v0, v1, expr.dtype()));
     if (!try_simplex) continue;
-    // every candidate is a set of constrained UOps; if each simplifies uop to the same output, take it
-    std::vector<std::vector<std::pair<UOp, UOp>>> candidates{{all_candidates.back()}};
+    // every candidate is a set of constrained UOps; if each simplifies uop to the same output, take it.
+    // There are one or two: a fixed array (a vector of vectors here makes GCC 12 -O2 report a bogus
+    // -Warray-bounds when it inlines the outer vector's reallocation)
+    std::vector<std::pair<UOp, UOp>> candidates[2] = {{all_candidates.back()}, {}};
+    std::size_t ncandidates = 1;
     if (expr.op() == Ops::ADD && v0 == 1) {
       auto terms = expr.split_uop(Ops::ADD);
       if (std::all_of(terms.begin(), terms.end(), [](const UOp& u) { return GroupOp::Irreducible.contains(u.op()); })) {
-        std::vector<std::pair<UOp, UOp>> c;
-        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, Xi.vmax().clamped_int64(), Xi.dtype()));
-        candidates.push_back(std::move(c));
+        for (const UOp& Xi : terms)
+          candidates[1].emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, Xi.vmax().clamped_int64(), Xi.dtype()));
+        ncandidates = 2;
       }
     }
-    for (const auto& candidate : candidates) {
+    for (std::size_t ci = 0; ci < ncandidates; ++ci) {
+      const auto& candidate = candidates[ci];
       std::vector<UOp> newuops;
       bool skip = false;
       for (const auto& [X, newX] : candidate) {
@@ -6503,6 +6507,94 @@ template <std::same_as<UOp> U> std::int64_t sym_infer(const U& u, const std::map
 // A BUFFER's host bytes are attached to its node (UOp::attach) and die with it.
 
 
+// ---- metagrad/runtime/allocator.hpp ----
+// Host memory for buffers: tinygrad's LRUAllocator (device.py). A freed allocation is kept, by size, and
+// handed out again to the next allocation of that size, so a loop of realizes (same shapes every step)
+// stops calling the system allocator: no mmap, no page faults, no zeroing of fresh pages. The cache is
+// bounded (LRU_MAX_BYTES, default 2 GiB; the oldest entries go first) so memory stays flat; LRU=0 turns it
+// off. Allocations are 64-byte aligned, so compiled kernels may use aligned vector loads.
+//
+// Contents of an allocation are unspecified: host_buffer (tensor/graph.hpp) zeroes a buffer that is read
+// before anything wrote it; the engine skips that for the outputs its kernels write whole.
+
+
+namespace mg::detail {
+
+template <class T = void>
+class HostAllocator {
+ public:
+  static HostAllocator& instance() {
+    static HostAllocator* a = new HostAllocator();  // never destroyed: buffers may die after other statics
+    return *a;
+  }
+  void* alloc(std::size_t n) {
+    if (n == 0) n = 1;
+    {
+      std::lock_guard lock(mu_);
+      for (std::size_t i = count_; i-- > 0;)  // newest first: its pages are most likely still hot
+        if (cache_[i].bytes == n) {
+          void* p = cache_[i].ptr;
+          remove(i);
+          return p;
+        }
+    }
+    try {
+      return ::operator new(n, std::align_val_t(64));
+    } catch (const std::bad_alloc&) {  // as tinygrad: out of memory empties the cache, then tries again
+      free_cache();
+      return ::operator new(n, std::align_val_t(64));
+    }
+  }
+  void free(void* p, std::size_t n) noexcept {
+    if (n == 0) n = 1;
+    if (n > limit_) {
+      ::operator delete(p, std::align_val_t(64));
+      return;
+    }
+    std::lock_guard lock(mu_);
+    while (count_ > 0 && (count_ == max_entries || cached_ + n > limit_)) {  // the oldest go first
+      ::operator delete(cache_[0].ptr, std::align_val_t(64));
+      remove(0);
+    }
+    cache_[count_++] = {n, p};
+    cached_ += n;
+  }
+  // returns every cached allocation to the system
+  void free_cache() noexcept {
+    std::lock_guard lock(mu_);
+    while (count_ > 0) {
+      ::operator delete(cache_[count_ - 1].ptr, std::align_val_t(64));
+      remove(count_ - 1);
+    }
+  }
+  std::size_t cached_bytes() {
+    std::lock_guard lock(mu_);
+    return cached_;
+  }
+
+ private:
+  static constexpr std::size_t max_entries = 256;
+  struct Entry {
+    std::size_t bytes;
+    void* ptr;
+  };
+  std::mutex mu_;
+  Entry cache_[max_entries];  // oldest first
+  std::size_t count_ = 0, cached_ = 0;
+  std::size_t limit_ = getenv_int("LRU", 1) ? std::size_t(getenv_int("LRU_MAX_BYTES", std::int64_t(2) << 30)) : 0;
+
+  void remove(std::size_t i) noexcept {
+    cached_ -= cache_[i].bytes;
+    for (std::size_t j = i + 1; j < count_; ++j) cache_[j - 1] = cache_[j];
+    --count_;
+  }
+};
+
+template <class T = void> void* host_alloc(std::size_t n) { return HostAllocator<T>::instance().alloc(n); }
+template <class T = void> void host_free(void* p, std::size_t n) noexcept { HostAllocator<T>::instance().free(p, n); }
+
+}  // namespace mg::detail
+
 namespace mg {
 
 using Shape = std::vector<std::int64_t>;
@@ -6533,21 +6625,26 @@ inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype)
 }
 
 namespace detail {
-// 64-byte aligned storage, so compiled kernels may use aligned vector loads on a buffer
+// 64-byte aligned storage from the host allocator's cache (runtime/allocator.hpp), so compiled kernels
+// may use aligned vector loads on a buffer and a freed buffer is reused. resize() leaves new bytes
+// unset (construct without arguments default-initializes): host_buffer zeroes where it must.
 template <class T>
 struct AlignedAllocator {
   using value_type = T;
   AlignedAllocator() = default;
   template <class U> AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
-  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t(64)); }
+  T* allocate(std::size_t n) { return static_cast<T*>(host_alloc<>(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { host_free<>(p, n * sizeof(T)); }
+  template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+  template <class U, class... A> void construct(U* p, A&&... a) { ::new (static_cast<void*>(p)) U(std::forward<A>(a)...); }
   template <class U> bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
 };
 }  // namespace detail
 using AlignedBytes = std::vector<std::byte, detail::AlignedAllocator<std::byte>>;
 
-// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed) on first use. Every
-// device here (CPU, INTERP, NULL) keeps its buffers in host memory.
+// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed, so Tensor::empty reads as
+// zero here) on first use. The engine attaches the outputs its kernels write whole itself, unzeroed.
+// Every device here (CPU, INTERP, NULL) keeps its buffers in host memory.
 struct HostBuffer final : detail::Attachment {
   AlignedBytes bytes;
 };
@@ -6556,6 +6653,7 @@ inline HostBuffer& host_buffer(const UOp& buf) {
   if (auto* h = dynamic_cast<HostBuffer*>(buf.attachment())) return *h;
   auto fresh = std::make_unique<HostBuffer>();
   fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
+  if (!fresh->bytes.empty()) std::memset(fresh->bytes.data(), 0, fresh->bytes.size());
   return dynamic_cast<HostBuffer&>(*buf.attach(std::move(fresh)));
 }
 
@@ -7315,6 +7413,9 @@ template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
 //   CPU     LLVM IR through ORC, kernels split over THREADS threads (default: all cores)
 //   INTERP  the linear UOps interpreted (runtime/interp.hpp), the oracle for compiled backends
 //   NULL    schedules and compiles (to linear UOps), runs nothing: for benchmarks of the compiler
+// Memory: realize_uops runs the memory planner (engine/memory.hpp) on the schedule, so intermediates
+// share an arena; a kernel's output is allocated without zeroing (every kernel writes its whole output),
+// from the host allocator's cache of freed buffers (runtime/allocator.hpp, tinygrad's LRUAllocator).
 // DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
 // kernel ASTs, 4 the generated source, 5 the linear UOps.
 #include <chrono>
@@ -7322,22 +7423,45 @@ template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
 #include <thread>
 
 
-// ---- metagrad/codegen/to_program.hpp ----
-// to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
-// Program every backend consumes. tinygrad's full_rewrite_to_sink (codegen/__init__.py) then linearize:
-// each stage is a graph_rewrite with a rule set, in tinygrad's order.
+// ---- metagrad/engine/memory.hpp ----
+// The memory planner (tinygrad's schedule/memory.py memory_plan_rewrite): the intermediate buffers of
+// one schedule (written by one of its kernels, not an output, not yet allocated) live from the first
+// item that uses them to the last one; buffers whose lifetimes do not overlap share memory. Each one
+// becomes an offset into a single uint8 arena BUFFER, placed first-fit (tinygrad uses a TLSF allocator;
+// first-fit with coalescing gives the same peak on the schedules here). Buffers a COPY touches are left
+// alone (tinygrad plans them in a separate lane; a host copy needs no arena). NO_MEMORY_PLANNER=1 turns
+// it off.
+#include <iterator>
+
+
+// ---- metagrad/schedule/rangeify.hpp ----
+// The scheduler: tinygrad's rangeify (schedule/indexing.py run_rangeify, schedule/rangeify.py). It turns
+// the tensor graph under a set of roots into kernels.
 //
-// Kernel name: the SINK's arg when it is a string (anything not a C identifier character becomes '_'),
-// else tinygrad's default, r_4_4 / E_16 (reduce or elementwise, then the loop sizes).
-// PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
-#include <cctype>
-
-
-// ---- metagrad/codegen/devectorizer.hpp ----
-// tinygrad's codegen/late/devectorizer.py, the parts scalar CPU code needs: REDUCE becomes a DEFINE_REG
-// accumulator (pm_reduce), an INDEX used as a value becomes a LOAD (pm_add_loads), vector ALU ops become
-// STACKs of scalar ones (devectorize_alu), gated indices are simplified under their gate
-// (load_store_indexing), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
+// 1. Ranges. Walking from the roots to the leaves, every node gets the index expressions its output is
+//    read at (its "out ranges", UOps over RANGEs) and passes index expressions to its sources (its
+//    "in ranges"): movement ops rewrite them (apply_movement_op), a REDUCE opens new REDUCE ranges.
+// 2. Realize decisions, as run_rangeify makes them: roots, CONTIGUOUS, COPY and COPY's source are
+//    always realized; a node whose consumers read it at different indices is realized; an elementwise
+//    op or REDUCE under an EXPAND that drops a range (the range "ends" there) is realized. A realized
+//    node that was not forced is then inlined again (tinygrad's remove_bufferize cost function) unless
+//    it reads more than 3 buffers or holds a REDUCE that reads a buffer: cheap elementwise work is
+//    recomputed, reductions are not.
+// 3. Kernels. Each realized node becomes one kernel AST in tinygrad's form:
+//    SINK(END(STORE(INDEX(PARAM 0, idx), value), ranges...)), where the value indexes its inputs with
+//    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
+//    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
+//
+// 0. Before all that, tinygrad's split_reduceop: a reduce of at least REDUCEOP_SPLIT_THRESHOLD (32768)
+//    inputs per output becomes two kernels, the first with up to 256 outputs, so that it runs on
+//    several threads (SPLIT_REDUCEOP=0 turns it off, as in tinygrad).
+//
+// A root may be given a target BUFFER (tinygrad's assign: a STORE into the target): its kernel writes
+// there instead of into a new buffer.
+//
+// Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
+// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; there is no kernel buffer limit
+// (the CPU has none).
 
 
 // ---- metagrad/codegen/ranges.hpp ----
@@ -7423,6 +7547,902 @@ void stable_sort_by(std::vector<T>& v, Less less) {
 inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
 
 }  // namespace mg::detail
+
+// ---- metagrad/codegen/simplify.hpp ----
+// tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
+// `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
+
+
+namespace mg {
+
+namespace detail {
+// the RANGEs under an END's or REDUCE's range sources, in toposort order
+template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
+  if (r.nsrc() < 2) return std::nullopt;
+  std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
+  std::vector<UOp> src{r.src(0)};
+  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
+  return r.replace({.src = std::move(src)});
+}
+struct pm_flatten_range_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
+
+namespace detail {
+// ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
+struct RangeSubCtx {
+  std::unordered_map<UOp, UOp> m;
+};
+
+// substitute what the passes marked and simplify, once per pass (the ctx is emptied)
+template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp& x, F sub_fxn) {
+  std::vector<std::pair<UOp, UOp>> subs;
+  for (auto& [k, v] : ctx.m) if (v) subs.emplace_back(k, sub_fxn(k, v));
+  ctx.m.clear();
+  UOp ret = x.substitute(subs);
+  if (ret == x) return std::nullopt;
+  return simplify(ret);
+}
+
+inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
+  ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
+  a.emplace_back(sub);
+  a.push_back(k.arg()[k.arg().size() - 1]);
+  return Arg(std::move(a));
+}
+
+struct pm_split_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
+          if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
+              c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
+            ctx.m[r] = c;
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
+            return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
+                   k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
+          });
+        }));
+  }
+};
+
+// index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
+inline std::size_t count_divmod(const UOp& x) {
+  std::size_t n = 0;
+  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
+  return n;
+}
+
+template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
+  RangeMap rm;
+  std::vector<std::vector<UOp>> reduce_ranges;
+  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
+  const std::vector<UOp> ended = ended_ranges(u);
+  std::vector<std::pair<UOp, UOp>> pairs;
+  // on END only adjacent ranges merge, on REDUCE any two
+  if (u.op() == Ops::END) for (std::size_t i = 0; i + 1 < ended.size(); ++i) pairs.emplace_back(ended[i], ended[i + 1]);
+  else
+    for (std::size_t i = 0; i < ended.size(); ++i)
+      for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
+  for (const auto& [r0, r1] : pairs) {
+    if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
+    // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
+    // the other range (tinygrad gets away with it because pm_reduce_unparented ran first)
+    const std::vector<UOp> now = ended_ranges(u);
+    if (!in_list(now, r0) || !in_list(now, r1)) continue;
+    bool same = true;
+    for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
+    if (!same) continue;
+    const UOp s0 = r0.src(0), s1 = r1.src(0);
+    const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
+    UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
+    nidx = graph_rewrite(nidx, pm_flatten_range);
+    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
+  }
+  return u;
+}
+
+template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
+  if (idx.nsrc() < 2) return;
+  const UOp i = idx.src(1);
+  std::unordered_map<UOp, UOp> guards;
+  const UOp x = get_idx(i);
+  if (is_gated_index(i))
+    for (const UOp& v : get_valid(i).split_uop(Ops::AND))
+      if (v.op() == Ops::CMPLT && v.src(0).op() == Ops::RANGE && v.src(1).op() == Ops::CONST) guards[v.src(0)] = v.src(1);
+  // choose the largest bound c over every gate r < c
+  for (auto& [r, c] : guards) {
+    auto it = ctx.m.find(r);
+    if (it == ctx.m.end()) ctx.m[r] = c;
+    else if (it->second.op() == Ops::CONST && it->second.arg().as_int() < c.arg().as_int()) it->second = c;
+  }
+  // but a range used ungated anywhere keeps its size
+  for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
+}
+
+struct pm_simplify_ranges_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
+        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
+          mark_gated(ctx, idx);
+          return std::nullopt;
+        }),
+        // reduce ranges can't be shrunk
+        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
+          for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
+          return std::nullopt;
+        }),
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+          return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
+        }));
+  }
+};
+// tinygrad's reduce_unparented: a REDUCE range its source does not use leaves the reduce; an ADD
+// multiplies by its size, a MUL raises to it (MAX needs nothing)
+template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) {
+  const Ops op = red.arg()[0].as_op();
+  if (op != Ops::ADD && op != Ops::MAX && op != Ops::MUL) return std::nullopt;
+  const std::vector<UOp> used = ranges_of(red.src(0));
+  std::vector<UOp> parented, unparented;
+  for (std::size_t i = 1; i < red.nsrc(); ++i) (in_list(used, red.src(i)) ? parented : unparented).push_back(red.src(i));
+  if (unparented.empty()) return std::nullopt;
+  std::vector<UOp> src{red.src(0)};
+  src.insert(src.end(), parented.begin(), parented.end());
+  U ret = !parented.empty() || red.dtype() != red.src(0).dtype() ? red.replace({.src = std::move(src)}) : red.src(0);
+  for (const UOp& r : unparented) {
+    const UOp n = r.src(0).cast(ret.dtype().scalar()).broadcast(ret.dtype().count);
+    if (op == Ops::ADD) ret = ret * n;
+    if (op == Ops::MUL) ret = ret.pow(n);
+  }
+  return ret;
+}
+struct pm_reduce_unparented_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
+inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
+
+}  // namespace mg
+
+namespace mg {
+
+// One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
+// output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
+// The memory planner (engine/memory.hpp) may bind several buffers to one arena: offsets[i], when
+// present, is the byte offset of bufs[i]'s data in it.
+struct ScheduleItem {
+  UOp ast;
+  std::vector<UOp> bufs;
+  std::string device;
+  std::vector<std::int64_t> offsets;
+};
+
+struct Schedule {
+  std::vector<ScheduleItem> items;
+  std::vector<UOp> outputs;  // for each root, the BUFFER that holds its value, row-major in its shape
+};
+
+namespace detail {
+
+inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
+
+// tinygrad's apply_movement_op: the index expressions of the source from those of the output
+template <class T = void>
+std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Shape& out_shape, std::vector<UOp> rngs) {
+  switch (x.op()) {
+    case Ops::SHRINK: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (pairs[i].first != 0) rngs[i] = rngs[i] + windex(pairs[i].first);
+      return rngs;
+    }
+    case Ops::PERMUTE: {
+      const ArgTuple& perm = x.arg().as_tuple();
+      std::vector<UOp> out(rngs.size());
+      for (std::size_t i = 0; i < perm.size(); ++i) out[std::size_t(perm[i].as_int())] = rngs[i];
+      return out;
+    }
+    case Ops::FLIP: {
+      const ArgTuple& flip = x.arg().as_tuple();
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (flip[i].as_bool()) rngs[i] = windex(in_shape[i] - 1) - rngs[i];
+      return rngs;
+    }
+    case Ops::EXPAND:
+      for (std::size_t i = 0; i < rngs.size(); ++i)
+        if (in_shape[i] != out_shape[i]) rngs[i] = windex(0);
+      return rngs;
+    case Ops::PAD: {
+      const auto pairs = mop_pairs(x);
+      for (std::size_t i = 0; i < rngs.size(); ++i) {
+        const auto [off, sz] = pairs[i];
+        if (sz == in_shape[i] && off == 0) continue;
+        const UOp& r = rngs[i];
+        const UOp valid = simplify((r >= windex(off)) & (r < windex(in_shape[i] + off)));
+        rngs[i] = valid.where(r - windex(off), UOp::invalid());
+      }
+      return rngs;
+    }
+    case Ops::RESHAPE: {
+      // flatten the output indices, then split the flat index by the input shape; symbolic folds the
+      // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
+      // Done per group of axes whose sizes multiply to the same product (size-1 axes index 0): a
+      // reshape that adds or drops ones, or merges or splits a few axes, gives small expressions, which
+      // symbolic folds far faster than one flat index over the whole shape.
+      auto split = [&](std::size_t o0, std::size_t o1, std::size_t i0, std::size_t i1, std::vector<UOp>& axes) {
+        UOp combined = windex(0);
+        std::int64_t acc = 1;
+        for (std::size_t i = o1; i-- > o0;) {
+          combined = combined + rngs[i] * windex(acc);
+          acc *= out_shape[i];
+        }
+        for (std::size_t i = i1; i-- > i0;) {
+          axes[i] = combined % windex(in_shape[i]);
+          combined = i == i0 ? combined : combined.floordiv(windex(in_shape[i]));
+        }
+      };
+      std::vector<UOp> axes(in_shape.size(), windex(0));
+      if (axes.empty()) return axes;
+      const bool grouped = std::none_of(in_shape.begin(), in_shape.end(), [](std::int64_t d) { return d == 0; }) &&
+                           std::none_of(out_shape.begin(), out_shape.end(), [](std::int64_t d) { return d == 0; });
+      if (!grouped) split(0, out_shape.size(), 0, in_shape.size(), axes);
+      for (std::size_t i = 0, o = 0; grouped;) {
+        while (i < in_shape.size() && in_shape[i] == 1) ++i;
+        while (o < out_shape.size() && out_shape[o] == 1) ++o;
+        if (i == in_shape.size() || o == out_shape.size()) break;
+        std::size_t i1 = i + 1, o1 = o + 1;
+        std::int64_t pi = in_shape[i], po = out_shape[o];
+        while (pi != po) {
+          if (pi < po && i1 < in_shape.size()) pi *= in_shape[i1++];
+          else if (po < pi && o1 < out_shape.size()) po *= out_shape[o1++];
+          else throw Error("apply_movement_op: reshape of " + shape_str(in_shape) + " into " + shape_str(out_shape) + " changes the size");
+        }
+        if (i1 - i == 1 && o1 - o == 1) axes[i] = rngs[o];
+        else split(o, o1, i, i1, axes);
+        i = i1, o = o1;
+      }
+      const UOp s = simplify(UOp::sink(axes));
+      return std::vector<UOp>(s.src().begin(), s.src().end());
+    }
+    default: throw Error("apply_movement_op: " + op_repr(x.op()) + " is not a movement op");
+  }
+}
+
+template <class T = void>
+class Rangeify {
+ public:
+  Rangeify(const std::vector<UOp>& roots, std::string device, std::vector<UOp> targets = {})
+      : roots_(roots), default_device_(std::move(device)), targets_(std::move(targets)) {
+    targets_.resize(roots_.size());
+  }
+
+  Schedule run() {
+    Schedule sched;
+    for (const UOp& r : roots_)
+      if (!r) throw Error("schedule: a root is a null UOp");
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (targets_[i] && (targets_[i].op() != Ops::BUFFER || !shape_of(roots_[i]) || targets_[i].arg().as_int() != shape_prod(*shape_of(roots_[i]))))
+        throw Error("schedule: the target of root " + std::to_string(i) + " is not a BUFFER of its size");
+    topo_ = UOp::sink(roots_).toposort();
+    if (split_reduces()) topo_ = UOp::sink(roots_).toposort();
+    topo_.pop_back();  // the SINK
+    info_.resize(topo_.size());
+    for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
+    analyse();
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (buffer_of(roots_[i]).op() != Ops::BUFFER || targets_[i]) at(roots_[i]).realize = Forced;
+    assign_ranges();
+    decide_inlining();
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      Info& in = info_[k];
+      if (!in.kept()) continue;
+      emit(topo_[k], sched);
+    }
+    for (const UOp& r : roots_) sched.outputs.push_back(buffer_of(r).op() == Ops::BUFFER ? buffer_of(r) : at(r).buffer);
+    return sched;
+  }
+
+  // tinygrad's split_reduceop over the whole graph: rebuilds the roots when a reduce is split
+  bool split_reduces() {
+    static const bool on = getenv_int("SPLIT_REDUCEOP", 1) != 0;
+    if (!on || std::none_of(topo_.begin(), topo_.end(), [](const UOp& u) { return u.op() == Ops::REDUCE; })) return false;
+    detail::PtrMap<std::optional<Shape>> shapes;
+    detail::PtrMap<UOp> repl;
+    bool changed = false;
+    for (const UOp& n : topo_) {
+      std::vector<const std::optional<Shape>*> src_shapes;
+      std::vector<UOp> src;
+      bool moved = false;
+      for (const UOp& s : n.src()) {
+        src_shapes.push_back(shapes.find(s.node()));
+        const UOp* r = repl.find(s.node());
+        src.push_back(r ? *r : s);
+        moved = moved || r;
+      }
+      const std::optional<Shape> shape = detail::node_shape(n, src_shapes);
+      // a copy: the pointers into `shapes` do not survive the set below (the map may grow)
+      const std::optional<Shape> xshape = n.op() == Ops::REDUCE && src_shapes[0] ? *src_shapes[0] : std::nullopt;
+      shapes.set(n.node(), shape);
+      UOp m = moved ? n.replace({.src = std::move(src)}) : n;
+      if (n.op() == Ops::REDUCE && shape && xshape)
+        if (std::optional<UOp> sp = split_reduceop(m, *shape, *xshape, shapes)) m = *sp;
+      if (m != n) {
+        shapes.set(m.node(), shape);
+        repl.set(n.node(), m);
+        changed = true;
+      }
+    }
+    if (!changed) return false;
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (const UOp* r = repl.find(roots_[i].node())) roots_[i] = *r;
+    return true;
+  }
+  static std::optional<UOp> split_reduceop(const UOp& reduce, const Shape& rshape, const Shape& xshape, detail::PtrMap<std::optional<Shape>>& shapes) {
+    static const std::int64_t threshold = getenv_int("REDUCEOP_SPLIT_THRESHOLD", 32768);
+    static const std::int64_t split_size = getenv_int("REDUCEOP_SPLIT_SIZE", 22);
+    const std::int64_t rprod = shape_prod(rshape);
+    if (rprod == 0 || shape_prod(xshape) / rprod < threshold) return std::nullopt;
+    // which axes of x reach its base (the first non-movement node below it): an expanded axis does not,
+    // and splitting it would reduce copies of the same values in the first kernel
+    const UOp& x = reduce.src(0);
+    std::vector<UOp> idx;
+    for (std::size_t i = 0; i < xshape.size(); ++i) idx.push_back(xshape[i] > 1 ? UOp::range(xshape[i], std::int64_t(i)) : windex(0));
+    for (UOp cur = x; GroupOp::Movement.contains(cur.op()); cur = cur.src(0)) {
+      const auto* in_shape = shapes.find(cur.src(0).node());
+      const auto* out_shape = shapes.find(cur.node());
+      if (!in_shape || !*in_shape || !out_shape || !*out_shape) return std::nullopt;
+      idx = apply_movement_op(cur, **in_shape, **out_shape, idx);
+    }
+    std::vector<bool> reaches(xshape.size(), false);
+    if (!idx.empty())
+      for (const UOp& r : ranges_of(UOp::sink(idx))) reaches[std::size_t(r.arg()[0].as_int())] = true;
+    const std::int64_t max_div = std::min<std::int64_t>(256, (std::int64_t(1) << split_size) / rprod);
+    std::optional<std::pair<std::size_t, std::int64_t>> cand;
+    for (const Arg& a : reduce.arg()[1].as_tuple()) {
+      const std::size_t i = std::size_t(a.as_int());
+      for (std::int64_t d = max_div; d >= 8 && !cand; --d)
+        if (xshape[i] % d == 0 && reaches[i]) cand = {i, d};
+      if (cand) break;
+    }
+    if (!cand) return std::nullopt;
+    const auto [dim, divisor] = *cand;
+    Shape split_shape(xshape.begin(), xshape.begin() + std::ptrdiff_t(dim));
+    split_shape.push_back(divisor);
+    split_shape.push_back(xshape[dim] / divisor);
+    split_shape.insert(split_shape.end(), xshape.begin() + std::ptrdiff_t(dim) + 1, xshape.end());
+    std::vector<std::int64_t> perm;
+    for (std::size_t d = 0; d < split_shape.size(); ++d)
+      if (d != dim) perm.push_back(std::int64_t(d));
+    perm.push_back(std::int64_t(dim));
+    const UOp reshaped = mop_reshape(x, split_shape), splitted = mop_permute(reshaped, perm);
+    Shape permuted;
+    for (std::int64_t d : perm) permuted.push_back(split_shape[std::size_t(d)]);
+    shapes.set(reshaped.node(), split_shape);
+    shapes.set(splitted.node(), permuted);
+    // reduce the original axes (those of size 1 drop out, as tinygrad's _rop), then the split one; the
+    // first reduce is split again while it is still big (tinygrad's rewrite reaches it too)
+    std::vector<std::int64_t> axes;
+    Shape inner_shape = permuted;
+    for (const Arg& a : reduce.arg()[1].as_tuple()) {
+      const std::size_t i = std::size_t(a.as_int());
+      if (permuted[i] != 1) axes.push_back(a.as_int());
+      inner_shape[i] = 1;
+    }
+    const Ops op = reduce.arg()[0].as_op();
+    UOp inner = rop(splitted, op, axes);
+    if (inner.op() == Ops::REDUCE)
+      if (std::optional<UOp> sp = split_reduceop(inner, inner_shape, permuted, shapes)) inner = *sp;
+    const UOp first = UOp(Ops::CONTIGUOUS, reduce.dtype(), {inner});
+    return mop_reshape(rop(first, op, {std::int64_t(rshape.size())}), rshape);
+  }
+
+ private:
+  enum Realize : std::uint8_t { None, Forced, Realized };
+  struct Info {
+    std::optional<Shape> shape;
+    std::string device;
+    std::vector<std::size_t> consumers;
+    bool has_rngs = false;
+    std::vector<UOp> in, out;  // index expressions given to the sources / of the output
+    std::vector<UOp> ending;   // ranges that end at an EXPAND above
+    Realize realize = None;
+    bool inlined = false;  // realized, then recomputed in place by its consumers
+    UOp buffer;            // the BUFFER a kept realized node is stored into
+    UOp expr;              // its value in terms of `out` (memoized)
+    bool kept() const { return realize != None && !inlined; }
+  };
+
+  std::vector<UOp> roots_;
+  std::string default_device_;
+  std::vector<UOp> targets_;  // per root: the BUFFER its kernel stores into, or null for a new one
+  std::vector<UOp> topo_;
+  std::vector<Info> info_;
+  detail::PtrMap<std::size_t> index_;
+  std::int64_t next_range_ = 0;
+
+  std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
+  Info& at(const UOp& u) { return info_[idx(u)]; }
+
+  // a root that only reshapes a BUFFER is that buffer, row-major already: no kernel
+  static UOp buffer_of(UOp r) {
+    while (r.op() == Ops::RESHAPE) r = r.src(0);
+    return r;
+  }
+  static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
+  static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
+  static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
+  // the sources that carry values (movement ops' shape arguments, devices and uniques do not)
+  static std::size_t nvalue_srcs(const UOp& u) {
+    switch (u.op()) {
+      case Ops::BUFFER: case Ops::CONST: case Ops::DEVICE: case Ops::UNIQUE: return 0;
+      case Ops::COPY: return 1;
+      default: break;
+    }
+    if (GroupOp::Movement.contains(u.op())) return 1;
+    return u.nsrc();
+  }
+
+  UOp new_range(std::int64_t size, AxisType t = AxisType::LOOP) {
+    if (size == 1) return windex(0);
+    return UOp::range(size, next_range_++, t);
+  }
+
+  // shapes, devices, consumers; rejects what the scheduler cannot run
+  void analyse() {
+    static const std::optional<Shape> no_shape;
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      const UOp& u = topo_[k];
+      Info& in = info_[k];
+      const Ops op = u.op();
+      if (op == Ops::DEVICE || op == Ops::UNIQUE || is_index_node(u)) continue;
+      std::vector<const std::optional<Shape>*> src_shapes;
+      for (const UOp& s : u.src()) src_shapes.push_back(index_.find(s.node()) ? &info_[idx(s)].shape : &no_shape);
+      in.shape = node_shape(u, src_shapes);
+      if (op == Ops::BUFFER || op == Ops::COPY) in.device = u.src(1).arg().as_str();
+      else if (op == Ops::CONST && u.nsrc() && u.src(0).op() == Ops::DEVICE) in.device = u.src(0).arg().as_str();
+      else
+        for (const UOp& s : u.src())
+          if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
+      if (in.device.empty()) in.device = default_device_;
+      const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
+                             op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
+      if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
+      if (u.dtype().count != 1) throw Error("schedule: " + op_repr(op) + " has vector dtype " + u.dtype().repr());
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) info_[idx(u.src(i))].consumers.push_back(k);
+      if (op == Ops::CONTIGUOUS) in.realize = Forced;
+      if (op == Ops::COPY) {
+        in.realize = Forced;
+        if (u.src(0).op() != Ops::BUFFER) at(u.src(0)).realize = Forced;
+      }
+    }
+  }
+
+  // tinygrad's run_rangeify: ranges from the roots down, with the realize decisions
+  void assign_ranges() {
+    for (std::size_t k = topo_.size(); k-- > 0;) {
+      const UOp& x = topo_[k];
+      Info& in = info_[k];
+      const Ops op = x.op();
+      if (!in.shape || op == Ops::BUFFER || op == Ops::CONST || shape_prod(*in.shape) == 0) continue;
+      const Shape& shape = *in.shape;
+      for (std::size_t c : in.consumers) {
+        const auto& e = info_[c].ending;
+        in.ending.insert(in.ending.end(), e.begin(), e.end());
+      }
+      std::vector<const std::vector<UOp>*> consumer_rngs;
+      for (std::size_t c : in.consumers)
+        if (info_[c].has_rngs) consumer_rngs.push_back(&info_[c].in);
+
+      std::vector<UOp> out;
+      if (in.realize != None) {
+        out = fresh_ranges(shape);
+        in.ending.clear();
+      } else if (consumer_rngs.empty()) {
+        continue;
+      } else if (consumer_rngs.size() == 1) {
+        out = *consumer_rngs[0];
+      } else {
+        bool all_same = true;
+        for (std::size_t i = 0; all_same && i < shape.size(); ++i)
+          for (const auto* cr : consumer_rngs) all_same = all_same && get_idx((*cr)[i]) == get_idx((*consumer_rngs[0])[i]);
+        if (all_same) {
+          for (std::size_t i = 0; i < shape.size(); ++i) {
+            UOp valid = UOp::const_(dtypes::bool_, Arg(false));
+            for (const auto* cr : consumer_rngs) valid = valid | get_valid((*cr)[i]);
+            out.push_back(simplify(valid.where(get_idx((*consumer_rngs[0])[i]), UOp::invalid())));
+          }
+        } else {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+      }
+      // an elementwise op or a reduce below an EXPAND that ends a range is realized
+      if (!in.ending.empty() && (is_elementwise(op) || op == Ops::REDUCE)) {
+        if (in.realize == None && !shape.empty()) {
+          in.realize = Realized;
+          out = fresh_ranges(shape);
+        }
+        in.ending.clear();
+      }
+
+      std::vector<UOp> rngs = out;
+      if (GroupOp::Movement.contains(op)) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        rngs = apply_movement_op(x, src_shape, shape, rngs);
+        if (op == Ops::EXPAND)
+          for (std::size_t i = 0; i < rngs.size(); ++i)
+            if (rngs[i] != out[i])
+              for (const UOp& r : ranges_of(out[i])) in.ending.push_back(r);
+      }
+      if (op == Ops::REDUCE) {
+        const Shape& src_shape = *info_[idx(x.src(0))].shape;
+        for (const Arg& a : x.arg()[1].as_tuple()) {
+          const std::size_t i = std::size_t(a.as_int());
+          rngs[i] = new_range(src_shape[i], AxisType::REDUCE);
+        }
+      }
+      in.in = std::move(rngs);
+      in.out = std::move(out);
+      in.has_rngs = true;
+    }
+  }
+  std::vector<UOp> fresh_ranges(const Shape& shape) {
+    std::vector<UOp> out;
+    for (std::int64_t s : shape) out.push_back(new_range(s));
+    return out;
+  }
+
+  // tinygrad's remove_bufferize: a realized node that was not forced is recomputed by its consumers
+  // unless it reads more than 3 buffers or one of its reductions reads a buffer
+  void decide_inlining() {
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      if (info_[k].realize != Realized) continue;
+      std::vector<UOp> buffers, reduces;
+      walk_inputs(topo_[k], buffers, &reduces);
+      bool reduce_reads = false;
+      for (const UOp& r : reduces) {
+        std::vector<UOp> b;
+        walk_inputs(r, b, nullptr);
+        reduce_reads = reduce_reads || !b.empty();
+      }
+      info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
+    }
+  }
+  // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
+  void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
+    std::vector<UOp> stack;
+    detail::PtrMap<std::uint8_t> seen;
+    for (std::size_t i = 0; i < nvalue_srcs(x); ++i) stack.push_back(x.src(i));
+    if (reduces && x.op() == Ops::REDUCE) reduces->push_back(x);
+    while (!stack.empty()) {
+      UOp u = stack.back();
+      stack.pop_back();
+      if (seen.contains(u.node())) continue;
+      seen.set(u.node(), 1);
+      const Info& in = at(u);
+      if (u.op() == Ops::BUFFER || in.kept()) {
+        buffers.push_back(u);
+        continue;
+      }
+      if (reduces && u.op() == Ops::REDUCE) reduces->push_back(u);
+      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) stack.push_back(u.src(i));
+    }
+  }
+
+  // the flat index into a row-major buffer of `shape` from per-axis index expressions
+  static UOp flat_index(const std::vector<UOp>& rngs, const Shape& shape) {
+    UOp valid = UOp::const_(dtypes::bool_, Arg(true)), e = windex(0);
+    std::int64_t stride = 1;
+    for (std::size_t i = rngs.size(); i-- > 0;) {
+      e = e + get_idx(rngs[i]) * windex(stride);
+      stride *= shape[i];
+      const UOp v = get_valid(rngs[i]);
+      if (!(v.op() == Ops::CONST && v.arg().py_equals(Arg(true)))) valid = valid & v;
+    }
+    return simplify(valid.where(e, UOp::invalid()));
+  }
+
+  // x's value at its out ranges
+  UOp expr(const UOp& x) {
+    Info& in = at(x);
+    if (in.expr) return in.expr;
+    const Ops op = x.op();
+    const Shape& shape = *in.shape;
+    UOp r;
+    if (shape_prod(shape) == 0) {
+      r = UOp::const_(x.dtype(), Arg(std::int64_t(0)));
+    } else if (op == Ops::CONST) {
+      r = UOp::const_(x.dtype(), x.arg());
+    } else if (op == Ops::REDUCE) {
+      const Ops rop = x.arg()[0].as_op();
+      if (shape_prod(*at(x.src(0)).shape) == 0) {
+        r = UOp::const_(x.dtype(), identity_element(rop, x.dtype()));
+      } else {
+        std::vector<UOp> rr;
+        for (const Arg& a : x.arg()[1].as_tuple())
+          if (in.in[std::size_t(a.as_int())].op() == Ops::RANGE) rr.push_back(in.in[std::size_t(a.as_int())]);
+        r = src_value(x, x.src(0)).reduce(rop, rr);
+      }
+    } else if (op == Ops::PAD) {
+      UOp valid = UOp::const_(dtypes::bool_, Arg(true));
+      for (const UOp& rg : in.in) valid = valid & get_valid(rg);
+      r = simplify(valid).where(src_value(x, x.src(0)), UOp::const_(x.dtype(), Arg(std::int64_t(0))));
+    } else if (GroupOp::Movement.contains(op) || op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD) {
+      r = src_value(x, x.src(0));
+    } else if (is_elementwise(op)) {
+      std::vector<UOp> src;
+      for (const UOp& s : x.src()) src.push_back(src_value(x, s));
+      r = x.replace({.src = std::move(src)});
+    } else {
+      throw Error("schedule: no kernel form for " + op_repr(op));
+    }
+    return in.expr = r;
+  }
+
+  // source s of x, read at x's in ranges
+  UOp src_value(const UOp& x, const UOp& s) {
+    const Info& xi = at(x);
+    const Info& si = at(s);
+    if (s.op() == Ops::BUFFER) return s.index({xi.in.at(0)});
+    if (s.op() == Ops::CONST) return expr(s);
+    if (si.kept()) return si.buffer.index({flat_index(xi.in, *si.shape)});
+    if (si.inlined) {
+      std::vector<std::pair<UOp, UOp>> sub;
+      for (std::size_t i = 0; i < si.out.size(); ++i)
+        if (si.out[i].op() == Ops::RANGE && !is_invalid(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
+      return expr(s).substitute(sub);
+    }
+    return expr(s);
+  }
+
+  UOp root_target(const UOp& x) const {
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (targets_[i] && roots_[i] == x) return targets_[i];
+    return UOp();
+  }
+
+  void emit(const UOp& x, Schedule& sched) {
+    Info& in = at(x);
+    const Shape& shape = *in.shape;
+    const DType dt = x.dtype();
+    if (shape_prod(shape) == 0) {
+      in.buffer = new_buffer(in.device, 0, dt);
+      return;
+    }
+    const UOp target = root_target(x);
+    // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
+    if (!target && passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
+      in.buffer = at(x.src(0)).buffer;
+      return;
+    }
+    in.buffer = target ? target : new_buffer(in.device, shape_prod(shape), dt);
+    if (x.op() == Ops::COPY) {
+      const UOp& s = x.src(0);
+      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device, {}});
+      return;
+    }
+    const UOp value = expr(x);
+    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
+    std::vector<UOp> ends;
+    for (const UOp& r : in.out)
+      if (r.op() == Ops::RANGE) ends.push_back(r);
+    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
+    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
+    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
+    // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
+    std::vector<UOp> bufs{in.buffer};
+    std::vector<std::pair<UOp, UOp>> sub;
+    std::int64_t next_axis = 0;
+    std::vector<std::pair<UOp, UOp>> sub2;
+    for (const UOp& u : ast.toposort()) {
+      if (u.op() == Ops::BUFFER) {
+        if (u != in.buffer) bufs.push_back(u);
+      } else if (u.op() == Ops::RANGE) {
+        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
+        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
+      }
+    }
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
+    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device, {}});
+  }
+};
+
+}  // namespace detail
+
+// The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
+// Nodes with no device of their own (a bare CONST) get `device`.
+template <class T = void>
+Schedule create_schedule(const std::vector<UOp>& roots, const std::string& device = "CPU") {
+  return detail::Rangeify<T>(roots, device).run();
+}
+// The same, with the kernel of roots[i] storing into targets[i] where that is a BUFFER (of the root's
+// element count) rather than into a new buffer: tinygrad's assign. The caller checks the hazard (the
+// kernel reading the target at other indices than it writes, see engine/realize.hpp).
+template <class T = void>
+Schedule create_schedule_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
+  return detail::Rangeify<T>(roots, device, targets).run();
+}
+
+}  // namespace mg
+
+namespace mg {
+namespace detail {
+
+// first-fit placement in an arena that grows as needed, freed ranges coalescing with their neighbours
+template <class T = void>
+class ArenaPlacer {
+ public:
+  std::int64_t alloc(std::int64_t n) {
+    for (std::size_t i = 0; i < free_.size(); ++i)
+      if (free_[i].second >= n) {
+        const std::int64_t off = free_[i].first;
+        if (free_[i].second == n) free_.erase(free_.begin() + std::ptrdiff_t(i));
+        else free_[i] = {off + n, free_[i].second - n};
+        peak_ = std::max(peak_, off + n);
+        return off;
+      }
+    // grow at the end: a free range that reaches the top is extended
+    std::int64_t off = top_;
+    if (!free_.empty() && free_.back().first + free_.back().second == top_) off = free_.back().first, free_.pop_back();
+    top_ = off + n;
+    peak_ = std::max(peak_, top_);
+    return off;
+  }
+  void free(std::int64_t off, std::int64_t n) {
+    auto it = free_.begin();
+    while (it != free_.end() && it->first < off) ++it;
+    it = free_.insert(it, {off, n});
+    if (auto next = it + 1; next != free_.end() && off + n == next->first) {
+      it->second += next->second;
+      free_.erase(next);
+    }
+    if (it != free_.begin())
+      if (auto prev = it - 1; prev->first + prev->second == it->first) {
+        prev->second += it->second;
+        free_.erase(it);
+      }
+  }
+  std::int64_t peak() const { return peak_; }
+
+ private:
+  std::vector<std::pair<std::int64_t, std::int64_t>> free_;  // (offset, size), by offset
+  std::int64_t top_ = 0, peak_ = 0;
+};
+
+}  // namespace detail
+
+// Plans s in place; returns the bytes saved (the sum of the planned buffers minus the arena).
+template <class T = void>
+std::int64_t memory_plan(Schedule& s) {
+  static const bool off = getenv_int("NO_MEMORY_PLANNER", 0) != 0;
+  if (off || s.items.size() < 2) return 0;
+  constexpr std::int64_t block = 256;
+  auto nbytes = [](const UOp& b) { return b.arg().as_int() * std::int64_t(b.dtype().itemsize()); };
+  detail::PtrMap<std::uint8_t> excluded;  // outputs, copy buffers, buffers that exist already
+  for (const UOp& o : s.outputs) excluded.set(o.node(), 1);
+  for (const ScheduleItem& it : s.items)
+    if (it.ast.op() == Ops::COPY)
+      for (const UOp& b : it.bufs) excluded.set(b.node(), 1);
+  struct Life { UOp buf; std::size_t first, last; std::int64_t off = 0; };
+  std::vector<Life> lives;
+  detail::PtrMap<std::size_t> life_of;
+  for (std::size_t i = 0; i < s.items.size(); ++i) {
+    const ScheduleItem& it = s.items[i];
+    if (it.ast.op() == Ops::COPY || it.bufs.empty()) continue;
+    const UOp& out = it.bufs[0];
+    if (!excluded.contains(out.node()) && !life_of.contains(out.node()) && !out.attachment() && nbytes(out) > 0 &&
+        (lives.empty() || out.src(1) == lives[0].buf.src(1))) {  // one arena, on the first buffer's device
+      life_of.set(out.node(), lives.size());
+      lives.push_back({out, i, i});
+    }
+    for (const UOp& b : it.bufs)
+      if (std::size_t* l = life_of.find(b.node())) lives[*l].last = i;
+  }
+  if (lives.size() < 2) return 0;
+  // events in item order; at one item, the buffers whose last use was the item before are freed first
+  struct Event { std::size_t at; bool open; std::size_t life; };
+  std::vector<Event> events;
+  for (std::size_t l = 0; l < lives.size(); ++l) {
+    events.push_back({lives[l].first, true, l});
+    events.push_back({lives[l].last + 1, false, l});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    if (a.at != b.at) return a.at < b.at;
+    if (a.open != b.open) return !a.open;
+    return a.life < b.life;
+  });
+  detail::ArenaPlacer<T> placer;
+  std::int64_t total = 0;
+  for (const Event& e : events) {
+    Life& l = lives[e.life];
+    const std::int64_t n = (nbytes(l.buf) + block - 1) / block * block;
+    if (e.open) l.off = placer.alloc(n), total += n;
+    else placer.free(l.off, n);
+  }
+  if (placer.peak() >= total) return 0;
+  const UOp arena = new_buffer(s.items[lives[0].first].device, placer.peak(), dtypes::uint8);
+  for (ScheduleItem& it : s.items)
+    for (std::size_t i = 0; i < it.bufs.size(); ++i)
+      if (const std::size_t* l = life_of.find(it.bufs[i].node())) {
+        if (it.offsets.empty()) it.offsets.assign(it.bufs.size(), 0);
+        it.offsets[i] = lives[*l].off;
+        it.bufs[i] = arena;
+      }
+  return total - placer.peak();
+}
+
+}  // namespace mg
+
+// ---- metagrad/codegen/to_program.hpp ----
+// to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
+// Program every backend consumes. tinygrad's full_rewrite_to_sink (codegen/__init__.py) then linearize:
+// each stage is a graph_rewrite with a rule set, in tinygrad's order.
+//
+// Kernel name: the SINK's arg when it is a string (anything not a C identifier character becomes '_'),
+// else tinygrad's default, r_4_4 / E_16 (reduce or elementwise, then the loop sizes).
+// PARAMs may carry UOp::param's NOOP source; the Program's PARAMs have none, as tinygrad's kernels.
+#include <cctype>
+
+
+// ---- metagrad/codegen/devectorizer.hpp ----
+// tinygrad's codegen/late/devectorizer.py: REDUCE becomes a DEFINE_REG accumulator (pm_reduce), an INDEX
+// used as a value becomes a LOAD (pm_add_loads), vector ALU ops become STACKs of scalar ones
+// (devectorize_alu; LLVM's SLP vectorizer regroups them, as in tinygrad), gated indices are simplified
+// under their gate (load_store_indexing), the lanes of expanded INDEXes fold into vector pointers
+// (load_store_folding) that split to the widths the target loads at once (correct_load_store: float4 /
+// float2 for float and half, scalars otherwise), vector accumulators become scalar registers
+// (devectorize_buf_and_index), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
+
+
+// ---- metagrad/codegen/target.hpp ----
+// Target: what codegen needs to know about the backend it lowers for (tinygrad's Renderer fields that
+// codegen reads): which ALU ops the backend renders (the rest are decomposed), how many threads a CPU
+// kernel may be split over (tinygrad's THREAD opt + core_id), and which narrow floats it has natively.
+
+
+namespace mg {
+
+struct Target {
+  std::string device = "INTERP";
+  // the ALU ops the backend renders (tinygrad's code_for_op keys); FLOORDIV/FLOORMOD are always lowered
+  OpSet ops = GroupOp::ALU - OpSet{Ops::THREEFRY, Ops::FDIV};
+  // CPU: the most threads the outermost LOOP range may be split over (1 = never split)
+  std::int64_t threads = 1;
+  // tinygrad's heuristic: split only when the kernel has at least this many elements per thread
+  std::int64_t min_work_per_thread = std::int64_t(128) << 10;
+  // native float16 / bfloat16 support; where false, to_program throws naming the first uop of that
+  // dtype (tinygrad's pm_dtype_decomps emulation is not ported yet)
+  bool half = true, bfloat16 = true;
+  // fp8 (e4m3, e5m2) values: false where the backend cannot convert them (the LLVM renderer: tinygrad
+  // emulates them with pm_dtype_decomps, not ported yet)
+  bool fp8 = true;
+  // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
+  bool disable_fast_idiv = false;
+  // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included); env NOOPT=1 also turns them off
+  bool noopt = false;
+  // tinygrad's Renderer.has_local: LOCAL/GROUP opts (no backend here has them; the CPU heuristic runs without)
+  bool has_local = false;
+  // tinygrad's supports_float4: contiguous float/half lanes load and store as float4/float2 vectors
+  bool supports_float4 = true;
+};
+
+// tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
+inline Target interp_target() { return Target{}; }
+
+}  // namespace mg
 
 namespace mg {
 
@@ -7605,12 +8625,221 @@ struct pm_render_def {
         rule(op<Ops::STACK>(var<"x">), [](UOp x) { return x; }));
   }
 };
+
+// ---- load/store folding (tinygrad's load_store_folding / correct_load_store / devectorize_buf_and_index) ----
+
+// INDEX(STACK(buf, buf, ...), vec): one scalar INDEX per lane
+template <std::same_as<UOp> U> std::optional<U> expand_index(const U& x) {
+  if (x.nsrc() != 2 || x.src(0).op() != Ops::STACK || !x.dtype().is_ptr) return std::nullopt;
+  const UOp& st = x.src(0);
+  const UOp buf = st.src(0);
+  for (const UOp& b : st.src()) if (b != buf) return std::nullopt;
+  const UOp& vec = x.src(1);
+  if (vec.dtype().count != int(st.nsrc())) return std::nullopt;
+  std::vector<UOp> idxs;
+  for (int i = 0; i < vec.dtype().count; ++i) idxs.push_back(buf.index({vec.gep(i)}, true));
+  return UOp(Ops::STACK, buf.dtype().vec(int(idxs.size())), idxs);
+}
+
+// a STACK of INDEXes into one buffer: runs of consecutive offsets (same root, same gate) become one
+// vector pointer each, concatenated with PTRCAT, and a GEP puts the lanes back in order
+template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& midx) {
+  if (midx.nsrc() < 2) return std::nullopt;
+  for (const UOp& s : midx.src()) if (s.op() != Ops::INDEX || s.nsrc() != 2 || !s.dtype().is_ptr) return std::nullopt;
+  const UOp buf = midx.src(0).src(0);
+  for (const UOp& s : midx.src()) if (s.src(0) != buf) return std::nullopt;
+  // (gate, root) -> offset -> lanes, in order of first appearance
+  struct Group {
+    UOp valid, root;
+    std::string kind;
+    std::map<std::int64_t, std::vector<std::size_t>> offsets;
+  };
+  std::vector<Group> groups;
+  for (std::size_t i = 0; i < midx.nsrc(); ++i) {
+    const UOp idx = get_idx(midx.src(i).src(1));
+    UOp root;
+    std::string kind;
+    std::int64_t off = 0;
+    if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) root = idx.src(0), off = idx.src(1).arg().as_int();
+    else if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) root = idx.src(1), off = idx.src(0).arg().as_int();
+    else if (is_invalid(idx)) kind = "INVALID";
+    else if (idx.op() == Ops::CONST && idx.arg().is_int()) kind = "CONST", off = idx.arg().as_int();
+    else root = idx;
+    const UOp valid = get_valid(midx.src(i).src(1));
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.valid == valid && g.root == root && g.kind == kind; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{valid, root, kind, {}});
+    it->offsets[off].push_back(i);
+  }
+  std::vector<UOp> ret;
+  std::vector<int> idxs(midx.nsrc(), -1);
+  int global_offset = 0;
+  const DType bdt = buf.dtype();
+  for (const Group& g : groups) {
+    std::vector<std::int64_t> keys;
+    for (const auto& kv : g.offsets) keys.push_back(kv.first);
+    for (std::size_t a = 0; a < keys.size();) {
+      std::size_t b = a + 1;
+      while (b < keys.size() && keys[b] == keys[b - 1] + 1) ++b;
+      UOp lidx = midx.src(g.offsets.at(keys[a])[0]);
+      const int n = int(b - a);
+      if (n > 1) lidx = lidx.cast(bdt.base().scalar().vec(n).ptr(bdt.size, bdt.addrspace));
+      for (int k = 0; k < n; ++k) for (std::size_t oo : g.offsets.at(keys[a + std::size_t(k)])) idxs[oo] = global_offset + k;
+      ret.push_back(lidx);
+      global_offset += n;
+      a = b;
+    }
+  }
+  const UOp cat(Ops::PTRCAT, bdt.base().scalar().ptr(bdt.size, bdt.addrspace).vec(global_offset), ret);
+  return cat.gep(idxs);
+}
+
+template <std::same_as<UOp> U> U cat_after_store(const U& cat, const U& data) {
+  int offset = 0;
+  std::vector<UOp> ret;
+  for (const UOp& s : cat.src()) {
+    const int n = s.dtype().count;
+    std::vector<int> lanes;
+    for (int i = offset; i < offset + n; ++i) lanes.push_back(i);
+    ret.push_back(s.store(n == 1 && data.dtype().count == 1 ? data : data.gep(lanes)));
+    offset += n;
+  }
+  return UOp::group(ret);
+}
+
+// STORE through a GEP of pointers: store the data in the pointers' order (the GEP inverted)
+template <std::same_as<UOp> U> U gep_on_store(const U& gep, const U& st) {
+  std::map<int, int> a;
+  const auto g = gep_idx(gep);
+  for (std::size_t i = 0; i < g.size(); ++i) a[g[i]] = int(i);
+  std::vector<int> inv;
+  for (const auto& kv : a) inv.push_back(kv.second);
+  return gep.src(0).store(st.gep(inv));
+}
+
+// split a vector LOAD/STORE into the widths the target loads at once (float4/float2 where the offset divides)
+template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& ren, const U& ls) {
+  const UOp& p = ls.src(0);
+  const UOp idx = p.op() == Ops::CAST ? p.src(0) : p;
+  if (idx.op() != Ops::INDEX || idx.nsrc() != 2) return std::nullopt;
+  const int sz = p.dtype().count;
+  if (sz == 1) return std::nullopt;
+  const UOp& buf = idx.src(0);
+  const DType base = buf.dtype().base().scalar();
+  std::vector<int> lengths;
+  if (!(base == dtypes::float32 || base == dtypes::float16 || base.is_fp8())) {
+  } else if (buf.dtype().addrspace == AddrSpace::REG) {
+  } else if (ren.supports_float4) {
+    lengths = {4, 2};
+  }
+  lengths.push_back(1);
+  const UOp offset = get_idx(idx.src(1)), mask = get_valid(idx.src(1));
+  std::erase_if(lengths, [&](int x) { return !offset.divides(x); });
+  int global_offset = 0;
+  std::vector<UOp> ret;
+  while (global_offset < sz) {
+    for (int fl : lengths) {
+      if (global_offset + fl > sz) continue;
+      UOp off = offset + UOp::const_(offset.dtype(), global_offset);
+      if (global_offset == 0) off = offset;
+      UOp lidx = buf.index({is_gated_index(idx.src(1)) ? off.valid(mask) : off}, true);
+      if (fl > 1) lidx = lidx.cast(base.vec(fl).ptr(buf.dtype().size, buf.dtype().addrspace));
+      if (ls.op() == Ops::STORE) {
+        std::vector<int> lanes;
+        for (int i = global_offset; i < global_offset + fl; ++i) lanes.push_back(i);
+        std::vector<UOp> src{lidx, ls.src(1).gep(lanes)};
+        for (std::size_t k = 2; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
+        ret.push_back(ls.replace({.src = std::move(src)}));
+      } else {
+        std::vector<UOp> src{lidx};
+        for (std::size_t k = 1; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
+        ret.push_back(ls.replace({.dtype = ls.dtype().scalar().vec(fl), .src = std::move(src)}));
+      }
+      global_offset += fl;
+      break;
+    }
+  }
+  if (ret.size() <= 1) return std::nullopt;
+  if (ls.op() == Ops::LOAD) return UOp(Ops::VCAT, ls.dtype(), ret);
+  return UOp::group(ret);
+}
+
+// a vector DEFINE_REG/DEFINE_LOCAL becomes a scalar one of count times the size, seen through a CAST
+template <std::same_as<UOp> U> std::optional<U> no_vectorized_buf(const U& buf) {
+  const DType d = buf.dtype();
+  if (!d.is_ptr || d.count == 1) return std::nullopt;
+  return buf.replace({.dtype = d.base().scalar().ptr(d.size * d.count, d.addrspace)}).cast(d);
+}
+
+// INDEX(CAST(buf), idx) of a vector buffer: the scalar lanes idx*count + 0..count-1
+template <std::same_as<UOp> U> std::optional<U> no_vectorized_index(const U& x) {
+  if (x.nsrc() != 2) return std::nullopt;
+  const UOp& c = x.src(0);
+  if (c.op() != Ops::CAST || !c.dtype().is_ptr) return std::nullopt;
+  const UOp& buf = c.src(0);
+  const UOp& def = buf.op() == Ops::AFTER ? buf.src(0) : buf;
+  if (def.op() != Ops::DEFINE_REG && def.op() != Ops::DEFINE_LOCAL) return std::nullopt;
+  const int cnt = c.dtype().count;
+  const UOp& idx = x.src(1);
+  if (idx.dtype().count != 1) return std::nullopt;
+  std::vector<UOp> offs;
+  for (int i = 0; i < cnt; ++i) offs.push_back(UOp::const_(idx.dtype(), i));
+  const DType vd = idx.dtype().vec(cnt);
+  const UOp lanes = UOp(Ops::MUL, vd, {idx.gep(std::vector<int>(std::size_t(cnt), 0)), UOp::const_(vd, cnt)});
+  return buf.broadcast(cnt).index({UOp(Ops::ADD, vd, {lanes, UOp(Ops::STACK, vd, offs)})}, true);
+}
+
+struct load_store_folding_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](UOp x, UOp) { return expand_index(x); }),
+        rule(op<Ops::STACK>(repeat(op<Ops::INDEX>)).named("midx"_n), [](UOp midx) { return fold_expanded_index(midx); }),
+        // GEP after LOAD
+        rule(op<Ops::LOAD>(op<Ops::GEP>.named("gep"_n), etc).named("ld"_n), [](UOp ld, UOp gep) -> std::optional<UOp> {
+          if (!gep.dtype().is_ptr) return std::nullopt;
+          std::vector<UOp> src(ld.src().begin(), ld.src().end());
+          src[0] = gep.src(0);
+          return ld.replace({.dtype = ld.dtype().scalar().vec(gep.src(0).dtype().vcount()), .src = std::move(src)}).gep(gep_idx(gep));
+        }),
+        // GEP on the pointer of a STORE
+        rule(op<Ops::STORE>(op<Ops::GEP>.named("gep"_n), var<"st">), [](UOp gep, UOp st) -> std::optional<UOp> {
+          if (!gep.dtype().is_ptr) return std::nullopt;
+          return gep_on_store(gep, st);
+        }),
+        // PTRCAT after LOAD and STORE
+        rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n), [](UOp ld, UOp cat) {
+          std::vector<UOp> loads;
+          for (const UOp& x : cat.src()) {
+            std::vector<UOp> src(ld.src().begin(), ld.src().end());
+            src[0] = x;
+            loads.push_back(ld.replace({.dtype = x.dtype().base(), .src = std::move(src)}));
+          }
+          return UOp(Ops::VCAT, cat.dtype().base().vec(cat.dtype().vcount()), loads);
+        }),
+        rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](UOp cat, UOp data) { return cat_after_store(cat, data); }));
+  }
+};
+
+struct correct_load_store_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, UOp ls) { return split_load_store(ren, ls); }));
+  }
+};
+
+struct devectorize_buf_and_index_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](UOp buf) { return no_vectorized_buf(buf); }),
+                 rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](UOp x, UOp) { return no_vectorized_index(x); }));
+  }
+};
 }  // namespace detail
 
 inline constexpr LazyRules<detail::pm_reduce_def> pm_reduce{};
 inline constexpr LazyRules<detail::pm_add_loads_def> pm_add_loads{};
 inline constexpr LazyRules<detail::devectorize_def> devectorize{};
 inline constexpr LazyRules<detail::pm_render_def> pm_render{};
+inline constexpr LazyRules<detail::load_store_folding_def> load_store_folding{};
+inline constexpr LazyRules<detail::correct_load_store_def> correct_load_store{};  // ctx: the Target
+inline constexpr LazyRules<detail::devectorize_buf_and_index_def> devectorize_buf_and_index{};
 
 }  // namespace mg
 
@@ -7718,6 +8947,258 @@ template <std::same_as<Program> P> void estimate(P& p) {
 
 }  // namespace mg::detail
 
+// ---- metagrad/codegen/expander.hpp ----
+// tinygrad's codegen/late/expander.py: UPCAST and UNROLL ranges become vector lanes. pm_pre_expander
+// turns each such RANGE into UNROLL(the vector 0..n-1) with arg ((axis, n),); the expander then pushes
+// UNROLLs up the graph (do_expand: an op with an UNROLL source runs on expand_sz lanes at once, its other
+// sources broadcast), and CONTRACT folds lanes back into a vector where a REDUCE reduces over an
+// UNROLL range (a horizontal reduce later) or an END closes an UPCAST range.
+
+
+namespace mg {
+
+namespace detail {
+// an UNROLL/CONTRACT arg: ((axis, size), ...)
+using ExpandArgs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+inline ExpandArgs expand_args_of(const Arg& a) {
+  ExpandArgs out;
+  for (const Arg& p : a.as_tuple()) out.emplace_back(p[0].as_int(), p[1].as_int());
+  return out;
+}
+inline Arg expand_args_arg(const ExpandArgs& e) {
+  ArgTuple t;
+  for (const auto& [ax, sz] : e) t.push_back(Arg(ArgTuple{Arg(ax), Arg(sz)}));
+  return Arg(std::move(t));
+}
+inline std::int64_t expand_prod(const ExpandArgs& e) {
+  std::int64_t n = 1;
+  for (const auto& p : e) n *= p.second;
+  return n;
+}
+// the lane of an expansion for the value each axis takes (tinygrad's _expand_arg_to_idx)
+inline int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t, std::int64_t>& rpk) {
+  std::int64_t idx = 0, mul = 1;
+  for (auto it = args.rbegin(); it != args.rend(); ++it) {
+    idx += rpk.at(it->first) * mul;
+    mul *= it->second;
+  }
+  return int(idx);
+}
+// every assignment of values to the axes, the last axis fastest (itertools.product)
+inline std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const ExpandArgs& args) {
+  std::vector<std::map<std::int64_t, std::int64_t>> out{{}};
+  for (const auto& [ax, m] : args) {
+    std::vector<std::map<std::int64_t, std::int64_t>> next;
+    for (const auto& c : out)
+      for (std::int64_t v = 0; v < m; ++v) {
+        auto d = c;
+        d[ax] = v;
+        next.push_back(std::move(d));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+inline std::vector<int> swizzle_args(const ExpandArgs& cargs, const ExpandArgs& eargs) {
+  std::vector<int> out;
+  for (const auto& rpk : choices_from_args(cargs)) out.push_back(expand_arg_to_idx(eargs, rpk));
+  return out;
+}
+// GEP that lets void through (tinygrad's GEP on void is dropped by gep_pushing)
+inline UOp gep_lanes(const UOp& x, const std::vector<int>& idx) {
+  if (x.dtype() == dtypes::void_) return x;
+  return x.gep(idx);
+}
+inline int range_start_of(Ops o) {
+  switch (o) {
+    case Ops::STAGE: case Ops::REDUCE: case Ops::END: return 1;
+    case Ops::WMMA: return 3;
+    default: return -1;
+  }
+}
+
+template <std::same_as<UOp> U> std::optional<U> do_expand(const U& root) {
+  std::vector<UOp> expands;
+  for (const UOp& s : root.src()) if (s.op() == Ops::UNROLL) expands.push_back(s);
+  if (expands.empty()) return std::nullopt;
+  if (root.op() == Ops::WMMA) throw Error("expander: Ops.WMMA is not supported (no tensor cores)");
+  ExpandArgs expand_args;
+  bool same = true;
+  for (const UOp& e : expands) same = same && e.arg() == expands[0].arg();
+  if (same) expand_args = expand_args_of(expands[0].arg());
+  else {
+    for (const UOp& e : expands)
+      for (const auto& p : expand_args_of(e.arg()))
+        if (std::find(expand_args.begin(), expand_args.end(), p) == expand_args.end()) expand_args.push_back(p);
+    std::sort(expand_args.begin(), expand_args.end());
+  }
+  const int expand_sz = int(expand_prod(expand_args));
+  const Arg ea = expand_args_arg(expand_args);
+  std::vector<UOp> new_srcs;
+  for (std::size_t i = 0; i < root.nsrc(); ++i) {
+    const UOp& src = root.src(i);
+    if (src.op() == Ops::UNROLL) {
+      if (src.arg() == ea) { new_srcs.push_back(src.src(0)); continue; }
+      std::vector<int> lst = swizzle_args(expand_args, expand_args_of(src.arg()));
+      const int cnt = src.dtype().count;
+      if (cnt > 1 && !src.dtype().is_ptr) {
+        std::vector<int> f;
+        for (int l : lst) for (int j = 0; j < cnt; ++j) f.push_back(l * cnt + j);
+        lst = std::move(f);
+      }
+      new_srcs.push_back(gep_lanes(src.src(0), lst));
+      continue;
+    }
+    const int rs = range_start_of(root.op());
+    if (rs >= 0 && int(i) >= rs) new_srcs.push_back(src);
+    else if (root.op() == Ops::INDEX && i >= 1 && !root.dtype().is_ptr) new_srcs.push_back(src);
+    else if (src.dtype().count > 1 && !src.dtype().is_ptr)
+      new_srcs.push_back(UOp(Ops::VCAT, src.dtype().scalar().vec(expand_sz * src.dtype().count), std::vector<UOp>(std::size_t(expand_sz), src)));
+    else if (src.dtype() == dtypes::void_) new_srcs.push_back(UOp(Ops::STACK, dtypes::void_, std::vector<UOp>(std::size_t(expand_sz), src)));
+    else new_srcs.push_back(src.broadcast(expand_sz));
+  }
+  // a value INDEX on a REG buffer: one scalar INDEX per lane (a STACK of REG pointers cannot be devectorized)
+  if (root.op() == Ops::INDEX && !root.dtype().is_ptr && root.src(0).dtype().is_ptr && root.src(0).dtype().addrspace == AddrSpace::REG) {
+    std::vector<UOp> idxs;
+    for (int j = 0; j < expand_sz; ++j) {
+      std::vector<UOp> s;
+      for (const UOp& x : new_srcs) s.push_back(x.dtype().is_ptr || x.dtype().count > 1 ? x.gep(j) : x);
+      idxs.push_back(UOp(Ops::INDEX, root.dtype(), s, root.arg()));
+    }
+    return UOp(Ops::UNROLL, root.dtype(), {UOp(Ops::STACK, root.dtype().vec(expand_sz), idxs)}, ea);
+  }
+  Arg new_arg = root.arg();
+  if (root.op() == Ops::GEP) {
+    if (root.dtype().count != 1) throw Error("expander: GEP of " + std::to_string(root.dtype().count) + " lanes of an UNROLL");
+    const int n = new_srcs[0].dtype().count;
+    ArgTuple t;
+    for (int j = int(root.arg()[0].as_int()); j < n; j += n / expand_sz) t.push_back(Arg(std::int64_t(j)));
+    new_arg = Arg(std::move(t));
+  }
+  const DType nd = root.dtype().is_ptr ? root.dtype().scalar().vec(expand_sz) : root.dtype().scalar().vec(root.dtype().count * expand_sz);
+  const UOp nsrc(root.op(), nd, new_srcs, new_arg);
+  return UOp(Ops::UNROLL, root.dtype(), {nsrc}, ea);
+}
+
+template <std::same_as<UOp> U> U do_contract(const U& con) {
+  const UOp& ex = con.src(0);
+  // CONTRACT without UNROLL repeats the element
+  if (ex.op() != Ops::UNROLL) {
+    if (con.dtype().count == 1) return ex;
+    return UOp(Ops::STACK, con.dtype(), std::vector<UOp>(std::size_t(con.dtype().count), ex));
+  }
+  const ExpandArgs exa = expand_args_of(ex.arg()), ca = expand_args_of(con.arg());
+  if (con.dtype() != dtypes::void_ && con.dtype().count != expand_prod(ca)) throw Error("expander: CONTRACT dtype " + con.dtype().repr() + " is wrong");
+  ExpandArgs new_ex;
+  for (const auto& p : exa) if (std::find(ca.begin(), ca.end(), p) == ca.end()) new_ex.push_back(p);
+  std::vector<int> idxs;
+  for (const auto& rpk : choices_from_args(new_ex))
+    for (const auto& lrpk : choices_from_args(ca)) {
+      auto m = rpk;
+      for (const auto& [a, v] : lrpk) m[a] = v;
+      idxs.push_back(expand_arg_to_idx(exa, m));
+    }
+  return UOp(Ops::UNROLL, con.dtype(), {gep_lanes(ex.src(0), idxs)}, expand_args_arg(new_ex));
+}
+
+template <std::same_as<UOp> U> std::optional<U> end_unrolls(const U& u) {
+  std::vector<UOp> src{UOp()};
+  ExpandArgs args;
+  for (std::size_t i = 1; i < u.nsrc(); ++i) {
+    if (u.src(i).op() == Ops::UNROLL) for (const auto& p : expand_args_of(u.src(i).arg())) args.push_back(p);
+    else src.push_back(u.src(i));
+  }
+  if (args.empty() && src.size() == u.nsrc()) return std::nullopt;
+  src[0] = UOp(Ops::CONTRACT, dtypes::void_, {u.src(0)}, expand_args_arg(args));
+  return u.replace({.src = std::move(src)});
+}
+
+template <std::same_as<UOp> U> std::optional<U> fix_reduce_unroll(const U& x) {
+  std::vector<UOp> rng{x.src(0)};
+  ExpandArgs axes;
+  bool any = false;
+  for (std::size_t i = 1; i < x.nsrc(); ++i) {
+    const UOp& s = x.src(i);
+    if (s.op() == Ops::RANGE) { rng.push_back(s); continue; }
+    any = true;
+    if (s.op() == Ops::CONST) continue;
+    if (s.op() != Ops::UNROLL) throw Error("expander: REDUCE over " + op_repr(s.op()) + ", not a RANGE or an UNROLL");
+    for (const auto& p : expand_args_of(s.arg())) axes.push_back(p);
+  }
+  if (!any) return std::nullopt;
+  if (!axes.empty()) rng[0] = UOp(Ops::CONTRACT, x.dtype().vec(int(expand_prod(axes))), {rng[0]}, expand_args_arg(axes), Arg(std::int64_t(1)));
+  return x.replace({.src = std::move(rng)});
+}
+
+template <std::same_as<UOp> U> std::optional<U> fix_store_unroll(const U& x) {
+  std::vector<UOp> keep{x.src(0), x.src(1)};
+  ExpandArgs axes;
+  for (std::size_t i = 2; i < x.nsrc(); ++i) {
+    if (x.src(i).op() == Ops::UNROLL) for (const auto& p : expand_args_of(x.src(i).arg())) axes.push_back(p);
+    else keep.push_back(x.src(i));
+  }
+  if (axes.empty()) return std::nullopt;
+  return UOp(Ops::CONTRACT, dtypes::void_, {x.replace({.src = std::move(keep)})}, expand_args_arg(axes), Arg(std::int64_t(1)));
+}
+
+struct pm_pre_expander_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        // an UPCAST/UNROLL range is the vector of its values
+        rule(op<Ops::RANGE>.named("r"_n), [](UOp r) -> std::optional<UOp> {
+          const AxisType t = range_type(r);
+          if (t != AxisType::UNROLL && t != AxisType::UPCAST) return std::nullopt;
+          if (r.src(0).op() != Ops::CONST) throw Error("expander: UPCAST/UNROLL of the symbolic range " + r.src(0).render());
+          const std::int64_t s = r.vmax().clamped_int64() + 1;
+          ArgTuple vals;
+          for (std::int64_t i = 0; i < s; ++i) vals.push_back(Arg(i));
+          const UOp c = s == 1 ? UOp::const_(r.dtype(), Arg(std::int64_t(0))) : UOp::const_(r.dtype().vec(int(s)), Arg(std::move(vals)));
+          return UOp(Ops::UNROLL, r.dtype(), {c}, expand_args_arg({{range_axis(r), s}}));
+        }),
+        rule(op<Ops::REDUCE>.named("x"_n), [](UOp x) { return fix_reduce_unroll(x); }),
+        rule(op<Ops::STORE>.named("x"_n), [](UOp x) { return fix_store_unroll(x); }));
+  }
+};
+
+struct expander_def {
+  template <class T> static constexpr auto make() {
+    constexpr OpSet expandable = GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST, Ops::GEP, Ops::WMMA, Ops::LOAD, Ops::STORE, Ops::INDEX,
+                                                      Ops::STAGE, Ops::STACK, Ops::REDUCE, Ops::END, Ops::AFTER};
+    return rules(
+        // push a broadcast through AFTER and END
+        rule(op<Ops::AFTER>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](UOp a, UOp b, UOp x) {
+          return UOp(Ops::STACK, x.after(std::vector<UOp>(a.src().begin() + 1, a.src().end())).dtype().vec(int(b.nsrc())),
+                     std::vector<UOp>(b.nsrc(), x.after(std::vector<UOp>(a.src().begin() + 1, a.src().end()))));
+        }),
+        rule(op<Ops::END>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](UOp a, UOp b, UOp x) {
+          const UOp e = x.end(std::vector<UOp>(a.src().begin() + 1, a.src().end()));
+          return UOp(Ops::STACK, e.dtype().vec(int(b.nsrc())), std::vector<UOp>(b.nsrc(), e));
+        }),
+        // an END of an UNROLL range ends the UNROLL
+        rule(op<Ops::END>.named("u"_n), [](UOp u) { return end_unrolls(u); }),
+        // double expand
+        rule(op<Ops::UNROLL>(op<Ops::UNROLL>.named("inner"_n)).named("outer"_n), [](UOp outer, UOp inner) {
+          ArgTuple a = inner.arg().as_tuple();
+          for (const Arg& x : outer.arg().as_tuple()) a.push_back(x);
+          return UOp(Ops::UNROLL, outer.dtype(), {inner.src(0)}, Arg(std::move(a)));
+        }),
+        rule(op<expandable>.named("root"_n), [](UOp root) { return do_expand(root); }),
+        rule(op<Ops::CONTRACT>.named("con"_n), [](UOp con) { return do_contract(con); }),
+        // an empty UNROLL is its source
+        rule(op<Ops::UNROLL>(var<"x">).named("u"_n), [](UOp u, UOp x) -> std::optional<UOp> {
+          if (u.arg().size() != 0) return std::nullopt;
+          return x;
+        }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::pm_pre_expander_def> pm_pre_expander{};
+inline constexpr LazyRules<detail::expander_def> expander{};
+
+}  // namespace mg
+
 // ---- metagrad/codegen/gater.hpp ----
 // tinygrad's codegen/late/gater.py: an INDEX gated by cond.where(idx, Invalid) cannot be rendered, so
 // the gate moves to the LOAD (which reads an alternative value, 0, where the gate is false) or the
@@ -7778,6 +9259,416 @@ inline UOp add_gpudims(const UOp& sink) {
 
 }  // namespace mg::detail
 
+// ---- metagrad/codegen/heuristic.hpp ----
+// tinygrad's hand_coded_optimizations (codegen/opt/heuristic.py) for targets without locals or tensor
+// cores (the CPU): upcast small masked axes, upcast output axes along which some buffer does not move
+// (3 or 4 lanes, up to 32 in all), unroll a small last reduce (or by 4), upcast by 4 when nothing is,
+// then split the first LOOP axis that divides over threads. Opts that do not apply are skipped, as
+// tinygrad's try/except KernelOptError.
+
+
+// ---- metagrad/codegen/opts.hpp ----
+// The kernel optimizations codegen applies after simplifying ranges: tinygrad's codegen/opt/postrange.py
+// Scheduler with apply_opt / shift_to, and Opt. A range is split into two; the new one gets an axis type
+// the later stages read: UPCAST/UNROLL become vector lanes (expander.hpp), THREAD becomes core_id
+// (gpudims.hpp). heuristic.hpp picks the opts. Also the kernel's default name, tinygrad's r_4_4 / E_16.
+
+
+namespace mg::detail {
+
+inline int axis_to_pos(AxisType t) {
+  switch (t) {
+    case AxisType::LOOP: return -1;
+    case AxisType::THREAD: case AxisType::GLOBAL: return 0;
+    case AxisType::WARP: return 1;
+    case AxisType::LOCAL: case AxisType::GROUP_REDUCE: return 2;
+    case AxisType::UPCAST: return 3;
+    case AxisType::REDUCE: return 4;
+    case AxisType::UNROLL: return 5;
+    default: return 6;
+  }
+}
+
+// the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
+inline std::vector<UOp> kernel_rngs(const UOp& ast) {
+  std::vector<UOp> out;
+  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
+  auto key = [](const UOp& r) {
+    std::vector<std::int64_t> k{axis_to_pos(range_type(r))};
+    for (std::size_t i = 0; i + 1 < r.arg().size(); ++i) k.push_back(r.arg()[i].as_int());
+    return k;
+  };
+  stable_sort_by(out, [&](const UOp& a, const UOp& b) { return key(a) < key(b); });
+  return out;
+}
+
+// the LOOP ranges of the kernel's outputs (those its END nodes close): the ones a THREAD split may take
+inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
+  std::vector<UOp> out;
+  for (const UOp& s : ast.src()) {
+    if (s.op() != Ops::END) continue;
+    std::vector<UOp> rs(s.src().begin() + 1, s.src().end());
+    for (const UOp& r : ranges_of(UOp::sink(rs)))
+      if (range_type(r) == AxisType::LOOP && !in_list(out, r)) out.push_back(r);
+  }
+  return out;
+}
+
+inline std::string range_size_str(const UOp& r) {
+  const UOp& e = r.src(0);
+  return e.op() == Ops::CONST && e.arg().is_int() ? std::to_string(e.arg().as_int()) : e.render();
+}
+
+// tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
+inline std::string default_kernel_name(const UOp& ast) {
+  bool reduce = false;
+  for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
+  std::string name = reduce ? "r" : "E";
+  for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
+  return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
+}
+
+}  // namespace mg::detail
+
+namespace mg {
+
+// tinygrad's OptOps (codegen/opt/__init__.py), in its order
+enum class OptOps : std::uint8_t { TC, UPCAST, UNROLL, LOCAL, THREAD, GROUP, GROUPTOP, NOLOCALS, PADTO, SWAP };
+inline const char* optops_name(OptOps o) {
+  static constexpr const char* names[] = {"TC", "UPCAST", "UNROLL", "LOCAL", "THREAD", "GROUP", "GROUPTOP", "NOLOCALS", "PADTO", "SWAP"};
+  return names[std::size_t(o)];
+}
+
+// one optimization: tinygrad's Opt(op, axis, arg). axis -1 is tinygrad's None; arg 0 means "the whole axis"
+struct Opt {
+  OptOps op = OptOps::UPCAST;
+  std::int64_t axis = -1;
+  std::int64_t arg = 0;
+  friend bool operator==(const Opt&, const Opt&) = default;
+  std::string repr() const {
+    return std::string("Opt(op=OptOps.") + optops_name(op) + ", axis=" + (axis < 0 ? std::string("None") : std::to_string(axis)) +
+           ", arg=" + std::to_string(arg) + ")";
+  }
+};
+
+// an opt that does not apply to this kernel (tinygrad's KernelOptError): the heuristic tries the next one
+struct KernelOptError : Error {
+  using Error::Error;
+};
+
+namespace detail {
+inline void opt_check(bool cond, const Opt& opt, const std::string& why) {
+  if (!cond) throw KernelOptError("apply_opt " + opt.repr() + ": " + why);
+}
+}  // namespace detail
+
+// tinygrad's Scheduler (codegen/opt/postrange.py): the kernel AST and the opts applied to it so far.
+// A template so that only translation units that optimize kernels compile it.
+template <std::same_as<UOp> U>
+class BasicScheduler {
+ public:
+  U ast;
+  Target ren;
+  std::vector<Opt> applied_opts;
+  bool dont_use_locals = false;
+
+  BasicScheduler(U a, Target t) : ast(std::move(a)), ren(std::move(t)) {
+    for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis_ = std::max(next_axis_, detail::range_axis(u) + 1);
+  }
+
+  std::vector<U> rngs() const { return detail::kernel_rngs(ast); }
+  std::size_t shape_len() const { return rngs().size(); }
+  // the size of each range; -1 where it is symbolic
+  std::vector<std::int64_t> full_shape() const {
+    std::vector<std::int64_t> out;
+    for (const UOp& r : rngs()) out.push_back(r.src(0).op() == Ops::CONST ? r.src(0).arg().as_int() : -1);
+    return out;
+  }
+  std::vector<AxisType> axis_types() const {
+    std::vector<AxisType> out;
+    for (const UOp& r : rngs()) out.push_back(detail::range_type(r));
+    return out;
+  }
+  std::vector<std::size_t> axes_of(std::initializer_list<AxisType> ts) const {
+    std::vector<std::size_t> out;
+    const auto at = axis_types();
+    for (std::size_t i = 0; i < at.size(); ++i) if (std::find(ts.begin(), ts.end(), at[i]) != ts.end()) out.push_back(i);
+    return out;
+  }
+  std::vector<U> ranges_of(std::initializer_list<AxisType> ts) const {
+    std::vector<U> out;
+    for (const UOp& r : rngs()) if (std::find(ts.begin(), ts.end(), detail::range_type(r)) != ts.end()) out.push_back(r);
+    return out;
+  }
+  std::int64_t upcast_size() const {
+    std::int64_t n = 1;
+    const auto fs = full_shape();
+    for (std::size_t a : axes_of({AxisType::UPCAST, AxisType::UNROLL})) n *= std::max<std::int64_t>(fs[a], 1);
+    return n;
+  }
+  // the LOOP/GLOBAL/LOCAL axes of constant size > 1 (tinygrad's upcastable_dims)
+  std::vector<std::size_t> upcastable_dims() const { return sized_axes({AxisType::GLOBAL, AxisType::LOCAL, AxisType::LOOP}); }
+  std::vector<std::size_t> unrollable_dims() const { return sized_axes({AxisType::GROUP_REDUCE, AxisType::REDUCE}); }
+  // the kernel's output shape: 1 on reduce axes, -1 where symbolic
+  std::vector<std::int64_t> output_shape() const {
+    auto fs = full_shape();
+    const auto at = axis_types();
+    for (std::size_t i = 0; i < fs.size(); ++i)
+      if (at[i] == AxisType::REDUCE || at[i] == AxisType::UNROLL || at[i] == AxisType::GROUP_REDUCE) fs[i] = 1;
+    return fs;
+  }
+  std::size_t upcasted() const { return axes_of({AxisType::UPCAST, AxisType::UNROLL}).size(); }
+  std::vector<U> reduceops() const {
+    std::vector<U> out;
+    for (const UOp& u : ast.toposort()) if (u.op() == Ops::REDUCE) out.push_back(u);
+    return out;
+  }
+  // the INDEX nodes of the kernel, last first (tinygrad's bufs)
+  std::vector<U> bufs() const {
+    std::vector<U> out;
+    for (const UOp& u : ast.toposort()) if (u.op() == Ops::INDEX) out.push_back(u);
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // split rng into (rng/amount, amount): the new range of type t is the inner one, or the outer one when top
+  std::pair<U, U> shift_to(const U& rng, std::int64_t amount, AxisType t, bool top = false) {
+    auto old_sz = rng.src(0).divides(amount);
+    if (!old_sz) throw KernelOptError("shift_to: " + std::to_string(amount) + " does not divide range " + rng.src(0).render() + " (axis " +
+                                      std::to_string(detail::range_axis(rng)) + ")");
+    U nr = U::range(amount, next_axis_++, t);
+    U replaced = rng.replace({.src = std::vector<UOp>{*old_sz}});
+    U sub = top ? nr * *old_sz + replaced : replaced * UOp::const_(dtypes::weakint, amount) + nr;
+    ast = ast.substitute({{rng, sub}});
+    return {replaced, nr};
+  }
+
+  // tinygrad's Scheduler.apply_opt for the opts a target without locals or tensor cores has
+  void apply_opt(const Opt& opt, bool append_opt = true) {
+    using detail::opt_check;
+    if (opt.op == OptOps::NOLOCALS) {
+      for (AxisType t : axis_types())
+        opt_check(t != AxisType::WARP && t != AxisType::LOCAL && t != AxisType::GROUP_REDUCE, opt, "no locals can't have locals");
+      if (append_opt) applied_opts.push_back(opt);
+      dont_use_locals = true;
+      return;
+    }
+    if (opt.op == OptOps::LOCAL || opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP)
+      opt_check(ren.has_local, opt, "locals needed for opt (device " + ren.device + " has none)");
+    if (opt.op == OptOps::TC) throw KernelOptError("apply_opt " + opt.repr() + ": no tensor cores on device " + ren.device);
+    const std::vector<U> rs = rngs();
+    const std::int64_t real = real_axis(opt, rs.size());
+    if (real < 0) throw KernelOptError("apply_opt " + opt.repr() + ": the opt needs an axis");
+    const U rng = rs[std::size_t(real)];
+    const AxisType rt = detail::range_type(rng);
+    const std::int64_t amt = opt.arg == 0 ? rng.vmax().clamped_int64() + 1 : opt.arg;
+    opt_check(amt > 0, opt, "amount " + std::to_string(amt) + " must be positive");
+    AxisType nt = AxisType::UPCAST;
+    switch (opt.op) {
+      case OptOps::UNROLL:
+        opt_check(amt <= 32, opt, "don't unroll more than 32");
+        opt_check(rt == AxisType::GROUP_REDUCE || rt == AxisType::REDUCE, opt, "unroll is for GROUP_REDUCE/REDUCE");
+        nt = AxisType::UNROLL;
+        break;
+      case OptOps::UPCAST:
+        opt_check(amt <= 16, opt, "don't upcast more than 16");
+        opt_check(rt == AxisType::GLOBAL || rt == AxisType::LOCAL || rt == AxisType::LOOP, opt,
+                  "upcast is for GLOBAL/LOCAL/LOOP, not " + std::string(axis_type_names[std::size_t(rt)]));
+        nt = AxisType::UPCAST;
+        break;
+      case OptOps::THREAD: {
+        opt_check(ren.threads > 1, opt, "target does not support threads");
+        opt_check(amt <= ren.threads, opt, "too many threads (" + std::to_string(amt) + " > " + std::to_string(ren.threads) + ")");
+        for (AxisType t : axis_types()) opt_check(t != AxisType::THREAD, opt, "already threaded");
+        opt_check(detail::in_list(detail::globalizable_rngs(ast), rng), opt, "can't apply range to this dim");
+        nt = AxisType::THREAD;
+        break;
+      }
+      default: throw KernelOptError("apply_opt " + opt.repr() + ": unsupported on device " + ren.device);
+    }
+    shift_to(rng, amt, nt, opt.op == OptOps::THREAD);
+    if (append_opt) applied_opts.push_back(opt);
+  }
+
+  // the AST with ranges flattened, ready for the expander
+  U get_optimized_ast() const { return graph_rewrite(ast, pm_flatten_range); }
+
+ private:
+  std::int64_t next_axis_ = 0;
+
+  std::vector<std::size_t> sized_axes(std::initializer_list<AxisType> ts) const {
+    std::vector<std::size_t> out;
+    const auto fs = full_shape();
+    for (std::size_t i : axes_of(ts)) if (fs[i] > 1) out.push_back(i);
+    return out;
+  }
+  std::int64_t real_axis(const Opt& opt, std::size_t n) const {
+    if (opt.axis < 0) return -1;
+    if (opt.op == OptOps::UNROLL) {
+      const auto u = unrollable_dims();
+      if (std::size_t(opt.axis) >= u.size())
+        throw KernelOptError("apply_opt " + opt.repr() + ": there are " + std::to_string(u.size()) + " unrollable axes");
+      return std::int64_t(u[std::size_t(opt.axis)]);
+    }
+    if (opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP) {
+      const auto r = axes_of({AxisType::REDUCE});
+      if (std::size_t(opt.axis) >= r.size())
+        throw KernelOptError("apply_opt " + opt.repr() + ": there are " + std::to_string(r.size()) + " reduce axes");
+      return std::int64_t(r[std::size_t(opt.axis)]);
+    }
+    detail::opt_check(std::size_t(opt.axis) < n, opt, "invalid axis (the kernel has " + std::to_string(n) + ")");
+    return opt.axis;
+  }
+};
+using Scheduler = BasicScheduler<UOp>;
+
+}  // namespace mg
+
+namespace mg {
+
+namespace detail {
+// x in root's backward slice, root itself excluded (tinygrad's backward_slice)
+inline bool in_backward_slice(const UOp& root, const UOp& x) {
+  if (root == x) return false;
+  return in_list(root.toposort(), x);
+}
+inline UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
+// the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
+inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
+  std::int64_t n = 1;
+  for (std::size_t a : axes) {
+    if (shape[a] < 0) return -1;
+    n *= shape[a];
+  }
+  return n;
+}
+}  // namespace detail
+
+template <std::same_as<UOp> U>
+BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
+  using detail::in_backward_slice;
+  BasicScheduler<U> k = k0;
+  if (k.ren.has_local) return k;  // the GROUP/LOCAL/matvec heuristics are not ported: no backend here has locals
+
+  // upcast small masked axes (from Tensor.stack / pad), leading axes first
+  std::vector<std::size_t> to_upcast;
+  {
+    const auto rs = k.rngs();
+    const auto fs = k.full_shape();
+    std::vector<U> where_conds;
+    for (const UOp& u : k.ast.toposort()) if (u.op() == Ops::WHERE) where_conds.push_back(u.src(0));
+    for (std::size_t axis : k.upcastable_dims()) {
+      bool masked = false;
+      for (const UOp& c : where_conds) masked = masked || in_backward_slice(c, rs[axis]);
+      std::int64_t p = fs[axis];
+      for (std::size_t j : to_upcast) p *= fs[j];
+      if (fs[axis] <= 7 && masked && p <= 7 * 7) to_upcast.push_back(axis);
+    }
+  }
+  for (auto it = to_upcast.rbegin(); it != to_upcast.rend(); ++it) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(*it), 0});
+
+  // more upcasts of output axes: prefer the axis fewest buffers move along, with the smallest strides
+  std::vector<std::size_t> upcasted_axis;
+  while (true) {
+    const std::int64_t out_sz = detail::prod_known(k.output_shape(), k.upcastable_dims());
+    if (!(out_sz >= 1024 && k.upcast_size() < 32)) break;
+    const auto rs = k.rngs();
+    const auto fs = k.full_shape();
+    const auto bufs = k.bufs();
+    const auto upr = k.ranges_of({AxisType::UPCAST, AxisType::UNROLL});
+    std::vector<std::array<std::int64_t, 4>> choices;
+    for (std::size_t axis : k.upcastable_dims()) {
+      for (std::int64_t amount : {3, 4}) {
+        if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
+        const UOp& rng = rs[axis];
+        bool some = false;
+        for (const UOp& b : bufs) {
+          const UOp idx = detail::buf_idx(b);
+          if (in_backward_slice(idx, rng)) continue;
+          bool all = true;
+          for (const UOp& r2 : upr) all = all && in_backward_slice(idx, r2);
+          some = some || all;
+        }
+        if (!some) continue;
+        std::int64_t num_strides = 0, sum_strides = 0;
+        for (const UOp& b : bufs) {
+          const UOp idx = detail::buf_idx(b);
+          if (in_backward_slice(idx, rng)) ++num_strides;
+          for (const UOp& c : idx.split_uop(Ops::ADD)) {
+            if (c == rng) sum_strides += 1;
+            if (c.op() == Ops::MUL && c.src(0) == rng && c.src(1).op() == Ops::CONST) sum_strides += c.src(1).arg().as_int();
+            if (c.op() == Ops::MUL && c.src(1) == rng && c.src(0).op() == Ops::CONST) sum_strides += c.src(0).arg().as_int();
+          }
+        }
+        choices.push_back({num_strides, sum_strides, std::int64_t(axis), amount});
+      }
+    }
+    if (choices.empty()) break;
+    std::sort(choices.begin(), choices.end());
+    k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], choices[0][3]});
+    upcasted_axis.push_back(std::size_t(choices[0][2]));
+  }
+
+  // unroll the last reduce axis when small(ish), or by 4
+  try {
+    auto ud = k.unrollable_dims();
+    if (!ud.empty() && (k.upcast_size() <= 4 || k.axes_of({AxisType::UNROLL}).empty()) && k.upcast_size() < 64) {
+      const std::int64_t s = k.full_shape()[ud.back()];
+      if (s <= 32) {
+        k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+        ud = k.unrollable_dims();
+        // a second small reduce axis too
+        if (!ud.empty() && s <= 3 && k.full_shape()[ud.back()] <= 3) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+      } else if (s % 4 == 0) {
+        k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 4});
+      }
+    }
+  } catch (const KernelOptError&) {
+  }
+
+  // if nothing is upcast and it is easy to, upcast by 4
+  {
+    const auto ud = k.upcastable_dims();
+    if (k.upcasted() == 0 && !ud.empty() && k.full_shape()[ud.back()] % 4 == 0) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(ud.back()), 4});
+  }
+
+  // threading: about 128K elements per thread, on the first LOOP axis that divides
+  if (k.ren.threads > 1) {
+    std::int64_t total = 1;
+    for (std::int64_t s : k.full_shape()) total = s < 0 || total < 0 ? -1 : total * s;
+    for (std::int64_t threads : {32, 16, 12, 8, 6, 5, 4, 3, 2}) {
+      if (threads > k.ren.threads || total < 0 || total / std::max<std::int64_t>(k.ren.min_work_per_thread, 1) < threads) continue;
+      const auto fs = k.full_shape();
+      for (std::size_t axis : k.axes_of({AxisType::LOOP})) {
+        if (fs[axis] > 0 && fs[axis] % threads == 0) {
+          try {
+            k.apply_opt(Opt{OptOps::THREAD, std::int64_t(axis), threads});
+          } catch (const KernelOptError&) {
+          }
+          break;
+        }
+      }
+      if (!k.applied_opts.empty() && k.applied_opts.back().op == OptOps::THREAD) break;
+    }
+  }
+  return k;
+}
+
+// tinygrad's apply_opts: the given opts (KernelInfo.opts_to_apply), else the heuristic unless NOOPT
+template <std::same_as<UOp> U>
+BasicScheduler<U> apply_opts(const U& ast, const Target& ren, const std::vector<Opt>* opts_to_apply = nullptr) {
+  BasicScheduler<U> k(ast, ren);
+  if (opts_to_apply) {
+    for (const Opt& o : *opts_to_apply) k.apply_opt(o);
+    return k;
+  }
+  if (ren.noopt) return k;
+  for (const UOp& u : ast.toposort()) if (u.op() == Ops::STAGE) return k;  // no multiblock opts in the heuristic
+  return hand_coded_optimizations(k);
+}
+
+}  // namespace mg
+
 // ---- metagrad/codegen/late_rewrite.hpp ----
 // tinygrad's get_late_rewrite_patterns (uop/decompositions.py): FLOORDIV/FLOORMOD become the C-style
 // CDIV/CMOD every backend has, and ops the backend lacks are rewritten into ones it has (MAX as
@@ -7785,39 +9676,6 @@ inline UOp add_gpudims(const UOp& sink) {
 // NEG, SUB, CMPEQ, MULACC, FDIV). The ctx is the Target: each rule asks it whether the op exists, so
 // the rule set is one compiled type for every target.
 
-
-// ---- metagrad/codegen/target.hpp ----
-// Target: what codegen needs to know about the backend it lowers for (tinygrad's Renderer fields that
-// codegen reads): which ALU ops the backend renders (the rest are decomposed), how many threads a CPU
-// kernel may be split over (tinygrad's THREAD opt + core_id), and which narrow floats it has natively.
-
-
-namespace mg {
-
-struct Target {
-  std::string device = "INTERP";
-  // the ALU ops the backend renders (tinygrad's code_for_op keys); FLOORDIV/FLOORMOD are always lowered
-  OpSet ops = GroupOp::ALU - OpSet{Ops::THREEFRY, Ops::FDIV};
-  // CPU: the most threads the outermost LOOP range may be split over (1 = never split)
-  std::int64_t threads = 1;
-  // tinygrad's heuristic: split only when the kernel has at least this many elements per thread
-  std::int64_t min_work_per_thread = std::int64_t(128) << 10;
-  // native float16 / bfloat16 support; where false, to_program throws naming the first uop of that
-  // dtype (tinygrad's pm_dtype_decomps emulation is not ported yet)
-  bool half = true, bfloat16 = true;
-  // fp8 (e4m3, e5m2) values: false where the backend cannot convert them (the LLVM renderer: tinygrad
-  // emulates them with pm_dtype_decomps, not ported yet)
-  bool fp8 = true;
-  // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
-  bool disable_fast_idiv = false;
-  // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included)
-  bool noopt = false;
-};
-
-// tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
-inline Target interp_target() { return Target{}; }
-
-}  // namespace mg
 
 namespace mg {
 
@@ -8289,271 +10147,6 @@ inline constexpr LazyRules<detail::pm_lower_index_dtype_def> pm_lower_index_dtyp
 
 }  // namespace mg
 
-// ---- metagrad/codegen/opts.hpp ----
-// The kernel optimizations codegen applies after simplifying ranges (tinygrad's codegen/opt/postrange.py
-// Scheduler and heuristic.py). For now only the CPU's THREAD split: the outermost output LOOP range
-// that divides is split into (threads, rest), the THREAD range later becoming core_id (gpudims.hpp).
-// Also the kernel's default name, tinygrad's r_4_4 / E_16.
-
-
-// ---- metagrad/codegen/simplify.hpp ----
-// tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
-// `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
-
-
-namespace mg {
-
-namespace detail {
-// the RANGEs under an END's or REDUCE's range sources, in toposort order
-template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
-  if (r.nsrc() < 2) return std::nullopt;
-  std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
-  std::vector<UOp> src{r.src(0)};
-  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
-  return r.replace({.src = std::move(src)});
-}
-struct pm_flatten_range_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
-
-namespace detail {
-// ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
-struct RangeSubCtx {
-  std::unordered_map<UOp, UOp> m;
-};
-
-// substitute what the passes marked and simplify, once per pass (the ctx is emptied)
-template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp& x, F sub_fxn) {
-  std::vector<std::pair<UOp, UOp>> subs;
-  for (auto& [k, v] : ctx.m) if (v) subs.emplace_back(k, sub_fxn(k, v));
-  ctx.m.clear();
-  UOp ret = x.substitute(subs);
-  if (ret == x) return std::nullopt;
-  return simplify(ret);
-}
-
-inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
-  ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
-  a.emplace_back(sub);
-  a.push_back(k.arg()[k.arg().size() - 1]);
-  return Arg(std::move(a));
-}
-
-struct pm_split_ranges_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
-          if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
-              c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
-            ctx.m[r] = c;
-          return std::nullopt;
-        }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
-          return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
-            return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
-                   k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
-          });
-        }));
-  }
-};
-
-// index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
-inline std::size_t count_divmod(const UOp& x) {
-  std::size_t n = 0;
-  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
-  return n;
-}
-
-template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
-  RangeMap rm;
-  std::vector<std::vector<UOp>> reduce_ranges;
-  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
-  const std::vector<UOp> ended = ended_ranges(u);
-  std::vector<std::pair<UOp, UOp>> pairs;
-  // on END only adjacent ranges merge, on REDUCE any two
-  if (u.op() == Ops::END) for (std::size_t i = 0; i + 1 < ended.size(); ++i) pairs.emplace_back(ended[i], ended[i + 1]);
-  else
-    for (std::size_t i = 0; i < ended.size(); ++i)
-      for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
-  for (const auto& [r0, r1] : pairs) {
-    if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
-    // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
-    // the other range (tinygrad gets away with it because pm_reduce_unparented ran first)
-    const std::vector<UOp> now = ended_ranges(u);
-    if (!in_list(now, r0) || !in_list(now, r1)) continue;
-    bool same = true;
-    for (const auto& rngs : reduce_ranges) same = same && in_list(rngs, r0) == in_list(rngs, r1);
-    if (!same) continue;
-    const UOp s0 = r0.src(0), s1 = r1.src(0);
-    const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
-    UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
-    nidx = graph_rewrite(nidx, pm_flatten_range);
-    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
-  }
-  return u;
-}
-
-template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
-  if (idx.nsrc() < 2) return;
-  const UOp i = idx.src(1);
-  std::unordered_map<UOp, UOp> guards;
-  const UOp x = get_idx(i);
-  if (is_gated_index(i))
-    for (const UOp& v : get_valid(i).split_uop(Ops::AND))
-      if (v.op() == Ops::CMPLT && v.src(0).op() == Ops::RANGE && v.src(1).op() == Ops::CONST) guards[v.src(0)] = v.src(1);
-  // choose the largest bound c over every gate r < c
-  for (auto& [r, c] : guards) {
-    auto it = ctx.m.find(r);
-    if (it == ctx.m.end()) ctx.m[r] = c;
-    else if (it->second.op() == Ops::CONST && it->second.arg().as_int() < c.arg().as_int()) it->second = c;
-  }
-  // but a range used ungated anywhere keeps its size
-  for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
-}
-
-struct pm_simplify_ranges_def {
-  template <class T> static constexpr auto make() {
-    return rules(
-        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
-        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
-          mark_gated(ctx, idx);
-          return std::nullopt;
-        }),
-        // reduce ranges can't be shrunk
-        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
-          for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
-          return std::nullopt;
-        }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
-          return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
-        }));
-  }
-};
-// tinygrad's reduce_unparented: a REDUCE range its source does not use leaves the reduce; an ADD
-// multiplies by its size, a MUL raises to it (MAX needs nothing)
-template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) {
-  const Ops op = red.arg()[0].as_op();
-  if (op != Ops::ADD && op != Ops::MAX && op != Ops::MUL) return std::nullopt;
-  const std::vector<UOp> used = ranges_of(red.src(0));
-  std::vector<UOp> parented, unparented;
-  for (std::size_t i = 1; i < red.nsrc(); ++i) (in_list(used, red.src(i)) ? parented : unparented).push_back(red.src(i));
-  if (unparented.empty()) return std::nullopt;
-  std::vector<UOp> src{red.src(0)};
-  src.insert(src.end(), parented.begin(), parented.end());
-  U ret = !parented.empty() || red.dtype() != red.src(0).dtype() ? red.replace({.src = std::move(src)}) : red.src(0);
-  for (const UOp& r : unparented) {
-    const UOp n = r.src(0).cast(ret.dtype().scalar()).broadcast(ret.dtype().count);
-    if (op == Ops::ADD) ret = ret * n;
-    if (op == Ops::MUL) ret = ret.pow(n);
-  }
-  return ret;
-}
-struct pm_reduce_unparented_def {
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
-inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
-inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
-
-}  // namespace mg
-
-namespace mg::detail {
-
-inline int axis_to_pos(AxisType t) {
-  switch (t) {
-    case AxisType::LOOP: return -1;
-    case AxisType::THREAD: case AxisType::GLOBAL: return 0;
-    case AxisType::WARP: return 1;
-    case AxisType::LOCAL: case AxisType::GROUP_REDUCE: return 2;
-    case AxisType::UPCAST: return 3;
-    case AxisType::REDUCE: return 4;
-    case AxisType::UNROLL: return 5;
-    default: return 6;
-  }
-}
-
-// the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
-inline std::vector<UOp> kernel_rngs(const UOp& ast) {
-  std::vector<UOp> out;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
-  auto key = [](const UOp& r) {
-    std::vector<std::int64_t> k{axis_to_pos(range_type(r))};
-    for (std::size_t i = 0; i + 1 < r.arg().size(); ++i) k.push_back(r.arg()[i].as_int());
-    return k;
-  };
-  stable_sort_by(out, [&](const UOp& a, const UOp& b) { return key(a) < key(b); });
-  return out;
-}
-
-// the LOOP ranges of the kernel's outputs (those its END nodes close): the ones a THREAD split may take
-inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
-  std::vector<UOp> out;
-  for (const UOp& s : ast.src()) {
-    if (s.op() != Ops::END) continue;
-    std::vector<UOp> rs(s.src().begin() + 1, s.src().end());
-    for (const UOp& r : ranges_of(UOp::sink(rs)))
-      if (range_type(r) == AxisType::LOOP && !in_list(out, r)) out.push_back(r);
-  }
-  return out;
-}
-
-inline std::string range_size_str(const UOp& r) {
-  const UOp& e = r.src(0);
-  return e.op() == Ops::CONST && e.arg().is_int() ? std::to_string(e.arg().as_int()) : e.render();
-}
-
-// tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
-inline std::string default_kernel_name(const UOp& ast) {
-  bool reduce = false;
-  for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
-  std::string name = reduce ? "r" : "E";
-  for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
-  return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
-}
-
-// split rng into an outer range of `amount` (type t) and the rest: tinygrad's Scheduler.shift_to(top=True)
-inline UOp shift_to_top(const UOp& ast, const UOp& rng, std::int64_t amount, AxisType t, std::int64_t new_axis) {
-  auto old_sz = rng.src(0).divides(amount);
-  if (!old_sz) throw Error("shift_to: " + std::to_string(amount) + " does not divide range " + rng.src(0).render());
-  UOp nr = UOp::range(amount, new_axis, t);
-  UOp replaced = rng.replace({.src = std::vector<UOp>{*old_sz}});
-  return ast.substitute({{rng, nr * *old_sz + replaced}});
-}
-
-// tinygrad's hand_coded_optimizations, the threading part: the most threads (at most target.threads) that
-// leave min_work_per_thread elements to each, on the first output LOOP range they divide
-inline UOp apply_thread_opt(const UOp& ast, const Target& target, std::int64_t& threads_out) {
-  threads_out = 1;
-  if (target.noopt || target.threads <= 1) return ast;
-  const std::vector<UOp> rngs = kernel_rngs(ast);
-  std::int64_t work = 1;
-  for (const UOp& r : rngs) work *= r.vmax().clamped_int64() + 1;
-  const std::vector<UOp> glob = globalizable_rngs(ast);
-  std::int64_t next_axis = 0;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
-  for (std::int64_t t : {32, 16, 12, 8, 6, 5, 4, 3, 2}) {
-    if (t > target.threads || work / std::max<std::int64_t>(target.min_work_per_thread, 1) < t) continue;
-    for (const UOp& r : rngs) {
-      if (range_type(r) != AxisType::LOOP) continue;
-      const std::int64_t sz = r.vmax().clamped_int64() + 1;
-      if (r.src(0).op() != Ops::CONST || sz % t != 0) continue;
-      if (!in_list(glob, r)) break;  // tinygrad: the first LOOP axis that divides, or none
-      threads_out = t;
-      return graph_rewrite(shift_to_top(ast, r, t, AxisType::THREAD, next_axis), pm_flatten_range);
-    }
-  }
-  return ast;
-}
-
-}  // namespace mg::detail
-
 // ---- metagrad/codegen/spec.hpp ----
 // verify: tinygrad's spec_program (uop/spec.py) for the linear form, as direct checks: every uop is one
 // a backend can render (ops, dtypes, sources), its sources come before it, RANGE/END and IF/ENDIF nest,
@@ -8692,6 +10285,11 @@ inline bool spec_on() {
   return getenv_int("SPEC", 0) > 0;
 #endif
 }
+inline bool has_expand_ranges(const UOp& sink) {
+  for (const UOp& u : sink.toposort())
+    if (u.op() == Ops::RANGE && (range_type(u) == AxisType::UPCAST || range_type(u) == AxisType::UNROLL)) return true;
+  return false;
+}
 inline std::string c_identifier(std::string s) {
   for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "k_" + s;
@@ -8702,10 +10300,14 @@ inline constexpr LazyRules<detail::pm_early_def> pm_early{};
 
 // tinygrad's full_rewrite_to_sink: the kernel AST lowered to the graph linearize orders. threads gets
 // the number of threads the kernel was split over (1 if not).
+// opts: apply exactly these (tinygrad's KernelInfo.opts_to_apply) instead of the heuristic; applied gets the
+// opts that were applied.
 template <std::same_as<UOp> U>
-U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads = nullptr) {
+U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads = nullptr, const std::vector<Opt>* opts = nullptr,
+                       std::vector<Opt>* applied = nullptr) {
   if (!ast || ast.op() != Ops::SINK) throw Error("to_program: the kernel AST must be a SINK, got " + (ast ? op_repr(ast.op()) : std::string("a null UOp")));
   Target ren = target;
+  ren.noopt = ren.noopt || getenv_int("NOOPT", 0) > 0;
   std::int64_t nthreads = 1;
   U sink = graph_rewrite(ast, pm_early, RewriteOptions{.bottom_up = true});
   if (ast.tag().is_none()) {
@@ -8715,19 +10317,31 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
     sink = graph_rewrite(graph_rewrite(sink, sym), pm_flatten_range);
     detail::RangeSubCtx simp;
     sink = graph_rewrite(sink, pm_flatten_range.template get<U>() + pm_simplify_ranges.template get<U>(), simp);
-    // optimizations: the THREAD split
-    sink = detail::apply_thread_opt(sink, ren, nthreads);
+    // optimizations: the given opts, or tinygrad's hand_coded_optimizations unless NOOPT
+    const BasicScheduler<U> k = apply_opts(sink, ren, opts);
+    sink = k.get_optimized_ast();
+    if (applied) *applied = k.applied_opts;
   }
+  for (const UOp& u : sink.toposort())
+    if (u.op() == Ops::RANGE && detail::range_type(u) == AxisType::THREAD) nthreads = u.vmax().clamped_int64() + 1;
   if (!sink.arg().template is<std::string>() || sink.arg().as_str().empty() || sink.arg().as_str() == "test")
     sink = sink.replace({.arg = Arg(detail::default_kernel_name(sink))});
   sink = graph_rewrite(sink, sym);  // postopt symbolic
+  // expand: UPCAST/UNROLL ranges become vector lanes
+  const bool expanded = detail::has_expand_ranges(sink);
+  if (expanded) sink = graph_rewrite(sink, sym.template get<U>() + pm_pre_expander.template get<U>() + expander.template get<U>());
   // REDUCE -> accumulator in a DEFINE_REG
   detail::ReduceContext rctx;
   sink = graph_rewrite(sink, pm_reduce.template get<U>() + gep_pushing.template get<U>(), rctx);
   sink = detail::add_gpudims(sink);
   sink = graph_rewrite(sink, pm_add_loads);
   // devectorize (scalar code: vector ALUs split, gated indices simplified), then symbolic
-  sink = graph_rewrite(graph_rewrite(sink, devectorize), sym);
+  // with vector lanes, in one rewrite with sym as tinygrad (the lanes' offsets must be simplified to fold);
+  // scalar kernels rewrite exactly as before
+  if (expanded)
+    sink = graph_rewrite(sink, sym.template get<U>() + devectorize.template get<U>() + devectorize_buf_and_index.template get<U>() +
+                                   load_store_folding.template get<U>() + correct_load_store.template get<U>(), ren);
+  else sink = graph_rewrite(graph_rewrite(sink, devectorize), sym);
   // weakint -> int32 / int64
   sink = graph_rewrite(sink, pm_lower_index_dtype);
   sink = graph_rewrite(sink, gep_pushing);
@@ -8745,9 +10359,9 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
 
 // the kernel AST as a linear Program for target (verified when SPEC=1, and always without NDEBUG)
 template <std::same_as<UOp> U>  // a template parameter, so that only callers instantiate codegen
-Program to_program(const U& ast, const Target& target) {
+Program to_program(const U& ast, const Target& target, const std::vector<Opt>* opts = nullptr) {
   Program p;
-  const U sink = full_rewrite_to_sink(ast, target, &p.threads);
+  const U sink = full_rewrite_to_sink(ast, target, &p.threads, opts);
   p.name = detail::c_identifier(sink.arg().as_str());
   p.uops = add_ifs(linearize(sink));
   for (const UOp& u : p.uops) {
@@ -10631,452 +12245,6 @@ template <class = void> std::string compile_cached(const std::string& ir, const 
 
 }  // namespace mg::llvm
 
-// ---- metagrad/schedule/rangeify.hpp ----
-// The scheduler: tinygrad's rangeify (schedule/indexing.py run_rangeify, schedule/rangeify.py). It turns
-// the tensor graph under a set of roots into kernels.
-//
-// 1. Ranges. Walking from the roots to the leaves, every node gets the index expressions its output is
-//    read at (its "out ranges", UOps over RANGEs) and passes index expressions to its sources (its
-//    "in ranges"): movement ops rewrite them (apply_movement_op), a REDUCE opens new REDUCE ranges.
-// 2. Realize decisions, as run_rangeify makes them: roots, CONTIGUOUS, COPY and COPY's source are
-//    always realized; a node whose consumers read it at different indices is realized; an elementwise
-//    op or REDUCE under an EXPAND that drops a range (the range "ends" there) is realized. A realized
-//    node that was not forced is then inlined again (tinygrad's remove_bufferize cost function) unless
-//    it reads more than 3 buffers or holds a REDUCE that reads a buffer: cheap elementwise work is
-//    recomputed, reductions are not.
-// 3. Kernels. Each realized node becomes one kernel AST in tinygrad's form:
-//    SINK(END(STORE(INDEX(PARAM 0, idx), value), ranges...)), where the value indexes its inputs with
-//    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
-//    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
-//
-// Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
-// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; reductions are not split into two
-// kernels (SPLIT_REDUCEOP); there is no kernel buffer limit (the CPU has none).
-
-
-namespace mg {
-
-// One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
-// output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
-struct ScheduleItem {
-  UOp ast;
-  std::vector<UOp> bufs;
-  std::string device;
-};
-
-struct Schedule {
-  std::vector<ScheduleItem> items;
-  std::vector<UOp> outputs;  // for each root, the BUFFER that holds its value, row-major in its shape
-};
-
-namespace detail {
-
-inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
-
-// tinygrad's apply_movement_op: the index expressions of the source from those of the output
-template <class T = void>
-std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Shape& out_shape, std::vector<UOp> rngs) {
-  switch (x.op()) {
-    case Ops::SHRINK: {
-      const auto pairs = mop_pairs(x);
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (pairs[i].first != 0) rngs[i] = rngs[i] + windex(pairs[i].first);
-      return rngs;
-    }
-    case Ops::PERMUTE: {
-      const ArgTuple& perm = x.arg().as_tuple();
-      std::vector<UOp> out(rngs.size());
-      for (std::size_t i = 0; i < perm.size(); ++i) out[std::size_t(perm[i].as_int())] = rngs[i];
-      return out;
-    }
-    case Ops::FLIP: {
-      const ArgTuple& flip = x.arg().as_tuple();
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (flip[i].as_bool()) rngs[i] = windex(in_shape[i] - 1) - rngs[i];
-      return rngs;
-    }
-    case Ops::EXPAND:
-      for (std::size_t i = 0; i < rngs.size(); ++i)
-        if (in_shape[i] != out_shape[i]) rngs[i] = windex(0);
-      return rngs;
-    case Ops::PAD: {
-      const auto pairs = mop_pairs(x);
-      for (std::size_t i = 0; i < rngs.size(); ++i) {
-        const auto [off, sz] = pairs[i];
-        if (sz == in_shape[i] && off == 0) continue;
-        const UOp& r = rngs[i];
-        const UOp valid = simplify((r >= windex(off)) & (r < windex(in_shape[i] + off)));
-        rngs[i] = valid.where(r - windex(off), UOp::invalid());
-      }
-      return rngs;
-    }
-    case Ops::RESHAPE: {
-      // flatten the output indices, then split the flat index by the input shape; symbolic folds the
-      // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
-      UOp combined = windex(0);
-      std::int64_t acc = 1;
-      for (std::size_t i = rngs.size(); i-- > 0;) {
-        combined = combined + rngs[i] * windex(acc);
-        acc *= out_shape[i];
-      }
-      std::vector<UOp> axes(in_shape.size());
-      for (std::size_t i = in_shape.size(); i-- > 0;) {
-        axes[i] = combined % windex(in_shape[i]);
-        combined = combined.floordiv(windex(in_shape[i]));
-      }
-      if (axes.empty()) return axes;
-      const UOp s = simplify(UOp::sink(axes));
-      return std::vector<UOp>(s.src().begin(), s.src().end());
-    }
-    default: throw Error("apply_movement_op: " + op_repr(x.op()) + " is not a movement op");
-  }
-}
-
-template <class T = void>
-class Rangeify {
- public:
-  Rangeify(const std::vector<UOp>& roots, std::string device) : roots_(roots), default_device_(std::move(device)) {}
-
-  Schedule run() {
-    Schedule sched;
-    std::vector<UOp> sink_src;
-    for (const UOp& r : roots_) {
-      if (!r) throw Error("schedule: a root is a null UOp");
-      sink_src.push_back(r);
-    }
-    topo_ = UOp::sink(sink_src).toposort();
-    topo_.pop_back();  // the SINK
-    info_.resize(topo_.size());
-    for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
-    analyse();
-    for (const UOp& r : roots_)
-      if (buffer_of(r).op() != Ops::BUFFER) at(r).realize = Forced;
-    assign_ranges();
-    decide_inlining();
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      Info& in = info_[k];
-      if (!in.kept()) continue;
-      emit(topo_[k], sched);
-    }
-    for (const UOp& r : roots_) sched.outputs.push_back(buffer_of(r).op() == Ops::BUFFER ? buffer_of(r) : at(r).buffer);
-    return sched;
-  }
-
- private:
-  enum Realize : std::uint8_t { None, Forced, Realized };
-  struct Info {
-    std::optional<Shape> shape;
-    std::string device;
-    std::vector<std::size_t> consumers;
-    bool has_rngs = false;
-    std::vector<UOp> in, out;  // index expressions given to the sources / of the output
-    std::vector<UOp> ending;   // ranges that end at an EXPAND above
-    Realize realize = None;
-    bool inlined = false;  // realized, then recomputed in place by its consumers
-    UOp buffer;            // the BUFFER a kept realized node is stored into
-    UOp expr;              // its value in terms of `out` (memoized)
-    bool kept() const { return realize != None && !inlined; }
-  };
-
-  std::vector<UOp> roots_;
-  std::string default_device_;
-  std::vector<UOp> topo_;
-  std::vector<Info> info_;
-  detail::PtrMap<std::size_t> index_;
-  std::int64_t next_range_ = 0;
-
-  std::size_t idx(const UOp& u) const { return *index_.find(u.node()); }
-  Info& at(const UOp& u) { return info_[idx(u)]; }
-
-  // a root that only reshapes a BUFFER is that buffer, row-major already: no kernel
-  static UOp buffer_of(UOp r) {
-    while (r.op() == Ops::RESHAPE) r = r.src(0);
-    return r;
-  }
-  static bool is_index_node(const UOp& u) { return u.dtype().scalar() == dtypes::weakint; }
-  static bool passthrough(Ops op) { return op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD; }
-  static bool is_elementwise(Ops op) { return GroupOp::ALU.contains(op) || op == Ops::CAST || op == Ops::BITCAST; }
-  // the sources that carry values (movement ops' shape arguments, devices and uniques do not)
-  static std::size_t nvalue_srcs(const UOp& u) {
-    switch (u.op()) {
-      case Ops::BUFFER: case Ops::CONST: case Ops::DEVICE: case Ops::UNIQUE: return 0;
-      case Ops::COPY: return 1;
-      default: break;
-    }
-    if (GroupOp::Movement.contains(u.op())) return 1;
-    return u.nsrc();
-  }
-
-  UOp new_range(std::int64_t size, AxisType t = AxisType::LOOP) {
-    if (size == 1) return windex(0);
-    return UOp::range(size, next_range_++, t);
-  }
-
-  // shapes, devices, consumers; rejects what the scheduler cannot run
-  void analyse() {
-    static const std::optional<Shape> no_shape;
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      const UOp& u = topo_[k];
-      Info& in = info_[k];
-      const Ops op = u.op();
-      if (op == Ops::DEVICE || op == Ops::UNIQUE || is_index_node(u)) continue;
-      std::vector<const std::optional<Shape>*> src_shapes;
-      for (const UOp& s : u.src()) src_shapes.push_back(index_.find(s.node()) ? &info_[idx(s)].shape : &no_shape);
-      in.shape = node_shape(u, src_shapes);
-      if (op == Ops::BUFFER || op == Ops::COPY) in.device = u.src(1).arg().as_str();
-      else if (op == Ops::CONST && u.nsrc() && u.src(0).op() == Ops::DEVICE) in.device = u.src(0).arg().as_str();
-      else
-        for (const UOp& s : u.src())
-          if (index_.find(s.node()) && !info_[idx(s)].device.empty()) { in.device = info_[idx(s)].device; break; }
-      if (in.device.empty()) in.device = default_device_;
-      const bool supported = op == Ops::BUFFER || op == Ops::CONST || op == Ops::COPY || op == Ops::CONTIGUOUS ||
-                             op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD || op == Ops::REDUCE || GroupOp::Movement.contains(op) || is_elementwise(op);
-      if (!supported) throw Error("schedule: cannot schedule " + op_repr(op) + " (" + u.dtype().repr() + ")");
-      if (u.dtype().count != 1) throw Error("schedule: " + op_repr(op) + " has vector dtype " + u.dtype().repr());
-      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) info_[idx(u.src(i))].consumers.push_back(k);
-      if (op == Ops::CONTIGUOUS) in.realize = Forced;
-      if (op == Ops::COPY) {
-        in.realize = Forced;
-        if (u.src(0).op() != Ops::BUFFER) at(u.src(0)).realize = Forced;
-      }
-    }
-  }
-
-  // tinygrad's run_rangeify: ranges from the roots down, with the realize decisions
-  void assign_ranges() {
-    for (std::size_t k = topo_.size(); k-- > 0;) {
-      const UOp& x = topo_[k];
-      Info& in = info_[k];
-      const Ops op = x.op();
-      if (!in.shape || op == Ops::BUFFER || op == Ops::CONST || shape_prod(*in.shape) == 0) continue;
-      const Shape& shape = *in.shape;
-      for (std::size_t c : in.consumers) {
-        const auto& e = info_[c].ending;
-        in.ending.insert(in.ending.end(), e.begin(), e.end());
-      }
-      std::vector<const std::vector<UOp>*> consumer_rngs;
-      for (std::size_t c : in.consumers)
-        if (info_[c].has_rngs) consumer_rngs.push_back(&info_[c].in);
-
-      std::vector<UOp> out;
-      if (in.realize != None) {
-        out = fresh_ranges(shape);
-        in.ending.clear();
-      } else if (consumer_rngs.empty()) {
-        continue;
-      } else if (consumer_rngs.size() == 1) {
-        out = *consumer_rngs[0];
-      } else {
-        bool all_same = true;
-        for (std::size_t i = 0; all_same && i < shape.size(); ++i)
-          for (const auto* cr : consumer_rngs) all_same = all_same && get_idx((*cr)[i]) == get_idx((*consumer_rngs[0])[i]);
-        if (all_same) {
-          for (std::size_t i = 0; i < shape.size(); ++i) {
-            UOp valid = UOp::const_(dtypes::bool_, Arg(false));
-            for (const auto* cr : consumer_rngs) valid = valid | get_valid((*cr)[i]);
-            out.push_back(simplify(valid.where(get_idx((*consumer_rngs[0])[i]), UOp::invalid())));
-          }
-        } else {
-          in.realize = Realized;
-          out = fresh_ranges(shape);
-        }
-      }
-      // an elementwise op or a reduce below an EXPAND that ends a range is realized
-      if (!in.ending.empty() && (is_elementwise(op) || op == Ops::REDUCE)) {
-        if (in.realize == None && !shape.empty()) {
-          in.realize = Realized;
-          out = fresh_ranges(shape);
-        }
-        in.ending.clear();
-      }
-
-      std::vector<UOp> rngs = out;
-      if (GroupOp::Movement.contains(op)) {
-        const Shape& src_shape = *info_[idx(x.src(0))].shape;
-        rngs = apply_movement_op(x, src_shape, shape, rngs);
-        if (op == Ops::EXPAND)
-          for (std::size_t i = 0; i < rngs.size(); ++i)
-            if (rngs[i] != out[i])
-              for (const UOp& r : ranges_of(out[i])) in.ending.push_back(r);
-      }
-      if (op == Ops::REDUCE) {
-        const Shape& src_shape = *info_[idx(x.src(0))].shape;
-        for (const Arg& a : x.arg()[1].as_tuple()) {
-          const std::size_t i = std::size_t(a.as_int());
-          rngs[i] = new_range(src_shape[i], AxisType::REDUCE);
-        }
-      }
-      in.in = std::move(rngs);
-      in.out = std::move(out);
-      in.has_rngs = true;
-    }
-  }
-  std::vector<UOp> fresh_ranges(const Shape& shape) {
-    std::vector<UOp> out;
-    for (std::int64_t s : shape) out.push_back(new_range(s));
-    return out;
-  }
-
-  // tinygrad's remove_bufferize: a realized node that was not forced is recomputed by its consumers
-  // unless it reads more than 3 buffers or one of its reductions reads a buffer
-  void decide_inlining() {
-    for (std::size_t k = 0; k < topo_.size(); ++k) {
-      if (info_[k].realize != Realized) continue;
-      std::vector<UOp> buffers, reduces;
-      walk_inputs(topo_[k], buffers, &reduces);
-      bool reduce_reads = false;
-      for (const UOp& r : reduces) {
-        std::vector<UOp> b;
-        walk_inputs(r, b, nullptr);
-        reduce_reads = reduce_reads || !b.empty();
-      }
-      info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
-    }
-  }
-  // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
-  void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
-    std::vector<UOp> stack;
-    detail::PtrMap<std::uint8_t> seen;
-    for (std::size_t i = 0; i < nvalue_srcs(x); ++i) stack.push_back(x.src(i));
-    if (reduces && x.op() == Ops::REDUCE) reduces->push_back(x);
-    while (!stack.empty()) {
-      UOp u = stack.back();
-      stack.pop_back();
-      if (seen.contains(u.node())) continue;
-      seen.set(u.node(), 1);
-      const Info& in = at(u);
-      if (u.op() == Ops::BUFFER || in.kept()) {
-        buffers.push_back(u);
-        continue;
-      }
-      if (reduces && u.op() == Ops::REDUCE) reduces->push_back(u);
-      for (std::size_t i = 0; i < nvalue_srcs(u); ++i) stack.push_back(u.src(i));
-    }
-  }
-
-  // the flat index into a row-major buffer of `shape` from per-axis index expressions
-  static UOp flat_index(const std::vector<UOp>& rngs, const Shape& shape) {
-    UOp valid = UOp::const_(dtypes::bool_, Arg(true)), e = windex(0);
-    std::int64_t stride = 1;
-    for (std::size_t i = rngs.size(); i-- > 0;) {
-      e = e + get_idx(rngs[i]) * windex(stride);
-      stride *= shape[i];
-      const UOp v = get_valid(rngs[i]);
-      if (!(v.op() == Ops::CONST && v.arg().py_equals(Arg(true)))) valid = valid & v;
-    }
-    return simplify(valid.where(e, UOp::invalid()));
-  }
-
-  // x's value at its out ranges
-  UOp expr(const UOp& x) {
-    Info& in = at(x);
-    if (in.expr) return in.expr;
-    const Ops op = x.op();
-    const Shape& shape = *in.shape;
-    UOp r;
-    if (shape_prod(shape) == 0) {
-      r = UOp::const_(x.dtype(), Arg(std::int64_t(0)));
-    } else if (op == Ops::CONST) {
-      r = UOp::const_(x.dtype(), x.arg());
-    } else if (op == Ops::REDUCE) {
-      const Ops rop = x.arg()[0].as_op();
-      if (shape_prod(*at(x.src(0)).shape) == 0) {
-        r = UOp::const_(x.dtype(), identity_element(rop, x.dtype()));
-      } else {
-        std::vector<UOp> rr;
-        for (const Arg& a : x.arg()[1].as_tuple())
-          if (in.in[std::size_t(a.as_int())].op() == Ops::RANGE) rr.push_back(in.in[std::size_t(a.as_int())]);
-        r = src_value(x, x.src(0)).reduce(rop, rr);
-      }
-    } else if (op == Ops::PAD) {
-      UOp valid = UOp::const_(dtypes::bool_, Arg(true));
-      for (const UOp& rg : in.in) valid = valid & get_valid(rg);
-      r = simplify(valid).where(src_value(x, x.src(0)), UOp::const_(x.dtype(), Arg(std::int64_t(0))));
-    } else if (GroupOp::Movement.contains(op) || op == Ops::CONTIGUOUS || op == Ops::DETACH || op == Ops::CONTIGUOUS_BACKWARD) {
-      r = src_value(x, x.src(0));
-    } else if (is_elementwise(op)) {
-      std::vector<UOp> src;
-      for (const UOp& s : x.src()) src.push_back(src_value(x, s));
-      r = x.replace({.src = std::move(src)});
-    } else {
-      throw Error("schedule: no kernel form for " + op_repr(op));
-    }
-    return in.expr = r;
-  }
-
-  // source s of x, read at x's in ranges
-  UOp src_value(const UOp& x, const UOp& s) {
-    const Info& xi = at(x);
-    const Info& si = at(s);
-    if (s.op() == Ops::BUFFER) return s.index({xi.in.at(0)});
-    if (s.op() == Ops::CONST) return expr(s);
-    if (si.kept()) return si.buffer.index({flat_index(xi.in, *si.shape)});
-    if (si.inlined) {
-      std::vector<std::pair<UOp, UOp>> sub;
-      for (std::size_t i = 0; i < si.out.size(); ++i)
-        if (si.out[i].op() == Ops::RANGE && !is_invalid(xi.in[i])) sub.emplace_back(si.out[i], xi.in[i]);
-      return expr(s).substitute(sub);
-    }
-    return expr(s);
-  }
-
-  void emit(const UOp& x, Schedule& sched) {
-    Info& in = at(x);
-    const Shape& shape = *in.shape;
-    const DType dt = x.dtype();
-    if (shape_prod(shape) == 0) {
-      in.buffer = new_buffer(in.device, 0, dt);
-      return;
-    }
-    // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
-    if (passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
-      in.buffer = at(x.src(0)).buffer;
-      return;
-    }
-    in.buffer = new_buffer(in.device, shape_prod(shape), dt);
-    if (x.op() == Ops::COPY) {
-      const UOp& s = x.src(0);
-      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device});
-      return;
-    }
-    const UOp value = expr(x);
-    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
-    std::vector<UOp> ends;
-    for (const UOp& r : in.out)
-      if (r.op() == Ops::RANGE) ends.push_back(r);
-    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
-    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
-    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
-    // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
-    std::vector<UOp> bufs{in.buffer};
-    std::vector<std::pair<UOp, UOp>> sub;
-    std::int64_t next_axis = 0;
-    std::vector<std::pair<UOp, UOp>> sub2;
-    for (const UOp& u : ast.toposort()) {
-      if (u.op() == Ops::BUFFER) {
-        if (u != in.buffer) bufs.push_back(u);
-      } else if (u.op() == Ops::RANGE) {
-        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
-        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
-      }
-    }
-    for (std::size_t i = 0; i < bufs.size(); ++i)
-      sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
-    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device});
-  }
-};
-
-}  // namespace detail
-
-// The kernels that compute roots (tensor-graph nodes), in an order that runs producers first.
-// Nodes with no device of their own (a bare CONST) get `device`.
-template <class T = void>
-Schedule create_schedule(const std::vector<UOp>& roots, const std::string& device = "CPU") {
-  return detail::Rangeify<T>(roots, device).run();
-}
-
-}  // namespace mg
-
 namespace mg {
 
 enum class DeviceKind : std::uint8_t { CPU, INTERP, NULL_ };
@@ -11224,7 +12392,7 @@ class Engine {
     const DeviceKind k = device_kind(item.device);
     if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
       if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
-      auto& dst = host_buffer(item.bufs[0]).bytes;
+      auto& dst = output_buffer(item.bufs[0]).bytes;
       const auto& src = host_buffer(item.bufs[1]).bytes;
       if (dst.size() != src.size())
         throw Error("COPY: " + std::to_string(src.size()) + " bytes into a buffer of " + std::to_string(dst.size()));
@@ -11235,7 +12403,11 @@ class Engine {
     if (k == DeviceKind::NULL_) return;
     const Program& p = ck->prog;
     std::vector<void*> bufs;
-    for (const UOp& b : item.bufs) bufs.push_back(host_buffer(b).bytes.data());
+    for (std::size_t i = 0; i < item.bufs.size(); ++i) {
+      // the output is written whole by the kernel (rangeify's stores cover the shape): no zeroing
+      auto& bytes = (i == 0 ? output_buffer(item.bufs[i]) : host_buffer(item.bufs[i])).bytes;
+      bufs.push_back(bytes.data() + (item.offsets.empty() ? 0 : item.offsets[i]));
+    }
     for (const UOp& prm : p.params)
       if (prm.arg().as_param().slot >= std::int64_t(bufs.size()))
         throw Error("kernel " + p.name + ": PARAM slot " + std::to_string(prm.arg().as_param().slot) + " but " + std::to_string(bufs.size()) + " buffers");
@@ -11248,6 +12420,17 @@ class Engine {
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
                   static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
+  }
+
+  // a buffer that is about to be written whole: a new one is allocated without zeroing it (with the
+  // host allocator of runtime/allocator.hpp, resize leaves the bytes unset)
+  static HostBuffer& output_buffer(const UOp& buf) {
+    if (buf.op() == Ops::BUFFER && !buf.attachment()) {
+      auto fresh = std::make_unique<HostBuffer>();
+      fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
+      buf.attach(std::move(fresh));
+    }
+    return host_buffer(buf);
   }
 
   // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
@@ -11278,9 +12461,45 @@ void run_schedule(const Schedule& s) {
 // Nodes with no device of their own (a bare CONST) compute on `device`.
 template <class T = void>
 std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& device = "CPU") {
-  const Schedule s = create_schedule<void>(roots, device);
+  Schedule s = create_schedule<void>(roots, device);
+  memory_plan<T>(s);
   run_schedule<void>(s);
   return s.outputs;
+}
+
+// tinygrad's assign: computes root into the BUFFER target (of the root's element count), in place, when
+// that is safe; returns false, having run nothing, when it is not. It is safe when the last kernel, the
+// one that stores into target, reads target only at the element it writes (an elementwise update such as
+// w - lr * g); any other read (through a permute, flip, shrink, or inside a reduce) could see elements
+// already overwritten (tinygrad's fix_store_hazard then computes into a temporary first; so does the caller).
+template <class T = void>
+bool realize_into(const UOp& root, const UOp& target, const std::string& device = "CPU") {
+  if (root.op() == Ops::BUFFER) return false;  // a copy of a buffer: no kernel to store with
+  Schedule s = create_schedule_into<void>({root}, {target}, device);
+  if (s.items.empty() || s.outputs[0] != target) return false;
+  for (std::size_t k = 0; k + 1 < s.items.size(); ++k)
+    for (std::size_t i = 0; i < s.items[k].bufs.size(); ++i)
+      if (s.items[k].bufs[i] == target && (i == 0 || s.items[k].ast.op() == Ops::COPY)) return false;
+  const ScheduleItem& last = s.items.back();
+  if (last.ast.op() != Ops::SINK || last.bufs[0] != target) return false;
+  // the target's PARAM slots (it may be bound twice), the index the kernel stores at, the indices it loads at
+  std::vector<std::int64_t> slots;
+  for (std::size_t i = 0; i < last.bufs.size(); ++i)
+    if (last.bufs[i] == target) slots.push_back(std::int64_t(i));
+  auto is_target = [&](const UOp& p) {
+    return p.op() == Ops::PARAM && std::find(slots.begin(), slots.end(), p.arg().as_param().slot) != slots.end();
+  };
+  UOp store_idx;
+  std::vector<UOp> load_idx;
+  for (const UOp& u : last.ast.toposort()) {
+    if (u.op() == Ops::STORE && u.src(0).op() == Ops::INDEX && is_target(u.src(0).src(0))) store_idx = u.src(0);
+    else if (u.op() == Ops::INDEX && is_target(u.src(0))) load_idx.push_back(u);
+  }
+  for (const UOp& l : load_idx)
+    if (l != store_idx) return false;
+  memory_plan<T>(s);
+  run_schedule<void>(s);
+  return true;
 }
 
 // MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
@@ -11619,9 +12838,10 @@ class Tensor {
     return a;
   }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
-  // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
-  // buffer.
+  // this tensor's buffer, which every tensor viewing that buffer then sees. A realized tensor's kernel
+  // stores into its buffer directly unless it also reads the buffer at other elements (then it computes
+  // into a temporary, copied in). A view of a buffer (movement ops on it, no pad) writes the elements it
+  // views; any other unrealized tensor is realized into a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -11634,8 +12854,10 @@ class Tensor {
     const Tensor& v = *bx;
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
-    HostArray a = v.to_host<T>();
     const UOp& buf = detail::view_base(d_->uop);
+    // the whole buffer: the value's last kernel stores into it when that is safe (realize_into)
+    if (buf.op() == Ops::BUFFER && is_realized() && realize_into<T>(v.d_->uop, buf, device())) return *this;
+    HostArray a = v.to_host<T>();
     if (buf.op() != Ops::BUFFER) {
       d_->uop = from_host(a, device()).d_->uop;
     } else if (is_realized()) {
@@ -13318,10 +14540,38 @@ inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::i
 
 namespace mg::nn {
 
+// While one is alive on this thread, the layers constructed get Tensor::empty parameters and buffers (of
+// the shape, dtype and device they would have had) and compute no initial values: for a model whose
+// weights are loaded next, or one that is only compiled (tinygrad's benchmarks replace every parameter
+// by Tensor.empty; nn::replace_empty does that to a model already made).
+//
+//   nn::EmptyInit empty;
+//   auto net = nn::models::ResNet50();   // 25M parameters, no time spent drawing them
+class EmptyInit {
+ public:
+  EmptyInit() : prev_(std::exchange(active(), true)) {}
+  ~EmptyInit() { active() = prev_; }
+  EmptyInit(const EmptyInit&) = delete;
+  EmptyInit& operator=(const EmptyInit&) = delete;
+  static bool& active() { static thread_local bool on = false; return on; }
+ private:
+  bool prev_;
+};
+
 namespace detail {
 // a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free
-// of the engine, so a translation unit that only declares layers does not compile it
-inline Tensor param(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+// of the engine, so a translation unit that only declares layers does not compile it. Under EmptyInit,
+// a buffer of t's shape whose value is never computed.
+inline Tensor param(const Tensor& t) {
+  if (EmptyInit::active()) return Tensor::empty(t.shape(), t.dtype(), t.device());
+  return Tensor::from_host(reference_eval(t.uop()), t.device());
+}
+// param(init()) of a drawn initial value (float32, default device), without building the draw's graph
+// under EmptyInit: a random graph per layer costs more than scheduling the model
+template <class F>
+Tensor drawn_param(const Shape& shape, F&& init) {
+  return EmptyInit::active() ? Tensor::empty(shape) : param(init());
+}
 inline Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
   Tensor b = param(t);
   b.requires_grad(false);
@@ -13342,8 +14592,8 @@ class Linear {
   Tensor weight;
   std::optional<Tensor> bias;
   Linear(std::int64_t in_features, std::int64_t out_features, bool has_bias = true)
-      : weight(detail::param(Tensor::uniform({out_features, in_features}, -bound(in_features), bound(in_features)))) {
-    if (has_bias) bias = detail::param(Tensor::uniform({out_features}, -bound(in_features), bound(in_features)));
+      : weight(detail::drawn_param({out_features, in_features}, [&] { return Tensor::uniform({out_features, in_features}, -bound(in_features), bound(in_features)); })) {
+    if (has_bias) bias = detail::drawn_param({out_features}, [&] { return Tensor::uniform({out_features}, -bound(in_features), bound(in_features)); });
   }
   Tensor operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
@@ -13393,7 +14643,7 @@ class Conv2d {
   Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
     const double scale = 1 / std::sqrt(double(in_channels * shape_prod(kernel_size)));
     if (with_kernel) lead.insert(lead.end(), kernel_size.begin(), kernel_size.end());
-    return detail::param(Tensor::uniform(lead, -scale, scale));
+    return detail::drawn_param(lead, [&] { return Tensor::uniform(lead, -scale, scale); });
   }
 
  private:
@@ -13551,7 +14801,7 @@ class RMSNorm {
 class Embedding {
  public:
   Tensor weight;
-  Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::param(Tensor::glorot_uniform({vocab_size, embed_size}))) {}
+  Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::drawn_param({vocab_size, embed_size}, [&] { return Tensor::glorot_uniform({vocab_size, embed_size}); })) {}
   Tensor operator()(const Tensor& idx) const {
     if (!idx.dtype().is_int()) throw Error("Embedding: expected an integer dtype for the index, got " + idx.dtype().repr());
     const Tensor hit = Tensor::arange(weight.shape()[0], std::nullopt, 1, std::nullopt, weight.device()) == idx.unsqueeze(-1);
@@ -13820,7 +15070,6 @@ inline LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
 // A member given to f may be a Tensor, a std::optional of anything visitable (skipped when empty), a
 // type with its own visit, a range of those (named 0, 1, ...), or a map from strings to those (named
 // by key), as tinygrad's walk goes through objects, lists and dicts.
-#include <iterator>
 
 
 namespace mg::nn {
@@ -13924,6 +15173,25 @@ std::vector<Tensor> get_parameters(M& model) {
   for (const auto& [name, t] : get_state_dict(model))
     if (std::none_of(out.begin(), out.end(), [&](const Tensor& o) { return o.uop() == t.uop(); })) out.push_back(t);
   return out;
+}
+
+// tinygrad's `for p in get_parameters(model): p.replace(Tensor.empty(p.shape))`, over the whole state
+// dict: every tensor of the model becomes a Tensor::empty of its shape, dtype and device (requires_grad
+// kept; a tensor named twice stays one tensor). The model's members are rebound: handles taken before
+// (an optimizer's parameter list) keep the old tensors. Returns the number of tensors replaced.
+template <class M>
+std::size_t replace_empty(M& model) {
+  std::vector<std::pair<Tensor, Tensor>> done;  // old -> new, so tied names stay tied
+  auto leaf = [&](const std::string&, Tensor& t) {
+    auto it = std::find_if(done.begin(), done.end(), [&](const auto& e) { return e.first.uop() == t.uop() || e.second.uop() == t.uop(); });
+    if (it != done.end()) { t = it->second; return; }  // a tied name, or the same member named again
+    Tensor e = Tensor::empty(t.shape(), t.dtype(), t.device());
+    if (const auto r = t.requires_grad()) e.requires_grad(*r);
+    done.emplace_back(t, e);
+    t = e;
+  };
+  detail::walk_state(model, "", leaf);
+  return done.size();
 }
 
 // tinygrad's load_state_dict: writes each of the model's tensors from the dict entry of its name

@@ -30,10 +30,17 @@ std::string lin_str(const Program& p) {
 UOp param(std::int64_t slot, DType dt, std::int64_t n) { return UOp::param(slot, dt.ptr(n)); }
 UOp idx(std::int64_t v) { return UOp::const_(dtypes::weakint, v); }
 UOp kernel(std::vector<UOp> ends, std::string name = "test") { return UOp(Ops::SINK, dtypes::void_, std::move(ends), Arg(std::move(name))); }
+// NOOPT: these tests compare tinygrad's NOOPT=1 linear forms (tests/codegen/test_opts.cpp covers the opts)
 Target llvm_like() {
   Target t;
+  t.noopt = true;
   t.device = "CPU";
   t.ops = OpSet{Ops::ADD, Ops::MUL, Ops::CDIV, Ops::CMOD, Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ, Ops::OR, Ops::AND, Ops::XOR, Ops::SHL, Ops::SHR, Ops::FDIV};
+  return t;
+}
+Target interp_noopt() {
+  Target t = interp_target();
+  t.noopt = true;
   return t;
 }
 // runs p on INTERP over the given buffers (each a vector of some element type), core_id handled by interp
@@ -107,7 +114,7 @@ TEST_CASE("to_program: (a+b).sum(1) linearizes exactly like tinygrad, and runs")
     CHECK(out[std::size_t(i)] == want);
   }
   // the INTERP target renders MULACC: (r<<2)+r2 fuses
-  const Program pi = to_program(ast, interp_target());
+  const Program pi = to_program(ast, interp_noopt());
   CHECK(count_op(pi, Ops::MULACC) == 1);
   std::vector<float> out2(4);
   run(pi, out2, a, b);
@@ -129,7 +136,7 @@ TEST_CASE("to_program: elementwise ranges merge (tinygrad's E_16)") {
 TEST_CASE("to_program: broadcast index math out[i,j] = a[i] + b[j]") {
   const UOp out = param(0, dtypes::float32, 12), a = param(1, dtypes::float32, 3), b = param(2, dtypes::float32, 4);
   const UOp r0 = UOp::range(3, 0), r1 = UOp::range(4, 1);
-  const Program p = to_program(kernel({out.index({r0 * idx(4) + r1}).store(a.index({r0}) + b.index({r1})).end({r0, r1})}), interp_target());
+  const Program p = to_program(kernel({out.index({r0 * idx(4) + r1}).store(a.index({r0}) + b.index({r1})).end({r0, r1})}), interp_noopt());
   CHECK(count_op(p, Ops::RANGE) == 2);  // merging would add a div and a mod: kept apart
   std::vector<float> o(12), x{1, 2, 3}, y{10, 20, 30, 40};
   run(p, o, x, y);
@@ -141,7 +148,7 @@ TEST_CASE("to_program: reduce MAX over the non-last axis (tinygrad's a.max(0))")
   const UOp c0 = param(0, dtypes::float32, 4), c4 = param(1, dtypes::float32, 16);
   const UOp c2 = UOp::range(4, 1), c5 = UOp::range(4, 0, AxisType::REDUCE);
   const UOp c9 = c4.index({c5 * idx(4) + c2}).reduce(Ops::MAX, {c5});
-  for (const Target& t : {llvm_like(), interp_target()}) {
+  for (const Target& t : {llvm_like(), interp_noopt()}) {
     const Program p = to_program(kernel({c0.index({c2}).store(c9).end({c2})}), t);
     CHECK(p.name == "r_4_4");
     CHECK(count_op(p, Ops::MAX) == (t.ops.contains(Ops::MAX) ? 1 : 0));  // LLVM-like: CMPLT + WHERE
@@ -171,7 +178,7 @@ TEST_CASE("to_program: pad via a gated INDEX loads 0 outside, stores inside") {
   const UOp r0 = UOp::range(6, 0), r1 = UOp::range(4, 1);
   const UOp cond = (r0 >= idx(1)) & (r0 < idx(5));
   const UOp v = a.index({((r0 - idx(1)) * idx(4) + r1).valid(cond)});
-  for (const Target& t : {llvm_like(), interp_target()}) {
+  for (const Target& t : {llvm_like(), interp_noopt()}) {
     const Program p = to_program(kernel({out.index({r0 * idx(4) + r1}).store(v + UOp::const_(dtypes::float32, 0.5)).end({r0, r1})}), t);
     // the gate moved to the LOAD (alt value 0)
     bool gated_load = false;
@@ -218,6 +225,7 @@ TEST_CASE("to_program: THREAD split over core_id (threads=4)") {
   const UOp r0 = UOp::range(8, 0), r1 = UOp::range(4, 1);
   const UOp i = r0 * idx(4) + r1;
   Target t = llvm_like();
+  t.noopt = false;  // the heuristic: UPCAST 4, then THREAD 4
   t.threads = 4;
   t.min_work_per_thread = 1;
   const Program p = to_program(kernel({out.index({i}).store(a.index({i}) + UOp::const_(dtypes::float32, 1.0)).end({r0, r1})}), t);
@@ -231,6 +239,7 @@ TEST_CASE("to_program: THREAD split over core_id (threads=4)") {
   for (int k = 0; k < 32; ++k) CHECK(o[std::size_t(k)] == float(k) + 1.0f);
   // tinygrad's heuristic: a small kernel is not split; neither without threads or with noopt
   Target t2 = llvm_like();
+  t2.noopt = false;
   t2.threads = 4;
   CHECK(to_program(kernel({out.index({i}).store(a.index({i})).end({r0, r1})}), t2).threads == 1);
   t.noopt = true;
@@ -257,7 +266,7 @@ TEST_CASE("to_program: transcendentals decompose for a backend without them") {
   const UOp ast = kernel({out.index({r}).store(a.index({r}).exp2()).end({r})});
   const Program p = to_program(ast, llvm_like());
   CHECK(count_op(p, Ops::EXP2) == 0);
-  CHECK(count_op(to_program(ast, interp_target()), Ops::EXP2) == 1);
+  CHECK(count_op(to_program(ast, interp_noopt()), Ops::EXP2) == 1);
   std::vector<float> o(4), x{0, 1, -2, 3.5f};
   run(p, o, x);
   for (int k = 0; k < 4; ++k) CHECK(o[std::size_t(k)] == Approx(std::exp2(x[std::size_t(k)])).epsilon(1e-6));
@@ -338,7 +347,7 @@ TEST_CASE("codegen: merging reduce ranges never drops one (unused ranges between
   const UOp v = cond.where(UOp::const_(dtypes::float32, 4.0), UOp::const_(dtypes::float32, 0.0));
   const UOp out = UOp::param(0, dtypes::float32.ptr(1));
   const UOp ast = UOp::sink(out.index({UOp::const_(dtypes::weakint, 0)}).store(v.reduce(Ops::ADD, {r[1], r[2], r[0], r[3]})));
-  const Program p = to_program(ast, interp_target());
+  const Program p = to_program(ast, interp_noopt());
   float result = 0;
   std::int32_t arange[4] = {0, 1, 2, 3};
   void* bufs[] = {&result, arange};

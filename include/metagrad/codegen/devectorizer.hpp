@@ -1,8 +1,11 @@
 #pragma once
-// tinygrad's codegen/late/devectorizer.py, the parts scalar CPU code needs: REDUCE becomes a DEFINE_REG
-// accumulator (pm_reduce), an INDEX used as a value becomes a LOAD (pm_add_loads), vector ALU ops become
-// STACKs of scalar ones (devectorize_alu), gated indices are simplified under their gate
-// (load_store_indexing), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
+// tinygrad's codegen/late/devectorizer.py: REDUCE becomes a DEFINE_REG accumulator (pm_reduce), an INDEX
+// used as a value becomes a LOAD (pm_add_loads), vector ALU ops become STACKs of scalar ones
+// (devectorize_alu; LLVM's SLP vectorizer regroups them, as in tinygrad), gated indices are simplified
+// under their gate (load_store_indexing), the lanes of expanded INDEXes fold into vector pointers
+// (load_store_folding) that split to the widths the target loads at once (correct_load_store: float4 /
+// float2 for float and half, scalars otherwise), vector accumulators become scalar registers
+// (devectorize_buf_and_index), and CONST/GEP/STACK take the explicit forms renderers expect (pm_render).
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -12,6 +15,7 @@
 #include "../symbolic/symbolic.hpp"
 #include "../symbolic/valid.hpp"
 #include "ranges.hpp"
+#include "target.hpp"
 
 namespace mg {
 
@@ -194,11 +198,220 @@ struct pm_render_def {
         rule(op<Ops::STACK>(var<"x">), [](UOp x) { return x; }));
   }
 };
+
+// ---- load/store folding (tinygrad's load_store_folding / correct_load_store / devectorize_buf_and_index) ----
+
+// INDEX(STACK(buf, buf, ...), vec): one scalar INDEX per lane
+template <std::same_as<UOp> U> std::optional<U> expand_index(const U& x) {
+  if (x.nsrc() != 2 || x.src(0).op() != Ops::STACK || !x.dtype().is_ptr) return std::nullopt;
+  const UOp& st = x.src(0);
+  const UOp buf = st.src(0);
+  for (const UOp& b : st.src()) if (b != buf) return std::nullopt;
+  const UOp& vec = x.src(1);
+  if (vec.dtype().count != int(st.nsrc())) return std::nullopt;
+  std::vector<UOp> idxs;
+  for (int i = 0; i < vec.dtype().count; ++i) idxs.push_back(buf.index({vec.gep(i)}, true));
+  return UOp(Ops::STACK, buf.dtype().vec(int(idxs.size())), idxs);
+}
+
+// a STACK of INDEXes into one buffer: runs of consecutive offsets (same root, same gate) become one
+// vector pointer each, concatenated with PTRCAT, and a GEP puts the lanes back in order
+template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& midx) {
+  if (midx.nsrc() < 2) return std::nullopt;
+  for (const UOp& s : midx.src()) if (s.op() != Ops::INDEX || s.nsrc() != 2 || !s.dtype().is_ptr) return std::nullopt;
+  const UOp buf = midx.src(0).src(0);
+  for (const UOp& s : midx.src()) if (s.src(0) != buf) return std::nullopt;
+  // (gate, root) -> offset -> lanes, in order of first appearance
+  struct Group {
+    UOp valid, root;
+    std::string kind;
+    std::map<std::int64_t, std::vector<std::size_t>> offsets;
+  };
+  std::vector<Group> groups;
+  for (std::size_t i = 0; i < midx.nsrc(); ++i) {
+    const UOp idx = get_idx(midx.src(i).src(1));
+    UOp root;
+    std::string kind;
+    std::int64_t off = 0;
+    if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) root = idx.src(0), off = idx.src(1).arg().as_int();
+    else if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) root = idx.src(1), off = idx.src(0).arg().as_int();
+    else if (is_invalid(idx)) kind = "INVALID";
+    else if (idx.op() == Ops::CONST && idx.arg().is_int()) kind = "CONST", off = idx.arg().as_int();
+    else root = idx;
+    const UOp valid = get_valid(midx.src(i).src(1));
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.valid == valid && g.root == root && g.kind == kind; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{valid, root, kind, {}});
+    it->offsets[off].push_back(i);
+  }
+  std::vector<UOp> ret;
+  std::vector<int> idxs(midx.nsrc(), -1);
+  int global_offset = 0;
+  const DType bdt = buf.dtype();
+  for (const Group& g : groups) {
+    std::vector<std::int64_t> keys;
+    for (const auto& kv : g.offsets) keys.push_back(kv.first);
+    for (std::size_t a = 0; a < keys.size();) {
+      std::size_t b = a + 1;
+      while (b < keys.size() && keys[b] == keys[b - 1] + 1) ++b;
+      UOp lidx = midx.src(g.offsets.at(keys[a])[0]);
+      const int n = int(b - a);
+      if (n > 1) lidx = lidx.cast(bdt.base().scalar().vec(n).ptr(bdt.size, bdt.addrspace));
+      for (int k = 0; k < n; ++k) for (std::size_t oo : g.offsets.at(keys[a + std::size_t(k)])) idxs[oo] = global_offset + k;
+      ret.push_back(lidx);
+      global_offset += n;
+      a = b;
+    }
+  }
+  const UOp cat(Ops::PTRCAT, bdt.base().scalar().ptr(bdt.size, bdt.addrspace).vec(global_offset), ret);
+  return cat.gep(idxs);
+}
+
+template <std::same_as<UOp> U> U cat_after_store(const U& cat, const U& data) {
+  int offset = 0;
+  std::vector<UOp> ret;
+  for (const UOp& s : cat.src()) {
+    const int n = s.dtype().count;
+    std::vector<int> lanes;
+    for (int i = offset; i < offset + n; ++i) lanes.push_back(i);
+    ret.push_back(s.store(n == 1 && data.dtype().count == 1 ? data : data.gep(lanes)));
+    offset += n;
+  }
+  return UOp::group(ret);
+}
+
+// STORE through a GEP of pointers: store the data in the pointers' order (the GEP inverted)
+template <std::same_as<UOp> U> U gep_on_store(const U& gep, const U& st) {
+  std::map<int, int> a;
+  const auto g = gep_idx(gep);
+  for (std::size_t i = 0; i < g.size(); ++i) a[g[i]] = int(i);
+  std::vector<int> inv;
+  for (const auto& kv : a) inv.push_back(kv.second);
+  return gep.src(0).store(st.gep(inv));
+}
+
+// split a vector LOAD/STORE into the widths the target loads at once (float4/float2 where the offset divides)
+template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& ren, const U& ls) {
+  const UOp& p = ls.src(0);
+  const UOp idx = p.op() == Ops::CAST ? p.src(0) : p;
+  if (idx.op() != Ops::INDEX || idx.nsrc() != 2) return std::nullopt;
+  const int sz = p.dtype().count;
+  if (sz == 1) return std::nullopt;
+  const UOp& buf = idx.src(0);
+  const DType base = buf.dtype().base().scalar();
+  std::vector<int> lengths;
+  if (!(base == dtypes::float32 || base == dtypes::float16 || base.is_fp8())) {
+  } else if (buf.dtype().addrspace == AddrSpace::REG) {
+  } else if (ren.supports_float4) {
+    lengths = {4, 2};
+  }
+  lengths.push_back(1);
+  const UOp offset = get_idx(idx.src(1)), mask = get_valid(idx.src(1));
+  std::erase_if(lengths, [&](int x) { return !offset.divides(x); });
+  int global_offset = 0;
+  std::vector<UOp> ret;
+  while (global_offset < sz) {
+    for (int fl : lengths) {
+      if (global_offset + fl > sz) continue;
+      UOp off = offset + UOp::const_(offset.dtype(), global_offset);
+      if (global_offset == 0) off = offset;
+      UOp lidx = buf.index({is_gated_index(idx.src(1)) ? off.valid(mask) : off}, true);
+      if (fl > 1) lidx = lidx.cast(base.vec(fl).ptr(buf.dtype().size, buf.dtype().addrspace));
+      if (ls.op() == Ops::STORE) {
+        std::vector<int> lanes;
+        for (int i = global_offset; i < global_offset + fl; ++i) lanes.push_back(i);
+        std::vector<UOp> src{lidx, ls.src(1).gep(lanes)};
+        for (std::size_t k = 2; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
+        ret.push_back(ls.replace({.src = std::move(src)}));
+      } else {
+        std::vector<UOp> src{lidx};
+        for (std::size_t k = 1; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
+        ret.push_back(ls.replace({.dtype = ls.dtype().scalar().vec(fl), .src = std::move(src)}));
+      }
+      global_offset += fl;
+      break;
+    }
+  }
+  if (ret.size() <= 1) return std::nullopt;
+  if (ls.op() == Ops::LOAD) return UOp(Ops::VCAT, ls.dtype(), ret);
+  return UOp::group(ret);
+}
+
+// a vector DEFINE_REG/DEFINE_LOCAL becomes a scalar one of count times the size, seen through a CAST
+template <std::same_as<UOp> U> std::optional<U> no_vectorized_buf(const U& buf) {
+  const DType d = buf.dtype();
+  if (!d.is_ptr || d.count == 1) return std::nullopt;
+  return buf.replace({.dtype = d.base().scalar().ptr(d.size * d.count, d.addrspace)}).cast(d);
+}
+
+// INDEX(CAST(buf), idx) of a vector buffer: the scalar lanes idx*count + 0..count-1
+template <std::same_as<UOp> U> std::optional<U> no_vectorized_index(const U& x) {
+  if (x.nsrc() != 2) return std::nullopt;
+  const UOp& c = x.src(0);
+  if (c.op() != Ops::CAST || !c.dtype().is_ptr) return std::nullopt;
+  const UOp& buf = c.src(0);
+  const UOp& def = buf.op() == Ops::AFTER ? buf.src(0) : buf;
+  if (def.op() != Ops::DEFINE_REG && def.op() != Ops::DEFINE_LOCAL) return std::nullopt;
+  const int cnt = c.dtype().count;
+  const UOp& idx = x.src(1);
+  if (idx.dtype().count != 1) return std::nullopt;
+  std::vector<UOp> offs;
+  for (int i = 0; i < cnt; ++i) offs.push_back(UOp::const_(idx.dtype(), i));
+  const DType vd = idx.dtype().vec(cnt);
+  const UOp lanes = UOp(Ops::MUL, vd, {idx.gep(std::vector<int>(std::size_t(cnt), 0)), UOp::const_(vd, cnt)});
+  return buf.broadcast(cnt).index({UOp(Ops::ADD, vd, {lanes, UOp(Ops::STACK, vd, offs)})}, true);
+}
+
+struct load_store_folding_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](UOp x, UOp) { return expand_index(x); }),
+        rule(op<Ops::STACK>(repeat(op<Ops::INDEX>)).named("midx"_n), [](UOp midx) { return fold_expanded_index(midx); }),
+        // GEP after LOAD
+        rule(op<Ops::LOAD>(op<Ops::GEP>.named("gep"_n), etc).named("ld"_n), [](UOp ld, UOp gep) -> std::optional<UOp> {
+          if (!gep.dtype().is_ptr) return std::nullopt;
+          std::vector<UOp> src(ld.src().begin(), ld.src().end());
+          src[0] = gep.src(0);
+          return ld.replace({.dtype = ld.dtype().scalar().vec(gep.src(0).dtype().vcount()), .src = std::move(src)}).gep(gep_idx(gep));
+        }),
+        // GEP on the pointer of a STORE
+        rule(op<Ops::STORE>(op<Ops::GEP>.named("gep"_n), var<"st">), [](UOp gep, UOp st) -> std::optional<UOp> {
+          if (!gep.dtype().is_ptr) return std::nullopt;
+          return gep_on_store(gep, st);
+        }),
+        // PTRCAT after LOAD and STORE
+        rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n), [](UOp ld, UOp cat) {
+          std::vector<UOp> loads;
+          for (const UOp& x : cat.src()) {
+            std::vector<UOp> src(ld.src().begin(), ld.src().end());
+            src[0] = x;
+            loads.push_back(ld.replace({.dtype = x.dtype().base(), .src = std::move(src)}));
+          }
+          return UOp(Ops::VCAT, cat.dtype().base().vec(cat.dtype().vcount()), loads);
+        }),
+        rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](UOp cat, UOp data) { return cat_after_store(cat, data); }));
+  }
+};
+
+struct correct_load_store_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, UOp ls) { return split_load_store(ren, ls); }));
+  }
+};
+
+struct devectorize_buf_and_index_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](UOp buf) { return no_vectorized_buf(buf); }),
+                 rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](UOp x, UOp) { return no_vectorized_index(x); }));
+  }
+};
 }  // namespace detail
 
 inline constexpr LazyRules<detail::pm_reduce_def> pm_reduce{};
 inline constexpr LazyRules<detail::pm_add_loads_def> pm_add_loads{};
 inline constexpr LazyRules<detail::devectorize_def> devectorize{};
 inline constexpr LazyRules<detail::pm_render_def> pm_render{};
+inline constexpr LazyRules<detail::load_store_folding_def> load_store_folding{};
+inline constexpr LazyRules<detail::correct_load_store_def> correct_load_store{};  // ctx: the Target
+inline constexpr LazyRules<detail::devectorize_buf_and_index_def> devectorize_buf_and_index{};
 
 }  // namespace mg

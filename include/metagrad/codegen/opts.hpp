@@ -1,9 +1,11 @@
 #pragma once
-// The kernel optimizations codegen applies after simplifying ranges (tinygrad's codegen/opt/postrange.py
-// Scheduler and heuristic.py). For now only the CPU's THREAD split: the outermost output LOOP range
-// that divides is split into (threads, rest), the THREAD range later becoming core_id (gpudims.hpp).
-// Also the kernel's default name, tinygrad's r_4_4 / E_16.
+// The kernel optimizations codegen applies after simplifying ranges: tinygrad's codegen/opt/postrange.py
+// Scheduler with apply_opt / shift_to, and Opt. A range is split into two; the new one gets an axis type
+// the later stages read: UPCAST/UNROLL become vector lanes (expander.hpp), THREAD becomes core_id
+// (gpudims.hpp). heuristic.hpp picks the opts. Also the kernel's default name, tinygrad's r_4_4 / E_16.
 #include <algorithm>
+#include <concepts>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -66,38 +68,198 @@ inline std::string default_kernel_name(const UOp& ast) {
   return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
 }
 
-// split rng into an outer range of `amount` (type t) and the rest: tinygrad's Scheduler.shift_to(top=True)
-inline UOp shift_to_top(const UOp& ast, const UOp& rng, std::int64_t amount, AxisType t, std::int64_t new_axis) {
-  auto old_sz = rng.src(0).divides(amount);
-  if (!old_sz) throw Error("shift_to: " + std::to_string(amount) + " does not divide range " + rng.src(0).render());
-  UOp nr = UOp::range(amount, new_axis, t);
-  UOp replaced = rng.replace({.src = std::vector<UOp>{*old_sz}});
-  return ast.substitute({{rng, nr * *old_sz + replaced}});
-}
-
-// tinygrad's hand_coded_optimizations, the threading part: the most threads (at most target.threads) that
-// leave min_work_per_thread elements to each, on the first output LOOP range they divide
-inline UOp apply_thread_opt(const UOp& ast, const Target& target, std::int64_t& threads_out) {
-  threads_out = 1;
-  if (target.noopt || target.threads <= 1) return ast;
-  const std::vector<UOp> rngs = kernel_rngs(ast);
-  std::int64_t work = 1;
-  for (const UOp& r : rngs) work *= r.vmax().clamped_int64() + 1;
-  const std::vector<UOp> glob = globalizable_rngs(ast);
-  std::int64_t next_axis = 0;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
-  for (std::int64_t t : {32, 16, 12, 8, 6, 5, 4, 3, 2}) {
-    if (t > target.threads || work / std::max<std::int64_t>(target.min_work_per_thread, 1) < t) continue;
-    for (const UOp& r : rngs) {
-      if (range_type(r) != AxisType::LOOP) continue;
-      const std::int64_t sz = r.vmax().clamped_int64() + 1;
-      if (r.src(0).op() != Ops::CONST || sz % t != 0) continue;
-      if (!in_list(glob, r)) break;  // tinygrad: the first LOOP axis that divides, or none
-      threads_out = t;
-      return graph_rewrite(shift_to_top(ast, r, t, AxisType::THREAD, next_axis), pm_flatten_range);
-    }
-  }
-  return ast;
-}
-
 }  // namespace mg::detail
+
+namespace mg {
+
+// tinygrad's OptOps (codegen/opt/__init__.py), in its order
+enum class OptOps : std::uint8_t { TC, UPCAST, UNROLL, LOCAL, THREAD, GROUP, GROUPTOP, NOLOCALS, PADTO, SWAP };
+inline const char* optops_name(OptOps o) {
+  static constexpr const char* names[] = {"TC", "UPCAST", "UNROLL", "LOCAL", "THREAD", "GROUP", "GROUPTOP", "NOLOCALS", "PADTO", "SWAP"};
+  return names[std::size_t(o)];
+}
+
+// one optimization: tinygrad's Opt(op, axis, arg). axis -1 is tinygrad's None; arg 0 means "the whole axis"
+struct Opt {
+  OptOps op = OptOps::UPCAST;
+  std::int64_t axis = -1;
+  std::int64_t arg = 0;
+  friend bool operator==(const Opt&, const Opt&) = default;
+  std::string repr() const {
+    return std::string("Opt(op=OptOps.") + optops_name(op) + ", axis=" + (axis < 0 ? std::string("None") : std::to_string(axis)) +
+           ", arg=" + std::to_string(arg) + ")";
+  }
+};
+
+// an opt that does not apply to this kernel (tinygrad's KernelOptError): the heuristic tries the next one
+struct KernelOptError : Error {
+  using Error::Error;
+};
+
+namespace detail {
+inline void opt_check(bool cond, const Opt& opt, const std::string& why) {
+  if (!cond) throw KernelOptError("apply_opt " + opt.repr() + ": " + why);
+}
+}  // namespace detail
+
+// tinygrad's Scheduler (codegen/opt/postrange.py): the kernel AST and the opts applied to it so far.
+// A template so that only translation units that optimize kernels compile it.
+template <std::same_as<UOp> U>
+class BasicScheduler {
+ public:
+  U ast;
+  Target ren;
+  std::vector<Opt> applied_opts;
+  bool dont_use_locals = false;
+
+  BasicScheduler(U a, Target t) : ast(std::move(a)), ren(std::move(t)) {
+    for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis_ = std::max(next_axis_, detail::range_axis(u) + 1);
+  }
+
+  std::vector<U> rngs() const { return detail::kernel_rngs(ast); }
+  std::size_t shape_len() const { return rngs().size(); }
+  // the size of each range; -1 where it is symbolic
+  std::vector<std::int64_t> full_shape() const {
+    std::vector<std::int64_t> out;
+    for (const UOp& r : rngs()) out.push_back(r.src(0).op() == Ops::CONST ? r.src(0).arg().as_int() : -1);
+    return out;
+  }
+  std::vector<AxisType> axis_types() const {
+    std::vector<AxisType> out;
+    for (const UOp& r : rngs()) out.push_back(detail::range_type(r));
+    return out;
+  }
+  std::vector<std::size_t> axes_of(std::initializer_list<AxisType> ts) const {
+    std::vector<std::size_t> out;
+    const auto at = axis_types();
+    for (std::size_t i = 0; i < at.size(); ++i) if (std::find(ts.begin(), ts.end(), at[i]) != ts.end()) out.push_back(i);
+    return out;
+  }
+  std::vector<U> ranges_of(std::initializer_list<AxisType> ts) const {
+    std::vector<U> out;
+    for (const UOp& r : rngs()) if (std::find(ts.begin(), ts.end(), detail::range_type(r)) != ts.end()) out.push_back(r);
+    return out;
+  }
+  std::int64_t upcast_size() const {
+    std::int64_t n = 1;
+    const auto fs = full_shape();
+    for (std::size_t a : axes_of({AxisType::UPCAST, AxisType::UNROLL})) n *= std::max<std::int64_t>(fs[a], 1);
+    return n;
+  }
+  // the LOOP/GLOBAL/LOCAL axes of constant size > 1 (tinygrad's upcastable_dims)
+  std::vector<std::size_t> upcastable_dims() const { return sized_axes({AxisType::GLOBAL, AxisType::LOCAL, AxisType::LOOP}); }
+  std::vector<std::size_t> unrollable_dims() const { return sized_axes({AxisType::GROUP_REDUCE, AxisType::REDUCE}); }
+  // the kernel's output shape: 1 on reduce axes, -1 where symbolic
+  std::vector<std::int64_t> output_shape() const {
+    auto fs = full_shape();
+    const auto at = axis_types();
+    for (std::size_t i = 0; i < fs.size(); ++i)
+      if (at[i] == AxisType::REDUCE || at[i] == AxisType::UNROLL || at[i] == AxisType::GROUP_REDUCE) fs[i] = 1;
+    return fs;
+  }
+  std::size_t upcasted() const { return axes_of({AxisType::UPCAST, AxisType::UNROLL}).size(); }
+  std::vector<U> reduceops() const {
+    std::vector<U> out;
+    for (const UOp& u : ast.toposort()) if (u.op() == Ops::REDUCE) out.push_back(u);
+    return out;
+  }
+  // the INDEX nodes of the kernel, last first (tinygrad's bufs)
+  std::vector<U> bufs() const {
+    std::vector<U> out;
+    for (const UOp& u : ast.toposort()) if (u.op() == Ops::INDEX) out.push_back(u);
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // split rng into (rng/amount, amount): the new range of type t is the inner one, or the outer one when top
+  std::pair<U, U> shift_to(const U& rng, std::int64_t amount, AxisType t, bool top = false) {
+    auto old_sz = rng.src(0).divides(amount);
+    if (!old_sz) throw KernelOptError("shift_to: " + std::to_string(amount) + " does not divide range " + rng.src(0).render() + " (axis " +
+                                      std::to_string(detail::range_axis(rng)) + ")");
+    U nr = U::range(amount, next_axis_++, t);
+    U replaced = rng.replace({.src = std::vector<UOp>{*old_sz}});
+    U sub = top ? nr * *old_sz + replaced : replaced * UOp::const_(dtypes::weakint, amount) + nr;
+    ast = ast.substitute({{rng, sub}});
+    return {replaced, nr};
+  }
+
+  // tinygrad's Scheduler.apply_opt for the opts a target without locals or tensor cores has
+  void apply_opt(const Opt& opt, bool append_opt = true) {
+    using detail::opt_check;
+    if (opt.op == OptOps::NOLOCALS) {
+      for (AxisType t : axis_types())
+        opt_check(t != AxisType::WARP && t != AxisType::LOCAL && t != AxisType::GROUP_REDUCE, opt, "no locals can't have locals");
+      if (append_opt) applied_opts.push_back(opt);
+      dont_use_locals = true;
+      return;
+    }
+    if (opt.op == OptOps::LOCAL || opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP)
+      opt_check(ren.has_local, opt, "locals needed for opt (device " + ren.device + " has none)");
+    if (opt.op == OptOps::TC) throw KernelOptError("apply_opt " + opt.repr() + ": no tensor cores on device " + ren.device);
+    const std::vector<U> rs = rngs();
+    const std::int64_t real = real_axis(opt, rs.size());
+    if (real < 0) throw KernelOptError("apply_opt " + opt.repr() + ": the opt needs an axis");
+    const U rng = rs[std::size_t(real)];
+    const AxisType rt = detail::range_type(rng);
+    const std::int64_t amt = opt.arg == 0 ? rng.vmax().clamped_int64() + 1 : opt.arg;
+    opt_check(amt > 0, opt, "amount " + std::to_string(amt) + " must be positive");
+    AxisType nt = AxisType::UPCAST;
+    switch (opt.op) {
+      case OptOps::UNROLL:
+        opt_check(amt <= 32, opt, "don't unroll more than 32");
+        opt_check(rt == AxisType::GROUP_REDUCE || rt == AxisType::REDUCE, opt, "unroll is for GROUP_REDUCE/REDUCE");
+        nt = AxisType::UNROLL;
+        break;
+      case OptOps::UPCAST:
+        opt_check(amt <= 16, opt, "don't upcast more than 16");
+        opt_check(rt == AxisType::GLOBAL || rt == AxisType::LOCAL || rt == AxisType::LOOP, opt,
+                  "upcast is for GLOBAL/LOCAL/LOOP, not " + std::string(axis_type_names[std::size_t(rt)]));
+        nt = AxisType::UPCAST;
+        break;
+      case OptOps::THREAD: {
+        opt_check(ren.threads > 1, opt, "target does not support threads");
+        opt_check(amt <= ren.threads, opt, "too many threads (" + std::to_string(amt) + " > " + std::to_string(ren.threads) + ")");
+        for (AxisType t : axis_types()) opt_check(t != AxisType::THREAD, opt, "already threaded");
+        opt_check(detail::in_list(detail::globalizable_rngs(ast), rng), opt, "can't apply range to this dim");
+        nt = AxisType::THREAD;
+        break;
+      }
+      default: throw KernelOptError("apply_opt " + opt.repr() + ": unsupported on device " + ren.device);
+    }
+    shift_to(rng, amt, nt, opt.op == OptOps::THREAD);
+    if (append_opt) applied_opts.push_back(opt);
+  }
+
+  // the AST with ranges flattened, ready for the expander
+  U get_optimized_ast() const { return graph_rewrite(ast, pm_flatten_range); }
+
+ private:
+  std::int64_t next_axis_ = 0;
+
+  std::vector<std::size_t> sized_axes(std::initializer_list<AxisType> ts) const {
+    std::vector<std::size_t> out;
+    const auto fs = full_shape();
+    for (std::size_t i : axes_of(ts)) if (fs[i] > 1) out.push_back(i);
+    return out;
+  }
+  std::int64_t real_axis(const Opt& opt, std::size_t n) const {
+    if (opt.axis < 0) return -1;
+    if (opt.op == OptOps::UNROLL) {
+      const auto u = unrollable_dims();
+      if (std::size_t(opt.axis) >= u.size())
+        throw KernelOptError("apply_opt " + opt.repr() + ": there are " + std::to_string(u.size()) + " unrollable axes");
+      return std::int64_t(u[std::size_t(opt.axis)]);
+    }
+    if (opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP) {
+      const auto r = axes_of({AxisType::REDUCE});
+      if (std::size_t(opt.axis) >= r.size())
+        throw KernelOptError("apply_opt " + opt.repr() + ": there are " + std::to_string(r.size()) + " reduce axes");
+      return std::int64_t(r[std::size_t(opt.axis)]);
+    }
+    detail::opt_check(std::size_t(opt.axis) < n, opt, "invalid axis (the kernel has " + std::to_string(n) + ")");
+    return opt.axis;
+  }
+};
+using Scheduler = BasicScheduler<UOp>;
+
+}  // namespace mg

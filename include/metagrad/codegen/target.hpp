@@ -25,8 +25,12 @@ struct Target {
   bool fp8 = true;
   // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
   bool disable_fast_idiv = false;
-  // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included)
+  // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included); env NOOPT=1 also turns them off
   bool noopt = false;
+  // tinygrad's Renderer.has_local: LOCAL/GROUP opts (no backend here has them; the CPU heuristic runs without)
+  bool has_local = false;
+  // tinygrad's supports_float4: contiguous float/half lanes load and store as float4/float2 vectors
+  bool supports_float4 = true;
 };
 
 // tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target

@@ -17,8 +17,10 @@
 #include "../symbolic/sym.hpp"
 #include "devectorizer.hpp"
 #include "estimates.hpp"
+#include "expander.hpp"
 #include "gater.hpp"
 #include "gpudims.hpp"
+#include "heuristic.hpp"
 #include "late_rewrite.hpp"
 #include "linearizer.hpp"
 #include "lower_index.hpp"
@@ -61,6 +63,11 @@ inline bool spec_on() {
   return getenv_int("SPEC", 0) > 0;
 #endif
 }
+inline bool has_expand_ranges(const UOp& sink) {
+  for (const UOp& u : sink.toposort())
+    if (u.op() == Ops::RANGE && (range_type(u) == AxisType::UPCAST || range_type(u) == AxisType::UNROLL)) return true;
+  return false;
+}
 inline std::string c_identifier(std::string s) {
   for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "k_" + s;
@@ -71,10 +78,14 @@ inline constexpr LazyRules<detail::pm_early_def> pm_early{};
 
 // tinygrad's full_rewrite_to_sink: the kernel AST lowered to the graph linearize orders. threads gets
 // the number of threads the kernel was split over (1 if not).
+// opts: apply exactly these (tinygrad's KernelInfo.opts_to_apply) instead of the heuristic; applied gets the
+// opts that were applied.
 template <std::same_as<UOp> U>
-U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads = nullptr) {
+U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads = nullptr, const std::vector<Opt>* opts = nullptr,
+                       std::vector<Opt>* applied = nullptr) {
   if (!ast || ast.op() != Ops::SINK) throw Error("to_program: the kernel AST must be a SINK, got " + (ast ? op_repr(ast.op()) : std::string("a null UOp")));
   Target ren = target;
+  ren.noopt = ren.noopt || getenv_int("NOOPT", 0) > 0;
   std::int64_t nthreads = 1;
   U sink = graph_rewrite(ast, pm_early, RewriteOptions{.bottom_up = true});
   if (ast.tag().is_none()) {
@@ -84,19 +95,31 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
     sink = graph_rewrite(graph_rewrite(sink, sym), pm_flatten_range);
     detail::RangeSubCtx simp;
     sink = graph_rewrite(sink, pm_flatten_range.template get<U>() + pm_simplify_ranges.template get<U>(), simp);
-    // optimizations: the THREAD split
-    sink = detail::apply_thread_opt(sink, ren, nthreads);
+    // optimizations: the given opts, or tinygrad's hand_coded_optimizations unless NOOPT
+    const BasicScheduler<U> k = apply_opts(sink, ren, opts);
+    sink = k.get_optimized_ast();
+    if (applied) *applied = k.applied_opts;
   }
+  for (const UOp& u : sink.toposort())
+    if (u.op() == Ops::RANGE && detail::range_type(u) == AxisType::THREAD) nthreads = u.vmax().clamped_int64() + 1;
   if (!sink.arg().template is<std::string>() || sink.arg().as_str().empty() || sink.arg().as_str() == "test")
     sink = sink.replace({.arg = Arg(detail::default_kernel_name(sink))});
   sink = graph_rewrite(sink, sym);  // postopt symbolic
+  // expand: UPCAST/UNROLL ranges become vector lanes
+  const bool expanded = detail::has_expand_ranges(sink);
+  if (expanded) sink = graph_rewrite(sink, sym.template get<U>() + pm_pre_expander.template get<U>() + expander.template get<U>());
   // REDUCE -> accumulator in a DEFINE_REG
   detail::ReduceContext rctx;
   sink = graph_rewrite(sink, pm_reduce.template get<U>() + gep_pushing.template get<U>(), rctx);
   sink = detail::add_gpudims(sink);
   sink = graph_rewrite(sink, pm_add_loads);
   // devectorize (scalar code: vector ALUs split, gated indices simplified), then symbolic
-  sink = graph_rewrite(graph_rewrite(sink, devectorize), sym);
+  // with vector lanes, in one rewrite with sym as tinygrad (the lanes' offsets must be simplified to fold);
+  // scalar kernels rewrite exactly as before
+  if (expanded)
+    sink = graph_rewrite(sink, sym.template get<U>() + devectorize.template get<U>() + devectorize_buf_and_index.template get<U>() +
+                                   load_store_folding.template get<U>() + correct_load_store.template get<U>(), ren);
+  else sink = graph_rewrite(graph_rewrite(sink, devectorize), sym);
   // weakint -> int32 / int64
   sink = graph_rewrite(sink, pm_lower_index_dtype);
   sink = graph_rewrite(sink, gep_pushing);
@@ -114,9 +137,9 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
 
 // the kernel AST as a linear Program for target (verified when SPEC=1, and always without NDEBUG)
 template <std::same_as<UOp> U>  // a template parameter, so that only callers instantiate codegen
-Program to_program(const U& ast, const Target& target) {
+Program to_program(const U& ast, const Target& target, const std::vector<Opt>* opts = nullptr) {
   Program p;
-  const U sink = full_rewrite_to_sink(ast, target, &p.threads);
+  const U sink = full_rewrite_to_sink(ast, target, &p.threads, opts);
   p.name = detail::c_identifier(sink.arg().as_str());
   p.uops = add_ifs(linearize(sink));
   for (const UOp& u : p.uops) {

@@ -7,6 +7,9 @@
 //   CPU     LLVM IR through ORC, kernels split over THREADS threads (default: all cores)
 //   INTERP  the linear UOps interpreted (runtime/interp.hpp), the oracle for compiled backends
 //   NULL    schedules and compiles (to linear UOps), runs nothing: for benchmarks of the compiler
+// Memory: realize_uops runs the memory planner (engine/memory.hpp) on the schedule, so intermediates
+// share an arena; a kernel's output is allocated without zeroing (every kernel writes its whole output),
+// from the host allocator's cache of freed buffers (runtime/allocator.hpp, tinygrad's LRUAllocator).
 // DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
 // kernel ASTs, 4 the generated source, 5 the linear UOps.
 #include <chrono>
@@ -22,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "memory.hpp"
 #include "../codegen/to_program.hpp"
 #include "../core/env.hpp"
 #include "../core/error.hpp"
@@ -178,7 +182,7 @@ class Engine {
     const DeviceKind k = device_kind(item.device);
     if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
       if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
-      auto& dst = host_buffer(item.bufs[0]).bytes;
+      auto& dst = output_buffer(item.bufs[0]).bytes;
       const auto& src = host_buffer(item.bufs[1]).bytes;
       if (dst.size() != src.size())
         throw Error("COPY: " + std::to_string(src.size()) + " bytes into a buffer of " + std::to_string(dst.size()));
@@ -189,7 +193,11 @@ class Engine {
     if (k == DeviceKind::NULL_) return;
     const Program& p = ck->prog;
     std::vector<void*> bufs;
-    for (const UOp& b : item.bufs) bufs.push_back(host_buffer(b).bytes.data());
+    for (std::size_t i = 0; i < item.bufs.size(); ++i) {
+      // the output is written whole by the kernel (rangeify's stores cover the shape): no zeroing
+      auto& bytes = (i == 0 ? output_buffer(item.bufs[i]) : host_buffer(item.bufs[i])).bytes;
+      bufs.push_back(bytes.data() + (item.offsets.empty() ? 0 : item.offsets[i]));
+    }
     for (const UOp& prm : p.params)
       if (prm.arg().as_param().slot >= std::int64_t(bufs.size()))
         throw Error("kernel " + p.name + ": PARAM slot " + std::to_string(prm.arg().as_param().slot) + " but " + std::to_string(bufs.size()) + " buffers");
@@ -202,6 +210,17 @@ class Engine {
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
                   static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
+  }
+
+  // a buffer that is about to be written whole: a new one is allocated without zeroing it (with the
+  // host allocator of runtime/allocator.hpp, resize leaves the bytes unset)
+  static HostBuffer& output_buffer(const UOp& buf) {
+    if (buf.op() == Ops::BUFFER && !buf.attachment()) {
+      auto fresh = std::make_unique<HostBuffer>();
+      fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
+      buf.attach(std::move(fresh));
+    }
+    return host_buffer(buf);
   }
 
   // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
@@ -232,9 +251,45 @@ void run_schedule(const Schedule& s) {
 // Nodes with no device of their own (a bare CONST) compute on `device`.
 template <class T = void>
 std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& device = "CPU") {
-  const Schedule s = create_schedule<void>(roots, device);
+  Schedule s = create_schedule<void>(roots, device);
+  memory_plan<T>(s);
   run_schedule<void>(s);
   return s.outputs;
+}
+
+// tinygrad's assign: computes root into the BUFFER target (of the root's element count), in place, when
+// that is safe; returns false, having run nothing, when it is not. It is safe when the last kernel, the
+// one that stores into target, reads target only at the element it writes (an elementwise update such as
+// w - lr * g); any other read (through a permute, flip, shrink, or inside a reduce) could see elements
+// already overwritten (tinygrad's fix_store_hazard then computes into a temporary first; so does the caller).
+template <class T = void>
+bool realize_into(const UOp& root, const UOp& target, const std::string& device = "CPU") {
+  if (root.op() == Ops::BUFFER) return false;  // a copy of a buffer: no kernel to store with
+  Schedule s = create_schedule_into<void>({root}, {target}, device);
+  if (s.items.empty() || s.outputs[0] != target) return false;
+  for (std::size_t k = 0; k + 1 < s.items.size(); ++k)
+    for (std::size_t i = 0; i < s.items[k].bufs.size(); ++i)
+      if (s.items[k].bufs[i] == target && (i == 0 || s.items[k].ast.op() == Ops::COPY)) return false;
+  const ScheduleItem& last = s.items.back();
+  if (last.ast.op() != Ops::SINK || last.bufs[0] != target) return false;
+  // the target's PARAM slots (it may be bound twice), the index the kernel stores at, the indices it loads at
+  std::vector<std::int64_t> slots;
+  for (std::size_t i = 0; i < last.bufs.size(); ++i)
+    if (last.bufs[i] == target) slots.push_back(std::int64_t(i));
+  auto is_target = [&](const UOp& p) {
+    return p.op() == Ops::PARAM && std::find(slots.begin(), slots.end(), p.arg().as_param().slot) != slots.end();
+  };
+  UOp store_idx;
+  std::vector<UOp> load_idx;
+  for (const UOp& u : last.ast.toposort()) {
+    if (u.op() == Ops::STORE && u.src(0).op() == Ops::INDEX && is_target(u.src(0).src(0))) store_idx = u.src(0);
+    else if (u.op() == Ops::INDEX && is_target(u.src(0))) load_idx.push_back(u);
+  }
+  for (const UOp& l : load_idx)
+    if (l != store_idx) return false;
+  memory_plan<T>(s);
+  run_schedule<void>(s);
+  return true;
 }
 
 // MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and

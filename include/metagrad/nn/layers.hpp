@@ -22,10 +22,38 @@
 
 namespace mg::nn {
 
+// While one is alive on this thread, the layers constructed get Tensor::empty parameters and buffers (of
+// the shape, dtype and device they would have had) and compute no initial values: for a model whose
+// weights are loaded next, or one that is only compiled (tinygrad's benchmarks replace every parameter
+// by Tensor.empty; nn::replace_empty does that to a model already made).
+//
+//   nn::EmptyInit empty;
+//   auto net = nn::models::ResNet50();   // 25M parameters, no time spent drawing them
+class EmptyInit {
+ public:
+  EmptyInit() : prev_(std::exchange(active(), true)) {}
+  ~EmptyInit() { active() = prev_; }
+  EmptyInit(const EmptyInit&) = delete;
+  EmptyInit& operator=(const EmptyInit&) = delete;
+  static bool& active() { static thread_local bool on = false; return on; }
+ private:
+  bool prev_;
+};
+
 namespace detail {
 // a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free
-// of the engine, so a translation unit that only declares layers does not compile it
-inline Tensor param(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+// of the engine, so a translation unit that only declares layers does not compile it. Under EmptyInit,
+// a buffer of t's shape whose value is never computed.
+inline Tensor param(const Tensor& t) {
+  if (EmptyInit::active()) return Tensor::empty(t.shape(), t.dtype(), t.device());
+  return Tensor::from_host(reference_eval(t.uop()), t.device());
+}
+// param(init()) of a drawn initial value (float32, default device), without building the draw's graph
+// under EmptyInit: a random graph per layer costs more than scheduling the model
+template <class F>
+Tensor drawn_param(const Shape& shape, F&& init) {
+  return EmptyInit::active() ? Tensor::empty(shape) : param(init());
+}
 inline Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
   Tensor b = param(t);
   b.requires_grad(false);
@@ -46,8 +74,8 @@ class Linear {
   Tensor weight;
   std::optional<Tensor> bias;
   Linear(std::int64_t in_features, std::int64_t out_features, bool has_bias = true)
-      : weight(detail::param(Tensor::uniform({out_features, in_features}, -bound(in_features), bound(in_features)))) {
-    if (has_bias) bias = detail::param(Tensor::uniform({out_features}, -bound(in_features), bound(in_features)));
+      : weight(detail::drawn_param({out_features, in_features}, [&] { return Tensor::uniform({out_features, in_features}, -bound(in_features), bound(in_features)); })) {
+    if (has_bias) bias = detail::drawn_param({out_features}, [&] { return Tensor::uniform({out_features}, -bound(in_features), bound(in_features)); });
   }
   Tensor operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
@@ -97,7 +125,7 @@ class Conv2d {
   Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
     const double scale = 1 / std::sqrt(double(in_channels * shape_prod(kernel_size)));
     if (with_kernel) lead.insert(lead.end(), kernel_size.begin(), kernel_size.end());
-    return detail::param(Tensor::uniform(lead, -scale, scale));
+    return detail::drawn_param(lead, [&] { return Tensor::uniform(lead, -scale, scale); });
   }
 
  private:
@@ -255,7 +283,7 @@ class RMSNorm {
 class Embedding {
  public:
   Tensor weight;
-  Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::param(Tensor::glorot_uniform({vocab_size, embed_size}))) {}
+  Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::drawn_param({vocab_size, embed_size}, [&] { return Tensor::glorot_uniform({vocab_size, embed_size}); })) {}
   Tensor operator()(const Tensor& idx) const {
     if (!idx.dtype().is_int()) throw Error("Embedding: expected an integer dtype for the index, got " + idx.dtype().repr());
     const Tensor hit = Tensor::arange(weight.shape()[0], std::nullopt, 1, std::nullopt, weight.device()) == idx.unsqueeze(-1);

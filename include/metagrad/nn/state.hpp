@@ -130,6 +130,25 @@ std::vector<Tensor> get_parameters(M& model) {
   return out;
 }
 
+// tinygrad's `for p in get_parameters(model): p.replace(Tensor.empty(p.shape))`, over the whole state
+// dict: every tensor of the model becomes a Tensor::empty of its shape, dtype and device (requires_grad
+// kept; a tensor named twice stays one tensor). The model's members are rebound: handles taken before
+// (an optimizer's parameter list) keep the old tensors. Returns the number of tensors replaced.
+template <class M>
+std::size_t replace_empty(M& model) {
+  std::vector<std::pair<Tensor, Tensor>> done;  // old -> new, so tied names stay tied
+  auto leaf = [&](const std::string&, Tensor& t) {
+    auto it = std::find_if(done.begin(), done.end(), [&](const auto& e) { return e.first.uop() == t.uop() || e.second.uop() == t.uop(); });
+    if (it != done.end()) { t = it->second; return; }  // a tied name, or the same member named again
+    Tensor e = Tensor::empty(t.shape(), t.dtype(), t.device());
+    if (const auto r = t.requires_grad()) e.requires_grad(*r);
+    done.emplace_back(t, e);
+    t = e;
+  };
+  detail::walk_state(model, "", leaf);
+  return done.size();
+}
+
 // tinygrad's load_state_dict: writes each of the model's tensors from the dict entry of its name
 // (Tensor::assign, so everything viewing the model's buffers sees the new values; a value of another
 // dtype is cast to the model's). Checked before anything is written: a shape mismatch throws (shapes ()

@@ -16,9 +16,16 @@
 //    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
 //    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
 //
+// 0. Before all that, tinygrad's split_reduceop: a reduce of at least REDUCEOP_SPLIT_THRESHOLD (32768)
+//    inputs per output becomes two kernels, the first with up to 256 outputs, so that it runs on
+//    several threads (SPLIT_REDUCEOP=0 turns it off, as in tinygrad).
+//
+// A root may be given a target BUFFER (tinygrad's assign: a STORE into the target): its kernel writes
+// there instead of into a new buffer.
+//
 // Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
-// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; reductions are not split into two
-// kernels (SPLIT_REDUCEOP); there is no kernel buffer limit (the CPU has none).
+// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; there is no kernel buffer limit
+// (the CPU has none).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -26,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/env.hpp"
 #include "../core/error.hpp"
 #include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
@@ -38,10 +46,13 @@ namespace mg {
 
 // One step of a schedule: a kernel (ast is a SINK; bufs[i] is bound to PARAM slot i, slot 0 is the
 // output) or a copy between devices (ast is a COPY; bufs is {destination, source}).
+// The memory planner (engine/memory.hpp) may bind several buffers to one arena: offsets[i], when
+// present, is the byte offset of bufs[i]'s data in it.
 struct ScheduleItem {
   UOp ast;
   std::vector<UOp> bufs;
   std::string device;
+  std::vector<std::int64_t> offsets;
 };
 
 struct Schedule {
@@ -93,18 +104,41 @@ std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Sh
     case Ops::RESHAPE: {
       // flatten the output indices, then split the flat index by the input shape; symbolic folds the
       // divisions and remainders away where the shapes line up (tinygrad's _apply_reshape)
-      UOp combined = windex(0);
-      std::int64_t acc = 1;
-      for (std::size_t i = rngs.size(); i-- > 0;) {
-        combined = combined + rngs[i] * windex(acc);
-        acc *= out_shape[i];
-      }
-      std::vector<UOp> axes(in_shape.size());
-      for (std::size_t i = in_shape.size(); i-- > 0;) {
-        axes[i] = combined % windex(in_shape[i]);
-        combined = combined.floordiv(windex(in_shape[i]));
-      }
+      // Done per group of axes whose sizes multiply to the same product (size-1 axes index 0): a
+      // reshape that adds or drops ones, or merges or splits a few axes, gives small expressions, which
+      // symbolic folds far faster than one flat index over the whole shape.
+      auto split = [&](std::size_t o0, std::size_t o1, std::size_t i0, std::size_t i1, std::vector<UOp>& axes) {
+        UOp combined = windex(0);
+        std::int64_t acc = 1;
+        for (std::size_t i = o1; i-- > o0;) {
+          combined = combined + rngs[i] * windex(acc);
+          acc *= out_shape[i];
+        }
+        for (std::size_t i = i1; i-- > i0;) {
+          axes[i] = combined % windex(in_shape[i]);
+          combined = i == i0 ? combined : combined.floordiv(windex(in_shape[i]));
+        }
+      };
+      std::vector<UOp> axes(in_shape.size(), windex(0));
       if (axes.empty()) return axes;
+      const bool grouped = std::none_of(in_shape.begin(), in_shape.end(), [](std::int64_t d) { return d == 0; }) &&
+                           std::none_of(out_shape.begin(), out_shape.end(), [](std::int64_t d) { return d == 0; });
+      if (!grouped) split(0, out_shape.size(), 0, in_shape.size(), axes);
+      for (std::size_t i = 0, o = 0; grouped;) {
+        while (i < in_shape.size() && in_shape[i] == 1) ++i;
+        while (o < out_shape.size() && out_shape[o] == 1) ++o;
+        if (i == in_shape.size() || o == out_shape.size()) break;
+        std::size_t i1 = i + 1, o1 = o + 1;
+        std::int64_t pi = in_shape[i], po = out_shape[o];
+        while (pi != po) {
+          if (pi < po && i1 < in_shape.size()) pi *= in_shape[i1++];
+          else if (po < pi && o1 < out_shape.size()) po *= out_shape[o1++];
+          else throw Error("apply_movement_op: reshape of " + shape_str(in_shape) + " into " + shape_str(out_shape) + " changes the size");
+        }
+        if (i1 - i == 1 && o1 - o == 1) axes[i] = rngs[o];
+        else split(o, o1, i, i1, axes);
+        i = i1, o = o1;
+      }
       const UOp s = simplify(UOp::sink(axes));
       return std::vector<UOp>(s.src().begin(), s.src().end());
     }
@@ -115,22 +149,26 @@ std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Sh
 template <class T = void>
 class Rangeify {
  public:
-  Rangeify(const std::vector<UOp>& roots, std::string device) : roots_(roots), default_device_(std::move(device)) {}
+  Rangeify(const std::vector<UOp>& roots, std::string device, std::vector<UOp> targets = {})
+      : roots_(roots), default_device_(std::move(device)), targets_(std::move(targets)) {
+    targets_.resize(roots_.size());
+  }
 
   Schedule run() {
     Schedule sched;
-    std::vector<UOp> sink_src;
-    for (const UOp& r : roots_) {
+    for (const UOp& r : roots_)
       if (!r) throw Error("schedule: a root is a null UOp");
-      sink_src.push_back(r);
-    }
-    topo_ = UOp::sink(sink_src).toposort();
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (targets_[i] && (targets_[i].op() != Ops::BUFFER || !shape_of(roots_[i]) || targets_[i].arg().as_int() != shape_prod(*shape_of(roots_[i]))))
+        throw Error("schedule: the target of root " + std::to_string(i) + " is not a BUFFER of its size");
+    topo_ = UOp::sink(roots_).toposort();
+    if (split_reduces()) topo_ = UOp::sink(roots_).toposort();
     topo_.pop_back();  // the SINK
     info_.resize(topo_.size());
     for (std::size_t k = 0; k < topo_.size(); ++k) index_.set(topo_[k].node(), k);
     analyse();
-    for (const UOp& r : roots_)
-      if (buffer_of(r).op() != Ops::BUFFER) at(r).realize = Forced;
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (buffer_of(roots_[i]).op() != Ops::BUFFER || targets_[i]) at(roots_[i]).realize = Forced;
     assign_ranges();
     decide_inlining();
     for (std::size_t k = 0; k < topo_.size(); ++k) {
@@ -140,6 +178,100 @@ class Rangeify {
     }
     for (const UOp& r : roots_) sched.outputs.push_back(buffer_of(r).op() == Ops::BUFFER ? buffer_of(r) : at(r).buffer);
     return sched;
+  }
+
+  // tinygrad's split_reduceop over the whole graph: rebuilds the roots when a reduce is split
+  bool split_reduces() {
+    static const bool on = getenv_int("SPLIT_REDUCEOP", 1) != 0;
+    if (!on || std::none_of(topo_.begin(), topo_.end(), [](const UOp& u) { return u.op() == Ops::REDUCE; })) return false;
+    detail::PtrMap<std::optional<Shape>> shapes;
+    detail::PtrMap<UOp> repl;
+    bool changed = false;
+    for (const UOp& n : topo_) {
+      std::vector<const std::optional<Shape>*> src_shapes;
+      std::vector<UOp> src;
+      bool moved = false;
+      for (const UOp& s : n.src()) {
+        src_shapes.push_back(shapes.find(s.node()));
+        const UOp* r = repl.find(s.node());
+        src.push_back(r ? *r : s);
+        moved = moved || r;
+      }
+      const std::optional<Shape> shape = detail::node_shape(n, src_shapes);
+      // a copy: the pointers into `shapes` do not survive the set below (the map may grow)
+      const std::optional<Shape> xshape = n.op() == Ops::REDUCE && src_shapes[0] ? *src_shapes[0] : std::nullopt;
+      shapes.set(n.node(), shape);
+      UOp m = moved ? n.replace({.src = std::move(src)}) : n;
+      if (n.op() == Ops::REDUCE && shape && xshape)
+        if (std::optional<UOp> sp = split_reduceop(m, *shape, *xshape, shapes)) m = *sp;
+      if (m != n) {
+        shapes.set(m.node(), shape);
+        repl.set(n.node(), m);
+        changed = true;
+      }
+    }
+    if (!changed) return false;
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (const UOp* r = repl.find(roots_[i].node())) roots_[i] = *r;
+    return true;
+  }
+  static std::optional<UOp> split_reduceop(const UOp& reduce, const Shape& rshape, const Shape& xshape, detail::PtrMap<std::optional<Shape>>& shapes) {
+    static const std::int64_t threshold = getenv_int("REDUCEOP_SPLIT_THRESHOLD", 32768);
+    static const std::int64_t split_size = getenv_int("REDUCEOP_SPLIT_SIZE", 22);
+    const std::int64_t rprod = shape_prod(rshape);
+    if (rprod == 0 || shape_prod(xshape) / rprod < threshold) return std::nullopt;
+    // which axes of x reach its base (the first non-movement node below it): an expanded axis does not,
+    // and splitting it would reduce copies of the same values in the first kernel
+    const UOp& x = reduce.src(0);
+    std::vector<UOp> idx;
+    for (std::size_t i = 0; i < xshape.size(); ++i) idx.push_back(xshape[i] > 1 ? UOp::range(xshape[i], std::int64_t(i)) : windex(0));
+    for (UOp cur = x; GroupOp::Movement.contains(cur.op()); cur = cur.src(0)) {
+      const auto* in_shape = shapes.find(cur.src(0).node());
+      const auto* out_shape = shapes.find(cur.node());
+      if (!in_shape || !*in_shape || !out_shape || !*out_shape) return std::nullopt;
+      idx = apply_movement_op(cur, **in_shape, **out_shape, idx);
+    }
+    std::vector<bool> reaches(xshape.size(), false);
+    if (!idx.empty())
+      for (const UOp& r : ranges_of(UOp::sink(idx))) reaches[std::size_t(r.arg()[0].as_int())] = true;
+    const std::int64_t max_div = std::min<std::int64_t>(256, (std::int64_t(1) << split_size) / rprod);
+    std::optional<std::pair<std::size_t, std::int64_t>> cand;
+    for (const Arg& a : reduce.arg()[1].as_tuple()) {
+      const std::size_t i = std::size_t(a.as_int());
+      for (std::int64_t d = max_div; d >= 8 && !cand; --d)
+        if (xshape[i] % d == 0 && reaches[i]) cand = {i, d};
+      if (cand) break;
+    }
+    if (!cand) return std::nullopt;
+    const auto [dim, divisor] = *cand;
+    Shape split_shape(xshape.begin(), xshape.begin() + std::ptrdiff_t(dim));
+    split_shape.push_back(divisor);
+    split_shape.push_back(xshape[dim] / divisor);
+    split_shape.insert(split_shape.end(), xshape.begin() + std::ptrdiff_t(dim) + 1, xshape.end());
+    std::vector<std::int64_t> perm;
+    for (std::size_t d = 0; d < split_shape.size(); ++d)
+      if (d != dim) perm.push_back(std::int64_t(d));
+    perm.push_back(std::int64_t(dim));
+    const UOp reshaped = mop_reshape(x, split_shape), splitted = mop_permute(reshaped, perm);
+    Shape permuted;
+    for (std::int64_t d : perm) permuted.push_back(split_shape[std::size_t(d)]);
+    shapes.set(reshaped.node(), split_shape);
+    shapes.set(splitted.node(), permuted);
+    // reduce the original axes (those of size 1 drop out, as tinygrad's _rop), then the split one; the
+    // first reduce is split again while it is still big (tinygrad's rewrite reaches it too)
+    std::vector<std::int64_t> axes;
+    Shape inner_shape = permuted;
+    for (const Arg& a : reduce.arg()[1].as_tuple()) {
+      const std::size_t i = std::size_t(a.as_int());
+      if (permuted[i] != 1) axes.push_back(a.as_int());
+      inner_shape[i] = 1;
+    }
+    const Ops op = reduce.arg()[0].as_op();
+    UOp inner = rop(splitted, op, axes);
+    if (inner.op() == Ops::REDUCE)
+      if (std::optional<UOp> sp = split_reduceop(inner, inner_shape, permuted, shapes)) inner = *sp;
+    const UOp first = UOp(Ops::CONTIGUOUS, reduce.dtype(), {inner});
+    return mop_reshape(rop(first, op, {std::int64_t(rshape.size())}), rshape);
   }
 
  private:
@@ -160,6 +292,7 @@ class Rangeify {
 
   std::vector<UOp> roots_;
   std::string default_device_;
+  std::vector<UOp> targets_;  // per root: the BUFFER its kernel stores into, or null for a new one
   std::vector<UOp> topo_;
   std::vector<Info> info_;
   detail::PtrMap<std::size_t> index_;
@@ -400,6 +533,12 @@ class Rangeify {
     return expr(s);
   }
 
+  UOp root_target(const UOp& x) const {
+    for (std::size_t i = 0; i < roots_.size(); ++i)
+      if (targets_[i] && roots_[i] == x) return targets_[i];
+    return UOp();
+  }
+
   void emit(const UOp& x, Schedule& sched) {
     Info& in = at(x);
     const Shape& shape = *in.shape;
@@ -408,15 +547,16 @@ class Rangeify {
       in.buffer = new_buffer(in.device, 0, dt);
       return;
     }
+    const UOp target = root_target(x);
     // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
-    if (passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
+    if (!target && passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
       in.buffer = at(x.src(0)).buffer;
       return;
     }
-    in.buffer = new_buffer(in.device, shape_prod(shape), dt);
+    in.buffer = target ? target : new_buffer(in.device, shape_prod(shape), dt);
     if (x.op() == Ops::COPY) {
       const UOp& s = x.src(0);
-      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device});
+      sched.items.push_back({x, {in.buffer, s.op() == Ops::BUFFER ? s : at(s).buffer}, in.device, {}});
       return;
     }
     const UOp value = expr(x);
@@ -442,7 +582,7 @@ class Rangeify {
     }
     for (std::size_t i = 0; i < bufs.size(); ++i)
       sub.emplace_back(bufs[i], UOp::param(std::int64_t(i), bufs[i].dtype().ptr(bufs[i].arg().as_int())));
-    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device});
+    sched.items.push_back({ast.substitute(sub).substitute(sub2), std::move(bufs), in.device, {}});
   }
 };
 
@@ -453,6 +593,13 @@ class Rangeify {
 template <class T = void>
 Schedule create_schedule(const std::vector<UOp>& roots, const std::string& device = "CPU") {
   return detail::Rangeify<T>(roots, device).run();
+}
+// The same, with the kernel of roots[i] storing into targets[i] where that is a BUFFER (of the root's
+// element count) rather than into a new buffer: tinygrad's assign. The caller checks the hazard (the
+// kernel reading the target at other indices than it writes, see engine/realize.hpp).
+template <class T = void>
+Schedule create_schedule_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
+  return detail::Rangeify<T>(roots, device, targets).run();
 }
 
 }  // namespace mg

@@ -51,17 +51,21 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
     if (v0 > v1) continue;  // an empty range: nothing to substitute
     all_candidates.emplace_back(expr, UOp::variable("fake" + std::to_string(i), v0, v1, expr.dtype()));
     if (!try_simplex) continue;
-    // every candidate is a set of constrained UOps; if each simplifies uop to the same output, take it
-    std::vector<std::vector<std::pair<UOp, UOp>>> candidates{{all_candidates.back()}};
+    // every candidate is a set of constrained UOps; if each simplifies uop to the same output, take it.
+    // There are one or two: a fixed array (a vector of vectors here makes GCC 12 -O2 report a bogus
+    // -Warray-bounds when it inlines the outer vector's reallocation)
+    std::vector<std::pair<UOp, UOp>> candidates[2] = {{all_candidates.back()}, {}};
+    std::size_t ncandidates = 1;
     if (expr.op() == Ops::ADD && v0 == 1) {
       auto terms = expr.split_uop(Ops::ADD);
       if (std::all_of(terms.begin(), terms.end(), [](const UOp& u) { return GroupOp::Irreducible.contains(u.op()); })) {
-        std::vector<std::pair<UOp, UOp>> c;
-        for (const UOp& Xi : terms) c.emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, Xi.vmax().clamped_int64(), Xi.dtype()));
-        candidates.push_back(std::move(c));
+        for (const UOp& Xi : terms)
+          candidates[1].emplace_back(Xi, UOp::variable("fake" + std::to_string(i), 1, Xi.vmax().clamped_int64(), Xi.dtype()));
+        ncandidates = 2;
       }
     }
-    for (const auto& candidate : candidates) {
+    for (std::size_t ci = 0; ci < ncandidates; ++ci) {
+      const auto& candidate = candidates[ci];
       std::vector<UOp> newuops;
       bool skip = false;
       for (const auto& [X, newX] : candidate) {

@@ -21,6 +21,7 @@
 #include "../core/error.hpp"
 #include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
+#include "../runtime/allocator.hpp"
 
 namespace mg {
 
@@ -52,21 +53,26 @@ inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype)
 }
 
 namespace detail {
-// 64-byte aligned storage, so compiled kernels may use aligned vector loads on a buffer
+// 64-byte aligned storage from the host allocator's cache (runtime/allocator.hpp), so compiled kernels
+// may use aligned vector loads on a buffer and a freed buffer is reused. resize() leaves new bytes
+// unset (construct without arguments default-initializes): host_buffer zeroes where it must.
 template <class T>
 struct AlignedAllocator {
   using value_type = T;
   AlignedAllocator() = default;
   template <class U> AlignedAllocator(const AlignedAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64))); }
-  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t(64)); }
+  T* allocate(std::size_t n) { return static_cast<T*>(host_alloc<>(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { host_free<>(p, n * sizeof(T)); }
+  template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+  template <class U, class... A> void construct(U* p, A&&... a) { ::new (static_cast<void*>(p)) U(std::forward<A>(a)...); }
   template <class U> bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
 };
 }  // namespace detail
 using AlignedBytes = std::vector<std::byte, detail::AlignedAllocator<std::byte>>;
 
-// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed) on first use. Every
-// device here (CPU, INTERP, NULL) keeps its buffers in host memory.
+// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed, so Tensor::empty reads as
+// zero here) on first use. The engine attaches the outputs its kernels write whole itself, unzeroed.
+// Every device here (CPU, INTERP, NULL) keeps its buffers in host memory.
 struct HostBuffer final : detail::Attachment {
   AlignedBytes bytes;
 };
@@ -75,6 +81,7 @@ inline HostBuffer& host_buffer(const UOp& buf) {
   if (auto* h = dynamic_cast<HostBuffer*>(buf.attachment())) return *h;
   auto fresh = std::make_unique<HostBuffer>();
   fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
+  if (!fresh->bytes.empty()) std::memset(fresh->bytes.data(), 0, fresh->bytes.size());
   return dynamic_cast<HostBuffer&>(*buf.attach(std::move(fresh)));
 }
 

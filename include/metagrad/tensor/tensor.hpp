@@ -357,9 +357,10 @@ class Tensor {
     return a;
   }
   // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. A view of a buffer (movement
-  // ops on it, no pad) writes the elements it views; any other unrealized tensor is realized into a new
-  // buffer.
+  // this tensor's buffer, which every tensor viewing that buffer then sees. A realized tensor's kernel
+  // stores into its buffer directly unless it also reads the buffer at other elements (then it computes
+  // into a temporary, copied in). A view of a buffer (movement ops on it, no pad) writes the elements it
+  // views; any other unrealized tensor is realized into a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -372,8 +373,10 @@ class Tensor {
     const Tensor& v = *bx;
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
-    HostArray a = v.to_host<T>();
     const UOp& buf = detail::view_base(d_->uop);
+    // the whole buffer: the value's last kernel stores into it when that is safe (realize_into)
+    if (buf.op() == Ops::BUFFER && is_realized() && realize_into<T>(v.d_->uop, buf, device())) return *this;
+    HostArray a = v.to_host<T>();
     if (buf.op() != Ops::BUFFER) {
       d_->uop = from_host(a, device()).d_->uop;
     } else if (is_realized()) {

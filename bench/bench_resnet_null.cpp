@@ -1,0 +1,120 @@
+// bench_resnet_null: the compiler's own benchmark (issue 5). ResNet-50, every parameter Tensor::empty, the
+// forward graph of a 64x3x224x224 empty image on the NULL device, then the work of tinygrad's
+// test/external/external_benchmark_schedule.py, each stage timed by itself:
+//   schedule    create_schedule of the logits (schedule/rangeify.hpp)
+//   rewrite     full_rewrite_to_sink of each unique kernel AST, for the CPU target (codegen/to_program.hpp)
+//   linearize   linearize of each rewritten sink (codegen/linearizer.hpp)
+// Best of N by this thread's CPU time, each round on a fresh forward graph (so no graph_rewrite result of
+// the round before is reused). With TINYGRAD_PATH set, bench_resnet_tinygrad.py measures tinygrad the same
+// way, and the ratios are printed. Issue 5's target: the total at most 1/50 of tinygrad's.
+//
+//   meson compile -C build bench/bench_resnet_null && TINYGRAD_PATH=/tmp/tinygrad ./build/bench/bench_resnet_null [rounds]
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <metagrad/metagrad.hpp>
+#include <metagrad/nn/models/resnet.hpp>
+
+#include "timing.hpp"
+
+using namespace mg;
+
+namespace {
+
+struct Stages {
+  Sample forward, schedule, rewrite, linearize, total;
+  std::size_t items = 0, kernels = 0, unique = 0, uops = 0;
+};
+
+Stages measure(nn::models::ResNet<nn::models::Bottleneck>& net, const Tensor& img, const Target& target, int rounds) {
+  Stages st;
+  for (int r = 0; r < rounds; ++r) {
+    Tensor out = img;
+    keep_best(st.forward, timed([&] { out = net(img); }));
+    Schedule s;
+    const Sample sched = timed([&] { s = create_schedule<void>({out.uop()}, "NULL"); });
+    std::vector<UOp> asts;
+    std::unordered_set<const void*> seen;
+    std::size_t kernels = 0;
+    for (const ScheduleItem& item : s.items)
+      if (item.ast.op() == Ops::SINK && (++kernels, seen.insert(item.ast.node()).second)) asts.push_back(item.ast);
+    std::vector<UOp> sinks;
+    const Sample rw = timed([&] { for (const UOp& a : asts) sinks.push_back(full_rewrite_to_sink(a, target)); });
+    std::vector<std::vector<UOp>> lines;
+    const Sample lin = timed([&] { for (const UOp& k : sinks) lines.push_back(linearize(k)); });
+    keep_best(st.schedule, sched), keep_best(st.rewrite, rw), keep_best(st.linearize, lin);
+    keep_best(st.total, {sched.cpu + rw.cpu + lin.cpu, sched.wall + rw.wall + lin.wall});
+    st.items = s.items.size(), st.kernels = kernels, st.unique = asts.size(), st.uops = 0;
+    for (const auto& l : lines) st.uops += l.size();
+  }
+  return st;
+}
+
+// tinygrad's figures: "name value" lines of bench_resnet_tinygrad.py
+std::map<std::string, double> run_tinygrad(int rounds) {
+  std::map<std::string, double> r;
+  const std::string cmd = "python3 " MG_BENCH_DIR "/bench_resnet_tinygrad.py " + std::to_string(rounds) + " 2>&1";
+  std::printf("\n$ %s\n", cmd.c_str());
+  std::fflush(stdout);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe)) {
+    std::string line = buf;
+    const std::size_t sp = line.find_last_of(' ');
+    char* end = nullptr;
+    const double v = sp == std::string::npos ? 0 : std::strtod(line.c_str() + sp + 1, &end);
+    if (sp != std::string::npos && end && end != line.c_str() + sp + 1) r[line.substr(0, sp)] = v;
+    else std::printf("  %s", line.c_str());
+  }
+  if (pclose(pipe) != 0) r.clear();
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
+  Target target = detail::device_target(DeviceKind::CPU);
+  target.threads = getenv_int("THREADS", 8);  // a fixed split, so that the kernels do not depend on this machine
+
+  Tensor::default_device = "NULL";  // the parameters and the image live on NULL, as with tinygrad's DEV=NULL
+  Sample build;
+  std::optional<nn::models::ResNet<nn::models::Bottleneck>> net;
+  build = timed([&] {
+    nn::EmptyInit empty;
+    net.emplace(nn::models::ResNet50());
+  });
+  std::size_t params = 0;
+  for (const Tensor& p : nn::get_parameters(*net)) params += std::size_t(p.numel());
+  const Tensor img = Tensor::empty({64, 3, 224, 224});
+  std::printf("ResNet-50: %zu tensors in the state dict, %zu elements; made under EmptyInit in %.2f ms\n",
+              nn::get_state_dict(*net).size(), params, build.cpu * 1e3);
+
+  const Stages m = measure(*net, img, target, rounds);
+  std::printf("metagrad, best of %d by CPU time (THREADS=%lld target):\n", rounds, static_cast<long long>(target.threads));
+  std::printf("  schedule items %zu, kernels %zu, unique ASTs %zu, linear uops %zu\n", m.items, m.kernels, m.unique, m.uops);
+  std::printf("  forward graph %9.2f ms (untimed by tinygrad's total)\n", m.forward.cpu * 1e3);
+  std::printf("  schedule      %9.2f ms\n  rewrite       %9.2f ms\n  linearize     %9.2f ms\n  total         %9.2f ms\n",
+              m.schedule.cpu * 1e3, m.rewrite.cpu * 1e3, m.linearize.cpu * 1e3, m.total.cpu * 1e3);
+
+  if (!std::getenv("TINYGRAD_PATH")) {
+    std::printf("\nset TINYGRAD_PATH to a tinygrad checkout to measure tinygrad on the same model\n");
+    return 0;
+  }
+  const auto tg = run_tinygrad(1);  // tinygrad's round takes seconds
+  if (tg.empty()) { std::printf("tinygrad: no result (see above)\n"); return 1; }
+  auto get = [&](const char* k) { auto it = tg.find(k); return it == tg.end() ? 0.0 : it->second; };
+  std::printf("\n%-12s %12s %12s %10s\n", "", "metagrad ms", "tinygrad ms", "faster x");
+  for (const auto& [name, mine] : std::vector<std::pair<const char*, double>>{
+           {"schedule", m.schedule.cpu}, {"rewrite", m.rewrite.cpu}, {"linearize", m.linearize.cpu}, {"total", m.total.cpu}})
+    std::printf("%-12s %12.2f %12.2f %10.1f\n", name, mine * 1e3, get(name) * 1e3, get(name) / mine);
+  std::printf("kernels: metagrad %zu, tinygrad %.0f; unique ASTs: metagrad %zu, tinygrad %.0f\n", m.kernels, get("kernels"),
+              m.unique, get("unique ASTs"));
+  std::printf("issue 5's target, total at most 1/50 of tinygrad's: %s\n", get("total") / m.total.cpu >= 50 ? "met" : "not met");
+  return 0;
+}

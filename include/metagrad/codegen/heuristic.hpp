@@ -1,0 +1,158 @@
+#pragma once
+// tinygrad's hand_coded_optimizations (codegen/opt/heuristic.py) for targets without locals or tensor
+// cores (the CPU): upcast small masked axes, upcast output axes along which some buffer does not move
+// (3 or 4 lanes, up to 32 in all), unroll a small last reduce (or by 4), upcast by 4 when nothing is,
+// then split the first LOOP axis that divides over threads. Opts that do not apply are skipped, as
+// tinygrad's try/except KernelOptError.
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <vector>
+
+#include "opts.hpp"
+#include "ranges.hpp"
+
+namespace mg {
+
+namespace detail {
+// x in root's backward slice, root itself excluded (tinygrad's backward_slice)
+inline bool in_backward_slice(const UOp& root, const UOp& x) {
+  if (root == x) return false;
+  return in_list(root.toposort(), x);
+}
+inline UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
+// the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
+inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
+  std::int64_t n = 1;
+  for (std::size_t a : axes) {
+    if (shape[a] < 0) return -1;
+    n *= shape[a];
+  }
+  return n;
+}
+}  // namespace detail
+
+template <std::same_as<UOp> U>
+BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
+  using detail::in_backward_slice;
+  BasicScheduler<U> k = k0;
+  if (k.ren.has_local) return k;  // the GROUP/LOCAL/matvec heuristics are not ported: no backend here has locals
+
+  // upcast small masked axes (from Tensor.stack / pad), leading axes first
+  std::vector<std::size_t> to_upcast;
+  {
+    const auto rs = k.rngs();
+    const auto fs = k.full_shape();
+    std::vector<U> where_conds;
+    for (const UOp& u : k.ast.toposort()) if (u.op() == Ops::WHERE) where_conds.push_back(u.src(0));
+    for (std::size_t axis : k.upcastable_dims()) {
+      bool masked = false;
+      for (const UOp& c : where_conds) masked = masked || in_backward_slice(c, rs[axis]);
+      std::int64_t p = fs[axis];
+      for (std::size_t j : to_upcast) p *= fs[j];
+      if (fs[axis] <= 7 && masked && p <= 7 * 7) to_upcast.push_back(axis);
+    }
+  }
+  for (auto it = to_upcast.rbegin(); it != to_upcast.rend(); ++it) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(*it), 0});
+
+  // more upcasts of output axes: prefer the axis fewest buffers move along, with the smallest strides
+  std::vector<std::size_t> upcasted_axis;
+  while (true) {
+    const std::int64_t out_sz = detail::prod_known(k.output_shape(), k.upcastable_dims());
+    if (!(out_sz >= 1024 && k.upcast_size() < 32)) break;
+    const auto rs = k.rngs();
+    const auto fs = k.full_shape();
+    const auto bufs = k.bufs();
+    const auto upr = k.ranges_of({AxisType::UPCAST, AxisType::UNROLL});
+    std::vector<std::array<std::int64_t, 4>> choices;
+    for (std::size_t axis : k.upcastable_dims()) {
+      for (std::int64_t amount : {3, 4}) {
+        if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
+        const UOp& rng = rs[axis];
+        bool some = false;
+        for (const UOp& b : bufs) {
+          const UOp idx = detail::buf_idx(b);
+          if (in_backward_slice(idx, rng)) continue;
+          bool all = true;
+          for (const UOp& r2 : upr) all = all && in_backward_slice(idx, r2);
+          some = some || all;
+        }
+        if (!some) continue;
+        std::int64_t num_strides = 0, sum_strides = 0;
+        for (const UOp& b : bufs) {
+          const UOp idx = detail::buf_idx(b);
+          if (in_backward_slice(idx, rng)) ++num_strides;
+          for (const UOp& c : idx.split_uop(Ops::ADD)) {
+            if (c == rng) sum_strides += 1;
+            if (c.op() == Ops::MUL && c.src(0) == rng && c.src(1).op() == Ops::CONST) sum_strides += c.src(1).arg().as_int();
+            if (c.op() == Ops::MUL && c.src(1) == rng && c.src(0).op() == Ops::CONST) sum_strides += c.src(0).arg().as_int();
+          }
+        }
+        choices.push_back({num_strides, sum_strides, std::int64_t(axis), amount});
+      }
+    }
+    if (choices.empty()) break;
+    std::sort(choices.begin(), choices.end());
+    k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], choices[0][3]});
+    upcasted_axis.push_back(std::size_t(choices[0][2]));
+  }
+
+  // unroll the last reduce axis when small(ish), or by 4
+  try {
+    auto ud = k.unrollable_dims();
+    if (!ud.empty() && (k.upcast_size() <= 4 || k.axes_of({AxisType::UNROLL}).empty()) && k.upcast_size() < 64) {
+      const std::int64_t s = k.full_shape()[ud.back()];
+      if (s <= 32) {
+        k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+        ud = k.unrollable_dims();
+        // a second small reduce axis too
+        if (!ud.empty() && s <= 3 && k.full_shape()[ud.back()] <= 3) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+      } else if (s % 4 == 0) {
+        k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 4});
+      }
+    }
+  } catch (const KernelOptError&) {
+  }
+
+  // if nothing is upcast and it is easy to, upcast by 4
+  {
+    const auto ud = k.upcastable_dims();
+    if (k.upcasted() == 0 && !ud.empty() && k.full_shape()[ud.back()] % 4 == 0) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(ud.back()), 4});
+  }
+
+  // threading: about 128K elements per thread, on the first LOOP axis that divides
+  if (k.ren.threads > 1) {
+    std::int64_t total = 1;
+    for (std::int64_t s : k.full_shape()) total = s < 0 || total < 0 ? -1 : total * s;
+    for (std::int64_t threads : {32, 16, 12, 8, 6, 5, 4, 3, 2}) {
+      if (threads > k.ren.threads || total < 0 || total / std::max<std::int64_t>(k.ren.min_work_per_thread, 1) < threads) continue;
+      const auto fs = k.full_shape();
+      for (std::size_t axis : k.axes_of({AxisType::LOOP})) {
+        if (fs[axis] > 0 && fs[axis] % threads == 0) {
+          try {
+            k.apply_opt(Opt{OptOps::THREAD, std::int64_t(axis), threads});
+          } catch (const KernelOptError&) {
+          }
+          break;
+        }
+      }
+      if (!k.applied_opts.empty() && k.applied_opts.back().op == OptOps::THREAD) break;
+    }
+  }
+  return k;
+}
+
+// tinygrad's apply_opts: the given opts (KernelInfo.opts_to_apply), else the heuristic unless NOOPT
+template <std::same_as<UOp> U>
+BasicScheduler<U> apply_opts(const U& ast, const Target& ren, const std::vector<Opt>* opts_to_apply = nullptr) {
+  BasicScheduler<U> k(ast, ren);
+  if (opts_to_apply) {
+    for (const Opt& o : *opts_to_apply) k.apply_opt(o);
+    return k;
+  }
+  if (ren.noopt) return k;
+  for (const UOp& u : ast.toposort()) if (u.op() == Ops::STAGE) return k;  // no multiblock opts in the heuristic
+  return hand_coded_optimizations(k);
+}
+
+}  // namespace mg

@@ -1,0 +1,263 @@
+// codegen opts: tinygrad's Scheduler.apply_opt (UPCAST, UNROLL, THREAD), hand_coded_optimizations for the
+// CPU, the expander and load/store folding. The opts the heuristic picks are tinygrad's (printed by
+// running its hand_coded_optimizations with DEV=CPU on the same kernels, 2 threads); every optimized
+// kernel is run on INTERP and checked against values computed here.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "metagrad/codegen/to_program.hpp"
+#include "metagrad/runtime/interp.hpp"
+
+using namespace mg;
+
+namespace {
+UOp param(std::int64_t slot, DType dt, std::int64_t n) { return UOp::param(slot, dt.ptr(n)); }
+UOp idx(std::int64_t v) { return UOp::const_(dtypes::weakint, v); }
+UOp kernel(std::vector<UOp> ends) { return UOp(Ops::SINK, dtypes::void_, std::move(ends), Arg("test")); }
+Target cpu(std::int64_t threads = 2) {
+  Target t;
+  t.device = "CPU";
+  t.ops = OpSet{Ops::ADD, Ops::MUL, Ops::CDIV, Ops::CMOD, Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ, Ops::OR, Ops::AND, Ops::XOR, Ops::SHL, Ops::SHR, Ops::FDIV, Ops::MAX};
+  t.threads = threads;
+  return t;
+}
+std::vector<Opt> heuristic_opts(const UOp& ast, const Target& t) {
+  std::vector<Opt> applied;
+  full_rewrite_to_sink(ast, t, nullptr, nullptr, &applied);
+  return applied;
+}
+std::string opts_str(const std::vector<Opt>& v) {
+  std::string s;
+  for (const Opt& o : v) s += o.repr() + " ";
+  return s;
+}
+template <class... B> void run(const Program& p, B&... bufs) {
+  std::vector<void*> ptrs{static_cast<void*>(bufs.data())...};
+  std::vector<std::int64_t> vals(p.vars.size(), 0);
+  const int slot = p.core_id_slot();
+  for (std::int64_t c = 0; c < p.threads; ++c) {
+    if (slot >= 0) vals[std::size_t(slot)] = c;
+    interp_run(p, ptrs, vals);
+  }
+}
+int count_vec(const Program& p, Ops o, int width) {
+  return int(std::count_if(p.uops.begin(), p.uops.end(), [&](const UOp& u) {
+    if (u.op() != o) return false;
+    const DType d = o == Ops::STORE ? u.src(0).dtype() : u.dtype();
+    return d.count == width;
+  }));
+}
+std::vector<float> iota_f(int n, float start = 0) {
+  auto v = std::vector<float>(std::size_t(n));
+  for (int i = 0; i < n; ++i) v[std::size_t(i)] = start + float(i % 13) * 0.5f;
+  return v;
+}
+
+// out[i,j] = a[i,j] + b[i,j] on n x m
+UOp add2d(int n, int m) {
+  const UOp out = param(0, dtypes::float32, n * m), a = param(1, dtypes::float32, n * m), b = param(2, dtypes::float32, n * m);
+  const UOp r0 = UOp::range(n, 0), r1 = UOp::range(m, 1);
+  const UOp i = r0 * idx(m) + r1;
+  return kernel({out.index({i}).store(a.index({i}) + b.index({i})).end({r0, r1})});
+}
+// out[i,k] = sum_j a[i,j] * b[j,k]
+UOp matmul(int n) {
+  const UOp out = param(0, dtypes::float32, n * n), a = param(1, dtypes::float32, n * n), b = param(2, dtypes::float32, n * n);
+  const UOp r0 = UOp::range(n, 0), r1 = UOp::range(n, 1), r2 = UOp::range(n, 2, AxisType::REDUCE);
+  const UOp s = (a.index({r0 * idx(n) + r2}) * b.index({r2 * idx(n) + r1})).reduce(Ops::ADD, {r2});
+  return kernel({out.index({r0 * idx(n) + r1}).store(s).end({r0, r1})});
+}
+// out[i] = sum_j a[i,j] (axis 1) or out[j] = sum_i a[i,j] (axis 0)
+UOp sum_axis(int n, int m, int axis) {
+  const UOp out = param(0, dtypes::float32, axis == 1 ? n : m), a = param(1, dtypes::float32, n * m);
+  const UOp ro = UOp::range(axis == 1 ? n : m, 0), rr = UOp::range(axis == 1 ? m : n, 1, AxisType::REDUCE);
+  const UOp i = axis == 1 ? ro * idx(m) + rr : rr * idx(m) + ro;
+  return kernel({out.index({ro}).store(a.index({i}).reduce(Ops::ADD, {rr})).end({ro})});
+}
+}  // namespace
+
+TEST_CASE("opts: elementwise a+b picks tinygrad's UPCAST and gets float4 loads and stores") {
+  const UOp ast = add2d(64, 64);
+  // the two ranges merge into one of 4096 first (tinygrad's E_1024_4)
+  CHECK(opts_str(heuristic_opts(ast, cpu())) == "Opt(op=OptOps.UPCAST, axis=0, arg=4) ");
+  const Program p = to_program(ast, cpu());
+  CHECK(p.name == "E_1024_4");
+  CHECK(count_vec(p, Ops::LOAD, 4) == 2);
+  CHECK(count_vec(p, Ops::STORE, 4) == 1);
+  std::vector<float> o(64 * 64, -1), a = iota_f(64 * 64), b = iota_f(64 * 64, 3);
+  run(p, o, a, b);
+  for (std::size_t k = 0; k < o.size(); ++k) REQUIRE(o[k] == a[k] + b[k]);
+}
+
+TEST_CASE("opts: matmul 64x64 picks tinygrad's opts and agrees with a plain loop") {
+  const UOp ast = matmul(64);
+  CHECK(opts_str(heuristic_opts(ast, cpu())) ==
+        "Opt(op=OptOps.UPCAST, axis=1, arg=4) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=0, arg=4) "
+        "Opt(op=OptOps.THREAD, axis=0, arg=2) ");
+  const Program p = to_program(ast, cpu());
+  CHECK(p.name == "r_8_16_2_4_4_16_4");
+  CHECK(p.threads == 2);
+  std::vector<float> o(64 * 64, -1), a = iota_f(64 * 64), b = iota_f(64 * 64, 1);
+  run(p, o, a, b);
+  for (int i = 0; i < 64; ++i)
+    for (int k = 0; k < 64; ++k) {
+      float s = 0;
+      for (int j = 0; j < 64; ++j) s += a[std::size_t(i * 64 + j)] * b[std::size_t(j * 64 + k)];
+      REQUIRE(o[std::size_t(i * 64 + k)] == Approx(s).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("opts: sums over an axis unroll the reduce as tinygrad does") {
+  for (int axis : {0, 1}) {
+    const UOp ast = sum_axis(64, 64, axis);
+    CHECK(opts_str(heuristic_opts(ast, cpu())) == "Opt(op=OptOps.UNROLL, axis=0, arg=4) ");
+    const Program p = to_program(ast, cpu());
+    CHECK(p.name == "r_64_16_4");
+    std::vector<float> o(64, -1), a = iota_f(64 * 64);
+    run(p, o, a);
+    for (int i = 0; i < 64; ++i) {
+      float s = 0;
+      for (int j = 0; j < 64; ++j) s += axis == 1 ? a[std::size_t(i * 64 + j)] : a[std::size_t(j * 64 + i)];
+      REQUIRE(o[std::size_t(i)] == Approx(s).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("opts: broadcast adds upcast the axis a buffer does not move along (tinygrad's choices)") {
+  for (int bcast_axis : {0, 1}) {
+    // out[i,j] = a[i,j] + b[j] (b broadcast along axis 0) or + b[i] (along axis 1)
+    const UOp out = param(0, dtypes::float32, 64 * 64), a = param(1, dtypes::float32, 64 * 64), b = param(2, dtypes::float32, 64);
+    const UOp r0 = UOp::range(64, 0), r1 = UOp::range(64, 1);
+    const UOp i = r0 * idx(64) + r1;
+    const UOp ast = kernel({out.index({i}).store(a.index({i}) + b.index({bcast_axis == 0 ? r1 : r0})).end({r0, r1})});
+    const Program p = to_program(ast, cpu());
+    if (bcast_axis == 0) {
+      CHECK(opts_str(heuristic_opts(ast, cpu())) == "Opt(op=OptOps.UPCAST, axis=1, arg=4) Opt(op=OptOps.UPCAST, axis=0, arg=4) ");
+      CHECK(p.name == "E_16_16_4_4");
+    } else {
+      CHECK(opts_str(heuristic_opts(ast, cpu())) == "Opt(op=OptOps.UPCAST, axis=1, arg=4) ");
+      CHECK(p.name == "E_64_16_4");
+    }
+    std::vector<float> o(64 * 64, -1), av = iota_f(64 * 64), bv = iota_f(64, 7);
+    run(p, o, av, bv);
+    for (int r = 0; r < 64; ++r)
+      for (int c = 0; c < 64; ++c)
+        REQUIRE(o[std::size_t(r * 64 + c)] == av[std::size_t(r * 64 + c)] + bv[std::size_t(bcast_axis == 0 ? c : r)]);
+  }
+}
+
+TEST_CASE("opts: a full sum and a small reduce unroll as tinygrad does") {
+  {
+    const UOp out = param(0, dtypes::float32, 1), a = param(1, dtypes::float32, 1024);
+    const UOp r = UOp::range(1024, 0, AxisType::REDUCE);
+    const UOp ast = kernel({out.index({idx(0)}).store(a.index({r}).reduce(Ops::ADD, {r}))});
+    CHECK(opts_str(heuristic_opts(ast, cpu())) == "Opt(op=OptOps.UNROLL, axis=0, arg=4) ");
+    const Program p = to_program(ast, cpu());
+    CHECK(p.name == "r_256_4");
+    std::vector<float> o(1, -1), av = iota_f(1024);
+    run(p, o, av);
+    float s = 0;
+    for (float x : av) s += x;
+    CHECK(o[0] == Approx(s).epsilon(1e-5));
+  }
+  {
+    const UOp ast = sum_axis(16, 16, 1);
+    CHECK(opts_str(heuristic_opts(ast, cpu())) == "Opt(op=OptOps.UNROLL, axis=0, arg=0) ");
+    const Program p = to_program(ast, cpu());
+    CHECK(p.name == "r_16_16");
+    std::vector<float> o(16, -1), av = iota_f(256);
+    run(p, o, av);
+    for (int i = 0; i < 16; ++i) {
+      float s = 0;
+      for (int j = 0; j < 16; ++j) s += av[std::size_t(i * 16 + j)];
+      REQUIRE(o[std::size_t(i)] == Approx(s).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("opts: conv-like reduce (8 out channels, 4 in, 3x3 on 16x16) picks tinygrad's opts") {
+  // out[co,y,x] = sum_{ci,ky,kx} img[ci, y+ky, x+kx] * w[co,ci,ky,kx]
+  const UOp out = param(0, dtypes::float32, 8 * 14 * 14), img = param(1, dtypes::float32, 4 * 16 * 16), w = param(2, dtypes::float32, 8 * 4 * 9);
+  const UOp co = UOp::range(8, 0), y = UOp::range(14, 1), x = UOp::range(14, 2);
+  const UOp ci = UOp::range(4, 3, AxisType::REDUCE), ky = UOp::range(3, 4, AxisType::REDUCE), kx = UOp::range(3, 5, AxisType::REDUCE);
+  const UOp v = img.index({ci * idx(256) + (y + ky) * idx(16) + x + kx}) * w.index({co * idx(36) + ci * idx(9) + ky * idx(3) + kx});
+  const UOp ast = kernel({out.index({co * idx(196) + y * idx(14) + x}).store(v.reduce(Ops::ADD, {ci, ky, kx})).end({co, y, x})});
+  CHECK(opts_str(heuristic_opts(ast, cpu())) ==
+        "Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=0) Opt(op=OptOps.UNROLL, axis=1, arg=0) ");
+  const Program p = to_program(ast, cpu());
+  CHECK(p.name == "r_2_14_14_4_4_3_3");
+  std::vector<float> o(8 * 14 * 14, -1), iv = iota_f(4 * 256), wv = iota_f(8 * 36, 1);
+  run(p, o, iv, wv);
+  for (int c = 0; c < 8; ++c)
+    for (int yy = 0; yy < 14; ++yy)
+      for (int xx = 0; xx < 14; ++xx) {
+        float s = 0;
+        for (int i = 0; i < 4; ++i)
+          for (int a = 0; a < 3; ++a)
+            for (int b = 0; b < 3; ++b) s += iv[std::size_t(i * 256 + (yy + a) * 16 + xx + b)] * wv[std::size_t(c * 36 + i * 9 + a * 3 + b)];
+        REQUIRE(o[std::size_t(c * 196 + yy * 14 + xx)] == Approx(s).epsilon(1e-4));
+      }
+}
+
+TEST_CASE("opts: explicit opts apply exactly, NOOPT applies none, bad opts are errors naming the opt") {
+  const UOp ast = matmul(16);
+  std::vector<Opt> opts{{OptOps::UPCAST, 0, 2}, {OptOps::UNROLL, 0, 8}, {OptOps::UPCAST, 1, 4}};
+  const Program p = to_program(ast, cpu(1), &opts);
+  CHECK(p.name == "r_8_4_2_4_2_8");
+  std::vector<float> o(256, -1), a = iota_f(256), b = iota_f(256, 2);
+  run(p, o, a, b);
+  for (int i = 0; i < 16; ++i)
+    for (int k = 0; k < 16; ++k) {
+      float s = 0;
+      for (int j = 0; j < 16; ++j) s += a[std::size_t(i * 16 + j)] * b[std::size_t(j * 16 + k)];
+      REQUIRE(o[std::size_t(i * 16 + k)] == Approx(s).epsilon(1e-5));
+    }
+  Target t = cpu();
+  t.noopt = true;
+  CHECK(heuristic_opts(ast, t).empty());
+  CHECK(to_program(ast, t).name == "r_16_16_16");
+  auto err = [&](std::vector<Opt> o) {
+    try {
+      to_program(ast, cpu(), &o);
+    } catch (const KernelOptError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(err({{OptOps::UPCAST, 2, 4}}) == "apply_opt Opt(op=OptOps.UPCAST, axis=2, arg=4): upcast is for GLOBAL/LOCAL/LOOP, not REDUCE");
+  CHECK(err({{OptOps::UPCAST, 0, 32}}) == "apply_opt Opt(op=OptOps.UPCAST, axis=0, arg=32): don't upcast more than 16");
+  CHECK(err({{OptOps::UNROLL, 1, 4}}) == "apply_opt Opt(op=OptOps.UNROLL, axis=1, arg=4): there are 1 unrollable axes");
+  CHECK(err({{OptOps::UPCAST, 0, 3}}) == "shift_to: 3 does not divide range 16 (axis 0)");
+  CHECK(err({{OptOps::LOCAL, 0, 4}}) == "apply_opt Opt(op=OptOps.LOCAL, axis=0, arg=4): locals needed for opt (device CPU has none)");
+  CHECK(err({{OptOps::THREAD, 0, 4}}) == "apply_opt Opt(op=OptOps.THREAD, axis=0, arg=4): too many threads (4 > 2)");
+  CHECK(err({{OptOps::THREAD, 0, 2}, {OptOps::THREAD, 1, 2}}) == "apply_opt Opt(op=OptOps.THREAD, axis=1, arg=2): already threaded");
+}
+
+TEST_CASE("opts: int buffers and odd offsets fall back to scalar or float2 accesses") {
+  // int add: tinygrad folds only float/half into vectors
+  const UOp out = param(0, dtypes::int32, 64), a = param(1, dtypes::int32, 64);
+  const UOp r = UOp::range(64, 0);
+  const UOp ast = kernel({out.index({r}).store(a.index({r}) + UOp::const_(dtypes::int32, 3)).end({r})});
+  std::vector<Opt> opts{{OptOps::UPCAST, 0, 4}};
+  const Program p = to_program(ast, cpu(1), &opts);
+  CHECK(count_vec(p, Ops::LOAD, 4) == 0);
+  CHECK(count_vec(p, Ops::LOAD, 1) == 4);
+  std::vector<int> o(64, -1), av(64);
+  for (int i = 0; i < 64; ++i) av[std::size_t(i)] = i * 7 - 100;
+  run(p, o, av);
+  for (int i = 0; i < 64; ++i) REQUIRE(o[std::size_t(i)] == av[std::size_t(i)] + 3);
+  // float at offset r*4+2: only 2 divides the offset, so float2 pieces
+  const UOp fo = param(0, dtypes::float32, 66), fa = param(1, dtypes::float32, 66);
+  const UOp r2 = UOp::range(16, 0), u = UOp::range(4, 1);
+  const UOp i2 = r2 * idx(4) + u + idx(2);
+  std::vector<Opt> o2{{OptOps::UPCAST, 0, 4}};
+  const Program p2 = to_program(kernel({fo.index({i2}).store(fa.index({i2}) * UOp::const_(dtypes::float32, 2.0)).end({r2, u})}), cpu(1), &o2);
+  CHECK(count_vec(p2, Ops::LOAD, 2) == 2);
+  CHECK(count_vec(p2, Ops::STORE, 2) == 2);
+  std::vector<float> fov(66, -1), fav = iota_f(66);
+  run(p2, fov, fav);
+  for (int i = 0; i < 66; ++i) REQUIRE(fov[std::size_t(i)] == (i >= 2 ? fav[std::size_t(i)] * 2 : -1.0f));
+}

@@ -1,0 +1,164 @@
+// The runtime's memory: the host allocator's cache (tinygrad's LRUAllocator), outputs the kernels write
+// whole (not zeroed first), the memory planner (intermediates of one schedule sharing an arena), split
+// reductions (tinygrad's split_reduceop: kernel counts from tinygrad, values from the reference
+// evaluator) and assign storing into the target's buffer.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <metagrad/metagrad.hpp>
+
+#include "../tensor/check.hpp"
+
+using namespace mg;
+
+namespace {
+
+std::vector<float> ramp(std::size_t n, float scale = 0.25f, float offset = -3.0f) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = float(int(i * 7 % 23)) * scale + offset;
+  return v;
+}
+
+const void* data_of(const Tensor& t) { return host_buffer(detail::view_base(t.uop())).bytes.data(); }
+
+void check_against_reference(const Tensor& t, double atol = 1e-4, double rtol = 1e-5) {
+  const HostArray want = reference_eval(t.uop());
+  test::check_close(t.to_vector<double>(), want.to_vector<double>(), atol, rtol);
+}
+
+std::size_t kernels(const Tensor& t) { return create_schedule({t.uop()}).items.size(); }
+
+}  // namespace
+
+TEST_CASE("memory: a freed buffer is handed to the next realize of its size", "[engine][memory]") {
+  Tensor a = Tensor::from(ramp(4096), {64, 64});
+  const void* first = nullptr;
+  {
+    Tensor r = (a * 2).realize();
+    first = data_of(r);
+    CHECK(r.to_vector<float>()[5] == Approx(ramp(4096)[5] * 2));
+  }
+  Tensor r2 = (a + 1).realize();  // same byte size: the cached allocation comes back
+  CHECK(data_of(r2) == first);
+  // and its old contents (a * 2) do not leak into the new value: the kernel wrote every element
+  const std::vector<float> v = r2.to_vector<float>(), in = ramp(4096);
+  for (std::size_t i = 0; i < v.size(); ++i) REQUIRE(v[i] == in[i] + 1);
+}
+
+TEST_CASE("memory: the allocator cache is bounded", "[engine][memory]") {
+  auto& alloc = detail::HostAllocator<>::instance();
+  for (int i = 0; i < 200; ++i) {
+    void* p = alloc.alloc(std::size_t(1000 + i) * 64);  // 200 different sizes, each freed into the cache
+    alloc.free(p, std::size_t(1000 + i) * 64);
+  }
+  CHECK(alloc.cached_bytes() <= std::size_t(2) << 30);
+  alloc.free_cache();
+  CHECK(alloc.cached_bytes() == 0);
+}
+
+TEST_CASE("memory: Tensor::empty reads as zero, even from a reused allocation", "[engine][memory]") {
+  { Tensor junk = (Tensor::from(ramp(256), {256}) + 100).realize(); }  // leaves non-zero bytes in the cache
+  Tensor e = Tensor::empty({256});
+  for (float x : e.to_vector<float>()) REQUIRE(x == 0.0f);
+}
+
+TEST_CASE("memory: the planner shares memory between intermediates that do not live together", "[engine][memory]") {
+  Tensor a = Tensor::from(ramp(1024), {32, 32});
+  // a chain of forced intermediates: each one is read only by the next kernel
+  Tensor t = ((((a + 1).contiguous() * 2).contiguous() - 3).contiguous() * 0.5).contiguous().sum(1);
+  Schedule s = create_schedule({t.uop()});
+  REQUIRE(s.items.size() == 5);
+  const std::int64_t saved = memory_plan(s);
+  CHECK(saved > 0);
+  // the arena is one buffer bound at offsets; live intermediates never overlap
+  std::size_t with_offsets = 0;
+  for (const ScheduleItem& it : s.items) with_offsets += !it.offsets.empty();
+  CHECK(with_offsets >= 3);
+  for (const std::string dev : {"CPU", "INTERP"}) {
+    Tensor b = Tensor::from(ramp(1024), {32, 32}, std::nullopt, dev);
+    Tensor u = ((((b + 1).contiguous() * 2).contiguous() - 3).contiguous() * 0.5).contiguous().sum(1);
+    check_against_reference(u);
+  }
+}
+
+TEST_CASE("memory: softmax intermediates overlap, so nothing is planned away and values hold", "[engine][memory]") {
+  Tensor a = Tensor::from(ramp(96), {8, 12});
+  Schedule s = create_schedule({a.softmax(1).uop()});
+  CHECK(memory_plan(s) == 0);
+  check_against_reference(a.softmax(1));
+}
+
+TEST_CASE("split_reduceop: kernel counts as tinygrad's", "[schedule][split]") {
+  // counts from tinygrad (schedule_linear) for the same expressions
+  Tensor X = Tensor::empty({4096, 4096}), Y = Tensor::empty({4096, 64}), Z = Tensor::empty({256, 128}), W = Tensor::empty({100003}),
+         V = Tensor::empty({8, 8192}), E = Tensor::empty({1, 64});
+  CHECK(kernels(X.sum()) == 3);  // split twice: 16M -> 4096 -> 256 -> 1
+  CHECK(kernels(X.sum(1)) == 1);
+  CHECK(kernels(X.sum(0)) == 1);
+  CHECK(kernels(X.mean()) == 3);
+  CHECK(kernels(X.softmax(1)) == 3);
+  CHECK(kernels(Y.sum()) == 2);
+  CHECK(kernels(Y.max()) == 2);
+  CHECK(kernels(Y.sum(0)) == 1);
+  CHECK(kernels((Y * 2 + 1).sum()) == 2);
+  CHECK(kernels(Y.permute({1, 0}).sum(1)) == 1);
+  CHECK(kernels(Z.sum()) == 2);
+  CHECK(kernels(W.sum()) == 1);  // 100003 is prime: no divisor to split by
+  CHECK(kernels(V.sum(1)) == 1);
+  CHECK(kernels(V.sum()) == 2);
+  CHECK(kernels(E.expand({4096, 64}).sum()) == 2);  // the expanded axis is not split, the other one is
+}
+
+TEST_CASE("split_reduceop: split reductions compute what the reference does", "[engine][split]") {
+  for (const std::string dev : {"CPU", "INTERP"}) {
+    Tensor Y = Tensor::from(ramp(4096 * 64, 0.125f, -1.0f), {4096, 64}, std::nullopt, dev);
+    check_against_reference(Y.sum(), 1e-2, 1e-5);
+    check_against_reference(Y.max());
+    check_against_reference((Y * 2 + 1).sum(), 1e-2, 1e-5);
+    check_against_reference(Y.reshape({1, 4096 * 64}).expand({2, 4096 * 64}).sum(1), 1e-2, 1e-5);
+    Tensor E = Tensor::from(ramp(64), {1, 64}, std::nullopt, dev);
+    check_against_reference(E.expand({4096, 64}).sum(), 1e-2, 1e-5);
+    Tensor I = Tensor::from(std::vector<int>(40000, 3), {40000}, dtypes::int32, dev);
+    CHECK(I.sum().item<int>() == 120000);
+  }
+}
+
+TEST_CASE("assign: a realized tensor's kernel stores into its own buffer", "[engine][assign]") {
+  for (const std::string dev : {"CPU", "INTERP"}) {
+    Tensor w = Tensor::from(ramp(64), {8, 8}, std::nullopt, dev).realize();
+    Tensor g = Tensor::from(ramp(64, 0.5f, 1.0f), {8, 8}, std::nullopt, dev);
+    Tensor view = w.reshape({64});  // another tensor on the same buffer sees the update
+    const void* before = data_of(w);
+    w.assign(w - g * 0.1);
+    CHECK(data_of(w) == before);
+    const std::vector<float> a = ramp(64), b = ramp(64, 0.5f, 1.0f), got = w.to_vector<float>(), seen = view.to_vector<float>();
+    for (std::size_t i = 0; i < 64; ++i) {
+      REQUIRE(got[i] == Approx(a[i] - b[i] * 0.1f));
+      REQUIRE(seen[i] == got[i]);
+    }
+    // a value that reads the buffer through a reduce (realized first) is still in place
+    w.assign(w - w.mean());
+    CHECK(data_of(w) == before);
+    double mean = 0;
+    for (float x : got) mean += x;
+    mean /= 64;
+    const std::vector<float> got2 = w.to_vector<float>();
+    for (std::size_t i = 0; i < 64; ++i) REQUIRE(got2[i] == Approx(got[i] - mean).margin(1e-5));
+  }
+}
+
+TEST_CASE("assign: a value that reads the target at other elements goes through a temporary", "[engine][assign]") {
+  for (const std::string dev : {"CPU", "INTERP"}) {
+    const std::vector<float> a = ramp(12);
+    Tensor w = Tensor::from(a, {3, 4}, std::nullopt, dev).realize();
+    CHECK_FALSE(realize_into(w.flip({1}).uop(), detail::view_base(w.uop()), dev));
+    w.assign(w.flip({1}) + 1);  // in place, an element would read a neighbour already overwritten
+    const std::vector<float> got = w.to_vector<float>();
+    for (std::size_t r = 0; r < 3; ++r)
+      for (std::size_t c = 0; c < 4; ++c) REQUIRE(got[r * 4 + c] == a[r * 4 + 3 - c] + 1);
+  }
+}
