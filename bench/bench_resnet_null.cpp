@@ -57,21 +57,16 @@ Stages measure(nn::models::ResNet<nn::models::Bottleneck>& net, const Tensor& im
 // tinygrad's figures: "name value" lines of bench_resnet_tinygrad.py
 std::map<std::string, double> run_tinygrad(int rounds) {
   std::map<std::string, double> r;
-  const std::string cmd = "python3 " MG_BENCH_DIR "/bench_resnet_tinygrad.py " + std::to_string(rounds) + " 2>&1";
-  std::printf("\n$ %s\n", cmd.c_str());
-  std::fflush(stdout);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) {
-    std::string line = buf;
+  const bool ok = run_peer("python3 " MG_BENCH_DIR "/bench_resnet_tinygrad.py " + std::to_string(rounds) + " 2>&1", [&](const std::string& line) {
     const std::size_t sp = line.find_last_of(' ');
+    if (sp == std::string::npos) return false;
     char* end = nullptr;
-    const double v = sp == std::string::npos ? 0 : std::strtod(line.c_str() + sp + 1, &end);
-    if (sp != std::string::npos && end && end != line.c_str() + sp + 1) r[line.substr(0, sp)] = v;
-    else std::printf("  %s", line.c_str());
-  }
-  if (pclose(pipe) != 0) r.clear();
+    const double v = std::strtod(line.c_str() + sp + 1, &end);
+    if (end == line.c_str() + sp + 1) return false;
+    r[line.substr(0, sp)] = v;
+    return true;
+  });
+  if (!ok) r.clear();
   return r;
 }
 

@@ -71,21 +71,17 @@ struct Peer {
 };
 Peer run_tinygrad(const std::string& corpus, int rounds) {
   Peer p;
-  const std::string cmd = "python3 " MG_BENCH_DIR "/bench_simplify_tinygrad.py '" + corpus + "' --rounds " + std::to_string(rounds) + " 2>&1";
-  std::printf("\n$ %s\n", cmd.c_str());
-  std::fflush(stdout);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return p;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe)) {
-    std::string line = buf;
-    double fw = 0;
-    long long n = 0;
-    if (std::sscanf(buf, "RESULT n=%lld fresh_cpu=%lf fresh_wall=%lf warm_cpu=%lf nodes=%lld", &n, &p.fresh_cpu, &fw, &p.warm_cpu, &p.nodes) == 5) p.ok = true;
-    else std::printf("  %s", line.c_str());
-  }
-  const int rc = pclose(pipe);
-  p.ok = p.ok && rc == 0;
+  const bool ran = run_peer("python3 " MG_BENCH_DIR "/bench_simplify_tinygrad.py '" + corpus + "' --rounds " + std::to_string(rounds) + " 2>&1",
+                           [&](const std::string& line) {
+                             double fw = 0;
+                             long long n = 0;
+                             if (std::sscanf(line.c_str(), "RESULT n=%lld fresh_cpu=%lf fresh_wall=%lf warm_cpu=%lf nodes=%lld", &n, &p.fresh_cpu, &fw,
+                                             &p.warm_cpu, &p.nodes) != 5)
+                               return false;
+                             p.ok = true;
+                             return true;
+                           });
+  p.ok = p.ok && ran;
   return p;
 }
 

@@ -3647,13 +3647,15 @@ template <class T = void> Json parse_json(std::string_view text) { return detail
 }  // namespace mg
 
 // ---- metagrad/core/env.hpp ----
-// tinygrad's getenv for integer settings (DEBUG, THREADS, CACHELEVEL, SPEC, ...): the variable's value,
-// or dflt when it is unset or empty. A value that is not an integer is an error naming the variable.
+// Settings: tinygrad's getenv for integer settings (DEBUG, THREADS, CACHELEVEL, SPEC, ...), and scoped
+// per-thread switches (Tensor::NoGrad, nn::EmptyInit).
 #include <cstdlib>
 
 
 namespace mg {
 
+// the variable's value, or dflt when it is unset or empty. A value that is not an integer is an error
+// naming the variable.
 inline std::int64_t getenv_int(const char* name, std::int64_t dflt) {
   const char* v = std::getenv(name);
   if (!v || !*v) return dflt;
@@ -3662,6 +3664,26 @@ inline std::int64_t getenv_int(const char* name, std::int64_t dflt) {
   if (*end) throw Error(std::string("environment variable ") + name + "=" + v + " is not an integer");
   return std::int64_t(x);
 }
+
+namespace detail {
+// A switch that is on for this thread while an object of it is alive (nested ones restore the state
+// before them). Tag makes each switch its own: `using NoGrad = detail::ThreadSwitch<struct NoGradTag>;`
+template <class Tag>
+class ThreadSwitch {
+ public:
+  ThreadSwitch() : prev_(std::exchange(active(), true)) {}
+  ~ThreadSwitch() { active() = prev_; }
+  ThreadSwitch(const ThreadSwitch&) = delete;
+  ThreadSwitch& operator=(const ThreadSwitch&) = delete;
+  static bool& active() {
+    static thread_local bool on = false;
+    return on;
+  }
+
+ private:
+  bool prev_;
+};
+}  // namespace detail
 
 }  // namespace mg
 
@@ -6642,18 +6664,19 @@ struct AlignedAllocator {
 }  // namespace detail
 using AlignedBytes = std::vector<std::byte, detail::AlignedAllocator<std::byte>>;
 
-// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed, so Tensor::empty reads as
-// zero here) on first use. The engine attaches the outputs its kernels write whole itself, unzeroed.
-// Every device here (CPU, INTERP, NULL) keeps its buffers in host memory.
+// The bytes of a BUFFER on the host, attached to its node: allocated on first use, zeroed (so
+// Tensor::empty reads as zero here) unless the caller is about to write all of it (`zero` false: the
+// engine, for the outputs its kernels write whole). Every device here (CPU, INTERP, NULL) keeps its
+// buffers in host memory.
 struct HostBuffer final : detail::Attachment {
   AlignedBytes bytes;
 };
-inline HostBuffer& host_buffer(const UOp& buf) {
+inline HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
   if (buf.op() != Ops::BUFFER) throw Error("host_buffer: " + op_repr(buf.op()) + " is not a BUFFER");
   if (auto* h = dynamic_cast<HostBuffer*>(buf.attachment())) return *h;
   auto fresh = std::make_unique<HostBuffer>();
   fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
-  if (!fresh->bytes.empty()) std::memset(fresh->bytes.data(), 0, fresh->bytes.size());
+  if (zero && !fresh->bytes.empty()) std::memset(fresh->bytes.data(), 0, fresh->bytes.size());
   return dynamic_cast<HostBuffer&>(*buf.attach(std::move(fresh)));
 }
 
@@ -12392,7 +12415,7 @@ class Engine {
     const DeviceKind k = device_kind(item.device);
     if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
       if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
-      auto& dst = output_buffer(item.bufs[0]).bytes;
+      auto& dst = host_buffer(item.bufs[0], /*zero=*/false).bytes;  // written whole
       const auto& src = host_buffer(item.bufs[1]).bytes;
       if (dst.size() != src.size())
         throw Error("COPY: " + std::to_string(src.size()) + " bytes into a buffer of " + std::to_string(dst.size()));
@@ -12405,7 +12428,7 @@ class Engine {
     std::vector<void*> bufs;
     for (std::size_t i = 0; i < item.bufs.size(); ++i) {
       // the output is written whole by the kernel (rangeify's stores cover the shape): no zeroing
-      auto& bytes = (i == 0 ? output_buffer(item.bufs[i]) : host_buffer(item.bufs[i])).bytes;
+      auto& bytes = host_buffer(item.bufs[i], /*zero=*/i != 0).bytes;
       bufs.push_back(bytes.data() + (item.offsets.empty() ? 0 : item.offsets[i]));
     }
     for (const UOp& prm : p.params)
@@ -12420,17 +12443,6 @@ class Engine {
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
                   static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
-  }
-
-  // a buffer that is about to be written whole: a new one is allocated without zeroing it (with the
-  // host allocator of runtime/allocator.hpp, resize leaves the bytes unset)
-  static HostBuffer& output_buffer(const UOp& buf) {
-    if (buf.op() == Ops::BUFFER && !buf.attachment()) {
-      auto fresh = std::make_unique<HostBuffer>();
-      fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
-      buf.attach(std::move(fresh));
-    }
-    return host_buffer(buf);
   }
 
   // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)
@@ -12770,16 +12782,7 @@ class Tensor {
     return r;
   }
   // While one is alive on this thread, new tensors do not take gradients.
-  class NoGrad {
-   public:
-    NoGrad() : prev_(std::exchange(active(), true)) {}
-    ~NoGrad() { active() = prev_; }
-    NoGrad(const NoGrad&) = delete;
-    NoGrad& operator=(const NoGrad&) = delete;
-    static bool& active() { static thread_local bool on = false; return on; }
-   private:
-    bool prev_;
-  };
+  using NoGrad = detail::ThreadSwitch<struct NoGradTag>;
   // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
   template <class = void>  // a template: only files that differentiate compile pm_gradient
   std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const std::optional<Tensor>& gradient = std::nullopt) const {
@@ -14547,16 +14550,7 @@ namespace mg::nn {
 //
 //   nn::EmptyInit empty;
 //   auto net = nn::models::ResNet50();   // 25M parameters, no time spent drawing them
-class EmptyInit {
- public:
-  EmptyInit() : prev_(std::exchange(active(), true)) {}
-  ~EmptyInit() { active() = prev_; }
-  EmptyInit(const EmptyInit&) = delete;
-  EmptyInit& operator=(const EmptyInit&) = delete;
-  static bool& active() { static thread_local bool on = false; return on; }
- private:
-  bool prev_;
-};
+using EmptyInit = mg::detail::ThreadSwitch<struct EmptyInitTag>;
 
 namespace detail {
 // a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free

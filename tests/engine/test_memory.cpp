@@ -17,11 +17,7 @@ using namespace mg;
 
 namespace {
 
-std::vector<float> ramp(std::size_t n, float scale = 0.25f, float offset = -3.0f) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = float(int(i * 7 % 23)) * scale + offset;
-  return v;
-}
+using test::ramp;
 
 const void* data_of(const Tensor& t) { return host_buffer(detail::view_base(t.uop())).bytes.data(); }
 

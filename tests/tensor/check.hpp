@@ -12,6 +12,13 @@
 
 namespace mg::test {
 
+// deterministic test data: n values on a grid of 23 steps of `scale` from `offset`, mixed signs
+inline std::vector<float> ramp(std::size_t n, float scale = 0.25f, float offset = -3.0f) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = float(int(i * 7 % 23)) * scale + offset;
+  return v;
+}
+
 // |got - want| <= atol + rtol * |want| for every element (NaNs must match, infinities must be equal)
 template <class T, class U = double>  // want may be a braced list (of doubles)
 void check_close(const std::vector<T>& got, const std::vector<U>& want, double atol = 1e-6, double rtol = 1e-5) {

@@ -182,7 +182,7 @@ class Engine {
     const DeviceKind k = device_kind(item.device);
     if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
       if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
-      auto& dst = output_buffer(item.bufs[0]).bytes;
+      auto& dst = host_buffer(item.bufs[0], /*zero=*/false).bytes;  // written whole
       const auto& src = host_buffer(item.bufs[1]).bytes;
       if (dst.size() != src.size())
         throw Error("COPY: " + std::to_string(src.size()) + " bytes into a buffer of " + std::to_string(dst.size()));
@@ -195,7 +195,7 @@ class Engine {
     std::vector<void*> bufs;
     for (std::size_t i = 0; i < item.bufs.size(); ++i) {
       // the output is written whole by the kernel (rangeify's stores cover the shape): no zeroing
-      auto& bytes = (i == 0 ? output_buffer(item.bufs[i]) : host_buffer(item.bufs[i])).bytes;
+      auto& bytes = host_buffer(item.bufs[i], /*zero=*/i != 0).bytes;
       bufs.push_back(bytes.data() + (item.offsets.empty() ? 0 : item.offsets[i]));
     }
     for (const UOp& prm : p.params)
@@ -210,17 +210,6 @@ class Engine {
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
                   static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
-  }
-
-  // a buffer that is about to be written whole: a new one is allocated without zeroing it (with the
-  // host allocator of runtime/allocator.hpp, resize leaves the bytes unset)
-  static HostBuffer& output_buffer(const UOp& buf) {
-    if (buf.op() == Ops::BUFFER && !buf.attachment()) {
-      auto fresh = std::make_unique<HostBuffer>();
-      fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
-      buf.attach(std::move(fresh));
-    }
-    return host_buffer(buf);
   }
 
   // runs a CPU kernel once per core_id (tinygrad's CPU device: one call per thread)

@@ -29,16 +29,7 @@ namespace mg::nn {
 //
 //   nn::EmptyInit empty;
 //   auto net = nn::models::ResNet50();   // 25M parameters, no time spent drawing them
-class EmptyInit {
- public:
-  EmptyInit() : prev_(std::exchange(active(), true)) {}
-  ~EmptyInit() { active() = prev_; }
-  EmptyInit(const EmptyInit&) = delete;
-  EmptyInit& operator=(const EmptyInit&) = delete;
-  static bool& active() { static thread_local bool on = false; return on; }
- private:
-  bool prev_;
-};
+using EmptyInit = mg::detail::ThreadSwitch<struct EmptyInitTag>;
 
 namespace detail {
 // a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free

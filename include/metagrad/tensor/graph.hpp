@@ -70,18 +70,19 @@ struct AlignedAllocator {
 }  // namespace detail
 using AlignedBytes = std::vector<std::byte, detail::AlignedAllocator<std::byte>>;
 
-// The bytes of a BUFFER on the host, attached to its node: allocated (zeroed, so Tensor::empty reads as
-// zero here) on first use. The engine attaches the outputs its kernels write whole itself, unzeroed.
-// Every device here (CPU, INTERP, NULL) keeps its buffers in host memory.
+// The bytes of a BUFFER on the host, attached to its node: allocated on first use, zeroed (so
+// Tensor::empty reads as zero here) unless the caller is about to write all of it (`zero` false: the
+// engine, for the outputs its kernels write whole). Every device here (CPU, INTERP, NULL) keeps its
+// buffers in host memory.
 struct HostBuffer final : detail::Attachment {
   AlignedBytes bytes;
 };
-inline HostBuffer& host_buffer(const UOp& buf) {
+inline HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
   if (buf.op() != Ops::BUFFER) throw Error("host_buffer: " + op_repr(buf.op()) + " is not a BUFFER");
   if (auto* h = dynamic_cast<HostBuffer*>(buf.attachment())) return *h;
   auto fresh = std::make_unique<HostBuffer>();
   fresh->bytes.resize(std::size_t(buf.arg().as_int()) * std::size_t(buf.dtype().itemsize()));
-  if (!fresh->bytes.empty()) std::memset(fresh->bytes.data(), 0, fresh->bytes.size());
+  if (zero && !fresh->bytes.empty()) std::memset(fresh->bytes.data(), 0, fresh->bytes.size());
   return dynamic_cast<HostBuffer&>(*buf.attach(std::move(fresh)));
 }
 

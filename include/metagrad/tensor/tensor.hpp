@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../core/alu.hpp"
+#include "../core/env.hpp"
 #include "../core/error.hpp"
 #include "../core/uop.hpp"
 #include "graph.hpp"
@@ -289,16 +290,7 @@ class Tensor {
     return r;
   }
   // While one is alive on this thread, new tensors do not take gradients.
-  class NoGrad {
-   public:
-    NoGrad() : prev_(std::exchange(active(), true)) {}
-    ~NoGrad() { active() = prev_; }
-    NoGrad(const NoGrad&) = delete;
-    NoGrad& operator=(const NoGrad&) = delete;
-    static bool& active() { static thread_local bool on = false; return on; }
-   private:
-    bool prev_;
-  };
+  using NoGrad = detail::ThreadSwitch<struct NoGradTag>;
   // tinygrad's gradient(): d(this)/d(target) for each target; gradient defaults to 1 for a scalar
   template <class = void>  // a template: only files that differentiate compile pm_gradient
   std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const std::optional<Tensor>& gradient = std::nullopt) const {
