@@ -24,12 +24,58 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <span>
 #include <string>
 
+
+// ---- metagrad/core/mutex.hpp ----
+// A mutex on one atomic word (the futex mutex of Drepper's "Futexes Are Tricky"): lock and unlock are
+// inline and take one atomic instruction when nobody waits; a waiter sleeps in the kernel through C++20
+// atomic wait/notify. Used instead of std::mutex because <mutex> (with the <chrono> it pulls in) costs
+// every includer of metagrad.hpp about 4 MB of compiler memory, and because the intern table takes a
+// lock per node made.
+
+namespace mg::detail {
+
+class Mutex {
+ public:
+  void lock() {
+    std::uint32_t c = 0;
+    if (state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
+    // contended: mark "locked, with waiters" and sleep until an unlock hands the word back as 0
+    if (c != 2) c = state_.exchange(2, std::memory_order_acquire);
+    while (c != 0) {
+      state_.wait(2, std::memory_order_relaxed);
+      c = state_.exchange(2, std::memory_order_acquire);
+    }
+  }
+  bool try_lock() {
+    std::uint32_t c = 0;
+    return state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed);
+  }
+  void unlock() {
+    if (state_.exchange(0, std::memory_order_release) == 2) state_.notify_one();
+  }
+
+ private:
+  std::atomic<std::uint32_t> state_{0};  // 0 free, 1 locked, 2 locked and maybe waited for
+};
+
+// holds a Mutex for its scope (std::lock_guard, without <mutex>)
+class LockGuard {
+ public:
+  explicit LockGuard(Mutex& m) : m_(m) { m_.lock(); }
+  ~LockGuard() { m_.unlock(); }
+  LockGuard(const LockGuard&) = delete;
+  LockGuard& operator=(const LockGuard&) = delete;
+
+ private:
+  Mutex& m_;
+};
+
+}  // namespace mg::detail
 
 // ---- metagrad/core/arg.hpp ----
 // Arg: the small closed variant a UOp carries as its arg and tag. Value equality (floats compare by
@@ -40,7 +86,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <variant>
 
 
@@ -1297,7 +1342,7 @@ class NodeSet {
 struct InternTable {
   static constexpr std::size_t nshards = 64;
   struct alignas(64) Shard {
-    std::mutex m;
+    detail::Mutex m;
     NodeSet set;
   };
   std::array<Shard, nshards> shards;
@@ -1374,7 +1419,7 @@ inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&&
   const std::size_t h = node_hash(op, dtype, src, arg, tag);
   auto& tbl = intern_table();
   auto& sh = tbl.shard(h);
-  std::lock_guard lock(sh.m);
+  detail::LockGuard lock(sh.m);
   auto same = [&](const Node* n) {
     if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
     for (std::size_t i = 0; i < src.size(); ++i) if (n->src[i].node() != src[i]) return false;
@@ -1417,7 +1462,7 @@ inline void release(Node* n) noexcept {
   for (Node* d = n; d;) {
     {
       auto& sh = tbl.shard(d->hash);
-      std::lock_guard lock(sh.m);
+      detail::LockGuard lock(sh.m);
       if (sh.set.erase(d->hash, d)) tbl.count.fetch_sub(1, std::memory_order_relaxed);
     }
     Node* next = nullptr;
@@ -6552,7 +6597,7 @@ class HostAllocator {
   void* alloc(std::size_t n) {
     if (n == 0) n = 1;
     {
-      std::lock_guard lock(mu_);
+      detail::LockGuard lock(mu_);
       for (std::size_t i = count_; i-- > 0;)  // newest first: its pages are most likely still hot
         if (cache_[i].bytes == n) {
           void* p = cache_[i].ptr;
@@ -6573,7 +6618,7 @@ class HostAllocator {
       ::operator delete(p, std::align_val_t(64));
       return;
     }
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     while (count_ > 0 && (count_ == max_entries || cached_ + n > limit_)) {  // the oldest go first
       ::operator delete(cache_[0].ptr, std::align_val_t(64));
       remove(0);
@@ -6583,14 +6628,14 @@ class HostAllocator {
   }
   // returns every cached allocation to the system
   void free_cache() noexcept {
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     while (count_ > 0) {
       ::operator delete(cache_[count_ - 1].ptr, std::align_val_t(64));
       remove(count_ - 1);
     }
   }
   std::size_t cached_bytes() {
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     return cached_;
   }
 
@@ -6600,7 +6645,7 @@ class HostAllocator {
     std::size_t bytes;
     void* ptr;
   };
-  std::mutex mu_;
+  detail::Mutex mu_;
   Entry cache_[max_entries];  // oldest first
   std::size_t count_ = 0, cached_ = 0;
   std::size_t limit_ = getenv_int("LRU", 1) ? std::size_t(getenv_int("LRU_MAX_BYTES", std::int64_t(2) << 30)) : 0;
@@ -7441,9 +7486,6 @@ template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
 // from the host allocator's cache of freed buffers (runtime/allocator.hpp, tinygrad's LRUAllocator).
 // DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
 // kernel ASTs, 4 the generated source, 5 the linear UOps.
-#include <chrono>
-#include <condition_variable>
-#include <thread>
 
 
 // ---- metagrad/engine/memory.hpp ----
@@ -8408,6 +8450,117 @@ std::int64_t memory_plan(Schedule& s) {
 }
 
 }  // namespace mg
+
+// ---- metagrad/engine/worker_pool.hpp ----
+// Threads that stay for the process: a kernel launch wakes them rather than creating threads.
+// run(n, f) calls f(0) on the caller and f(1..n-1) on workers, and returns when all have returned. The
+// kernels it runs do not throw (they are compiled code).
+//
+// Built on POSIX threads and C++20 atomic wait/notify (futexes on Linux) instead of <thread> and
+// <condition_variable>: those headers (with the <chrono> they pull in) cost every includer of
+// metagrad.hpp about 35 MB of compiler memory, for this one class.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+
+namespace mg::detail {
+
+// the number of online CPUs (at least 1)
+inline std::int64_t cpu_count() {
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? std::int64_t(n) : 1;
+}
+
+template <class T = void>
+class WorkerPool {
+ public:
+  static WorkerPool& instance() {
+    static WorkerPool* p = new WorkerPool();  // never destroyed: its threads wait for work until exit
+    return *p;
+  }
+
+  // f(id) for id in [0, n); f may be any callable, it is called by reference
+  template <class F>
+  void run(std::int64_t n, F& f) {
+    if (n <= 1) {
+      if (n == 1) f(0);
+      return;
+    }
+    run_raw(n, [](void* c, std::int64_t id) { (*static_cast<F*>(c))(id); }, &f);
+  }
+
+ private:
+  using Fn = void (*)(void*, std::int64_t);
+  static constexpr unsigned kCountBits = 20;  // state_ = generation << kCountBits | threads of the launch
+
+  std::atomic_flag launching_;                   // one launch at a time
+  std::atomic<std::uint64_t> state_{0};          // read in one load, so a worker never mixes two launches
+  std::atomic<std::int64_t> pending_{0};         // workers of this launch not yet done
+  Fn fn_ = nullptr;                              // the launch's task, stable until pending_ reaches 0
+  void* ctx_ = nullptr;
+  std::int64_t workers_ = 0;                     // threads started (changed only while launching)
+
+  void run_raw(std::int64_t n, Fn fn, void* ctx) {
+    if (n >= (std::int64_t(1) << kCountBits)) throw Error("THREADS=" + std::to_string(n) + ": too many threads for one launch");
+    while (launching_.test_and_set(std::memory_order_acquire)) launching_.wait(true, std::memory_order_relaxed);
+    struct Unlock {
+      std::atomic_flag& f;
+      ~Unlock() { f.clear(std::memory_order_release); f.notify_one(); }
+    } unlock{launching_};
+    const std::uint64_t before = state_.load(std::memory_order_relaxed);
+    for (; workers_ < n - 1; ++workers_) start_worker(workers_ + 1, before);
+    fn_ = fn;
+    ctx_ = ctx;
+    pending_.store(n - 1, std::memory_order_relaxed);
+    const std::uint64_t gen = (before >> kCountBits) + 1;
+    state_.store(gen << kCountBits | std::uint64_t(n), std::memory_order_release);
+    state_.notify_all();
+    fn(ctx, 0);
+    for (std::int64_t p; (p = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(p, std::memory_order_acquire);
+  }
+
+  // `seen` is the state before the launch that needs the thread, so that launch wakes it
+  void start_worker(std::int64_t id, std::uint64_t seen) {
+    struct Start {
+      WorkerPool* pool;
+      std::int64_t id;
+      std::uint64_t seen;
+    };
+    auto* s = new Start{this, id, seen};
+    pthread_attr_t attr;
+    ::pthread_attr_init(&attr);
+    ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    const int rc = ::pthread_create(
+        &th, &attr,
+        [](void* p) -> void* {
+          const Start s = *static_cast<Start*>(p);
+          delete static_cast<Start*>(p);
+          s.pool->loop(s.id, s.seen);
+          return nullptr;
+        },
+        s);
+    ::pthread_attr_destroy(&attr);
+    if (rc != 0) {
+      delete s;
+      throw Error("worker pool: starting thread " + std::to_string(id) + " failed: " + std::strerror(rc));
+    }
+  }
+
+  [[noreturn]] void loop(std::int64_t id, std::uint64_t seen) {
+    for (;;) {
+      state_.wait(seen, std::memory_order_acquire);
+      seen = state_.load(std::memory_order_acquire);
+      if (id >= std::int64_t(seen & ((std::uint64_t(1) << kCountBits) - 1))) continue;  // not needed this launch
+      fn_(ctx_, id);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    }
+  }
+};
+
+}  // namespace mg::detail
 
 // ---- metagrad/codegen/to_program.hpp ----
 // to_program: a kernel AST (a SINK of ENDed STOREs over RANGEs, as the scheduler makes it) to the linear
@@ -10042,11 +10195,14 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
     prio[i] = Key{run_count, p, e0, es, e1, e2};
   }
   // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
+  // (one three-way comparison per pair: the tuplize walk is most of linearize's time; ties keep the
+  // toposort's order, as Python's stable sort does)
   std::vector<std::size_t> idx(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  detail::stable_sort_by(idx, [&](std::size_t a, std::size_t b) {
-    if (prio[a] != prio[b]) return prio[a] < prio[b];
-    return detail::py_tuplize_cmp(lst[a], lst[b]) < 0;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    if (const auto c = prio[a] <=> prio[b]; c != 0) return c < 0;
+    if (const int t = detail::py_tuplize_cmp(lst[a], lst[b]); t != 0) return t < 0;
+    return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
@@ -10418,6 +10574,22 @@ Program to_program(const U& ast, const Target& target, const std::vector<Opt>* o
 }
 
 }  // namespace mg
+
+// ---- metagrad/core/clock.hpp ----
+// A monotonic clock in seconds, for timings the library prints (DEBUG=2 kernel times, progress bars).
+// clock_gettime rather than <chrono>: <chrono> costs every includer of metagrad.hpp several MB of
+// compiler memory for two calls.
+#include <time.h>
+
+namespace mg::detail {
+
+inline double monotonic_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace mg::detail
 
 // ---- metagrad/render/llvmir.hpp ----
 // render_llvm: a Program's linear uops as LLVM IR text (LLVM 19, opaque pointers), tinygrad's
@@ -11538,9 +11710,7 @@ void interp_run(const Program& p, std::span<void* const> bufs, std::span<const s
 // CACHELEVEL=0 turns the cache off. An unwritable folder means no cache, never an error.
 // C stdio and POSIX only: <filesystem> and <fstream> would cost every includer compile time.
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 
 
 namespace mg {
@@ -11937,9 +12107,9 @@ template <class = void> Api find_libllvm(const char* override_path) {
 // remembered: installing the package (or fixing MG_LIBLLVM) and retrying works without a restart.
 // (These are templates so that only a translation unit that compiles kernels compiles them.)
 template <class = void> const Api& libllvm() {
-  static std::mutex mu;
+  static detail::Mutex mu;
   static Api* api = nullptr;  // never freed: kernels may run until exit
-  std::lock_guard lock(mu);
+  detail::LockGuard lock(mu);
   if (api) return *api;
   api = new Api(find_libllvm(std::getenv("MG_LIBLLVM")));
   api->init_target_info();
@@ -12112,7 +12282,7 @@ class JitT {
 
   void* load(const std::string& object, const std::string& symbol) {
     using namespace detail;
-    std::lock_guard lock(mu_);
+    mg::detail::LockGuard lock(mu_);
     const std::string key = mg::detail::hash_hex(object) + ":" + symbol;
     if (auto it = loaded_.find(key); it != loaded_.end()) {
       ++it->second.refs;
@@ -12152,7 +12322,7 @@ class JitT {
 
   // Frees the kernel at fn once every load of it has been released; an unknown fn is an error.
   void release(void* fn) {
-    std::lock_guard lock(mu_);
+    mg::detail::LockGuard lock(mu_);
     auto k = key_of_.find(fn);
     if (k == key_of_.end()) throw Error("CPU device: release of a kernel address the JIT did not load");
     auto it = loaded_.find(k->second);
@@ -12164,7 +12334,7 @@ class JitT {
   }
 
   std::size_t loaded_count() {
-    std::lock_guard lock(mu_);
+    mg::detail::LockGuard lock(mu_);
     return loaded_.size();
   }
 
@@ -12188,7 +12358,7 @@ class JitT {
   static void report(void* self, detail::ErrorRef e) {
     auto& jit = *static_cast<JitT*>(self);
     std::string msg = detail::take_error(*jit.api_, e);
-    std::lock_guard lock(jit.report_mu_);
+    mg::detail::LockGuard lock(jit.report_mu_);
     jit.session_errors_ += (jit.session_errors_.empty() ? "" : "; ") + msg;
   }
 
@@ -12207,7 +12377,7 @@ class JitT {
     auto shared = std::make_shared<Result>();
     shared->api = api_;
     {
-      std::lock_guard l(report_mu_);
+      mg::detail::LockGuard l(report_mu_);
       session_errors_.clear();
     }
     SearchOrderElement order[] = {{jd, MatchAllSymbols}};
@@ -12229,7 +12399,7 @@ class JitT {
     const Result& res = *shared;
     res.done.wait(false, std::memory_order_acquire);
     msg = res.error;
-    std::lock_guard rl(report_mu_);
+    mg::detail::LockGuard rl(report_mu_);
     if (!session_errors_.empty() && msg.find(session_errors_) == std::string::npos)
       msg += (msg.empty() ? "" : "; ") + session_errors_;
     return res.addr;
@@ -12238,7 +12408,7 @@ class JitT {
   const detail::Api* api_;
   detail::LLJITRef jit_ = nullptr;
   detail::ExecutionSessionRef es_ = nullptr;
-  std::mutex mu_, report_mu_;
+  mg::detail::Mutex mu_, report_mu_;
   std::string session_errors_;
   std::uint64_t next_id_ = 0;
   std::unordered_map<std::string, Loaded> loaded_;
@@ -12295,67 +12465,10 @@ inline Target device_target(DeviceKind k) {
   t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
   t.ops = llvm_supported_ops | llvm_intrinsic_ops;
   t.fp8 = k == DeviceKind::NULL_;
-  const std::int64_t hw = std::int64_t(std::thread::hardware_concurrency());
-  t.threads = getenv_int("THREADS", hw > 0 ? hw : 1);
+  t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;
 }
-
-// Threads that stay for the process: a kernel launch wakes them rather than creating threads. run(n, f)
-// calls f(0) on the caller and f(1..n-1) on workers, and returns when all have returned. One launch at
-// a time; the kernels it runs do not throw (they are compiled code).
-template <class T = void>
-class WorkerPool {
- public:
-  static WorkerPool& instance() {
-    static WorkerPool* p = new WorkerPool();  // never destroyed: its threads wait for work until exit
-    return *p;
-  }
-  void run(std::int64_t n, const std::function<void(std::int64_t)>& f) {
-    std::lock_guard launch(launch_mu_);
-    {
-      std::lock_guard lock(mu_);
-      while (std::int64_t(workers_) < n - 1) {
-        const std::int64_t id = std::int64_t(++workers_);
-        std::thread([this, id] { loop(id); }).detach();
-      }
-      task_ = &f;
-      n_ = n;
-      pending_ = n - 1;
-      ++generation_;
-    }
-    wake_.notify_all();
-    f(0);
-    std::unique_lock lock(mu_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    task_ = nullptr;
-  }
-
- private:
-  std::mutex launch_mu_, mu_;
-  std::condition_variable wake_, done_;
-  std::size_t workers_ = 0;
-  const std::function<void(std::int64_t)>* task_ = nullptr;
-  std::int64_t n_ = 0, pending_ = 0;
-  std::uint64_t generation_ = 0;
-
-  void loop(std::int64_t id) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      const std::function<void(std::int64_t)>* task = nullptr;
-      {
-        std::unique_lock lock(mu_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (id >= n_) continue;  // this launch needs fewer threads
-        task = task_;
-      }
-      (*task)(id);
-      std::lock_guard lock(mu_);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
-};
 
 struct CompiledKernel {
   Program prog;
@@ -12374,7 +12487,7 @@ class Engine {
   // the compiled form of a kernel AST on a device kind (made on first use)
   std::shared_ptr<const CompiledKernel> get(const UOp& ast, DeviceKind k) {
     {
-      std::lock_guard lock(mu_);
+      detail::LockGuard lock(mu_);
       auto& c = cache_[std::size_t(k)];
       if (auto it = c.find(ast.node()); it != c.end()) return it->second.second;
     }
@@ -12389,7 +12502,7 @@ class Engine {
       const std::string obj = llvm::compile_cached(ir, ck->prog.name);
       ck->fn = reinterpret_cast<CompiledKernel::Fn>(llvm::Jit::instance().load(obj, ck->prog.name + "_call"));
     }
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     auto& c = cache_[std::size_t(k)];
     auto [it, fresh] = c.try_emplace(ast.node(), ast, std::move(ck));
     return it->second.second;
@@ -12400,14 +12513,14 @@ class Engine {
   }
 
   std::size_t cached_kernels() {
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     std::size_t n = 0;
     for (const auto& c : cache_) n += c.size();
     return n;
   }
 
  private:
-  std::mutex mu_;
+  detail::Mutex mu_;
   std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
   std::int64_t runs_ = 0;
 
@@ -12435,11 +12548,11 @@ class Engine {
       if (prm.arg().as_param().slot >= std::int64_t(bufs.size()))
         throw Error("kernel " + p.name + ": PARAM slot " + std::to_string(prm.arg().as_param().slot) + " but " + std::to_string(bufs.size()) + " buffers");
     std::vector<std::int64_t> vals(p.vars.size(), 0);
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = monotonic_seconds();
     if (k == DeviceKind::INTERP) interp_run(p, bufs, vals);
     else run_threads(*ck, bufs, vals);
     if (debug_level() >= 2) {
-      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      const double us = (monotonic_seconds() - t0) * 1e6;
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
                   static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
@@ -12450,7 +12563,7 @@ class Engine {
     const int slot = ck.prog.core_id_slot();
     const std::int64_t n = slot < 0 ? 1 : ck.prog.threads;
     std::vector<std::vector<std::int64_t>> per(std::size_t(n), vals);
-    const std::function<void(std::int64_t)> task = [&](std::int64_t t) {
+    auto task = [&](std::int64_t t) {
       if (slot >= 0) per[std::size_t(t)][std::size_t(slot)] = t;
       ck.fn(bufs.data(), per[std::size_t(t)].data());
     };
@@ -12609,7 +12722,7 @@ struct TensorData {
 };
 // Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
 struct TensorRegistry {
-  std::mutex m;
+  detail::Mutex m;
   std::vector<std::weak_ptr<TensorData>> all;
   std::size_t sweep_at = 1024;
   static TensorRegistry& get() {
@@ -12617,7 +12730,7 @@ struct TensorRegistry {
     return *r;
   }
   void add(const std::shared_ptr<TensorData>& d) {
-    std::lock_guard lock(m);
+    detail::LockGuard lock(m);
     if (all.size() >= sweep_at) {  // drop the dead, amortized
       std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
       sweep_at = std::max<std::size_t>(1024, all.size() * 2);
@@ -12625,7 +12738,7 @@ struct TensorRegistry {
     all.push_back(d);
   }
   std::vector<std::shared_ptr<TensorData>> live() {
-    std::lock_guard lock(m);
+    detail::LockGuard lock(m);
     std::vector<std::shared_ptr<TensorData>> out;
     for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
     return out;
@@ -12828,6 +12941,23 @@ class Tensor {
     const UOp buf = realize_uops<T>({d_->uop}, device())[0];
     d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
     return *this;
+  }
+  // tinygrad's Tensor.realize(*lst): computes every tensor in one schedule (per device), so the work
+  // they share (the forward pass that every gradient reads) runs once instead of once per tensor
+  template <class T = void>
+  static void realize(const std::vector<Tensor>& ts) {
+    std::vector<std::string> devices;
+    for (const Tensor& t : ts)
+      if (!t.is_realized() && std::find(devices.begin(), devices.end(), t.device()) == devices.end()) devices.push_back(t.device());
+    for (const std::string& dev : devices) {
+      std::vector<std::shared_ptr<detail::TensorData>> todo;
+      std::vector<UOp> roots;
+      for (const Tensor& t : ts)
+        if (!t.is_realized() && t.device() == dev) todo.push_back(t.d_), roots.push_back(t.d_->uop);
+      const std::vector<UOp> bufs = realize_uops<T>(roots, dev);
+      for (std::size_t i = 0; i < todo.size(); ++i)
+        todo[i]->uop = todo[i]->shape == Shape{bufs[i].arg().as_int()} ? bufs[i] : mop_reshape(bufs[i], todo[i]->shape);
+    }
   }
   // the tensor's value, computed on its device, copied into a host array
   template <class T = void>
@@ -13935,7 +14065,7 @@ struct RngState {
     std::uint32_t key[2];
     std::uint64_t counter;
   };
-  std::mutex m;
+  detail::Mutex m;
   std::uint64_t seed = std::uint64_t(std::time(nullptr));  // tinygrad seeds with int(time.time())
   std::vector<Device> devices;                              // in the order they were seeded
   static RngState& get() {
@@ -13944,7 +14074,7 @@ struct RngState {
   }
   // tinygrad's _next_counter: the device's key and its counter before advancing it by n words
   std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
-    std::lock_guard lock(m);
+    detail::LockGuard lock(m);
     Device* d = nullptr;
     for (Device& e : devices) if (e.name == device) d = &e;
     if (!d) {
@@ -14016,7 +14146,7 @@ inline double kaiming_scale(const char* who, const Shape& shape, double gain, do
 
 inline void Tensor::manual_seed(std::uint64_t seed) {
   auto& s = detail::RngState::get();
-  std::lock_guard lock(s.m);
+  detail::LockGuard lock(s.m);
   s.seed = seed;
   s.devices.clear();
 }
@@ -14852,21 +14982,28 @@ class Optimizer {
   }
   // one update from the gradients backward() left: every update is computed from the current values
   // before any parameter is written, as tinygrad's one schedule computes them
+  // `with`: tensors realized in the same schedule as the gradients (the loss, as tinygrad's
+  // loss.realize(*opt.schedule_step())), so the forward pass they share runs once
   template <class T = void>
-  void step() {
+  void step(const std::vector<Tensor>& with = {}) {
     if (!Tensor::training)
       throw Error("Optimizer::step: Tensor::training is false; set it (or hold a Tensor::Train) while training, as tinygrad requires");
     std::vector<Tensor> grads;
     for (const Tensor& p : params) {
       std::optional<Tensor> g = p.grad();
       if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
-      grads.push_back(std::move(g->template realize<T>()));  // before any write: a gradient may read other parameters
+      grads.push_back(*g);
     }
+    // before any write (a gradient may read other parameters), all in one schedule
+    std::vector<Tensor> first = grads;
+    first.insert(first.end(), with.begin(), with.end());
+    Tensor::realize<T>(first);
     pending_.clear();
     std::vector<Tensor> updates = step_updates(params, grads);
-    // every new value is computed before anything is written
-    for (Tensor& u : updates) u.template realize<T>();
-    for (auto& [state, value] : pending_) value.template realize<T>();
+    // every new value is computed before anything is written, in one schedule
+    std::vector<Tensor> news = updates;
+    for (auto& [state, value] : pending_) news.push_back(value);
+    Tensor::realize<T>(news);
     for (auto& [state, value] : pending_) state->template assign<T>(value);
     pending_.clear();
     for (std::size_t i = 0; i < params.size(); ++i) params[i].template assign<T>((params[i].detach() - updates[i]).reshape(params[i].shape()));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages metagrad builds with; apt runs only when one is missing.
 set -uo pipefail
-packages=(meson ninja-build g++ clang-19 libboost-dev catch2 python3 pkg-config libllvm19)
+packages=(meson ninja-build g++ clang-19 libboost-dev catch2 python3 pkg-config libllvm19 zlib1g dataset-fashion-mnist)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -158,11 +158,14 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
     prio[i] = Key{run_count, p, e0, es, e1, e2};
   }
   // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
+  // (one three-way comparison per pair: the tuplize walk is most of linearize's time; ties keep the
+  // toposort's order, as Python's stable sort does)
   std::vector<std::size_t> idx(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  detail::stable_sort_by(idx, [&](std::size_t a, std::size_t b) {
-    if (prio[a] != prio[b]) return prio[a] < prio[b];
-    return detail::py_tuplize_cmp(lst[a], lst[b]) < 0;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    if (const auto c = prio[a] <=> prio[b]; c != 0) return c < 0;
+    if (const int t = detail::py_tuplize_cmp(lst[a], lst[b]); t != 0) return t < 0;
+    return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <span>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "mutex.hpp"
 #include "arg.hpp"
 #include "symval.hpp"
 #include "dtype.hpp"
@@ -319,7 +319,7 @@ class NodeSet {
 struct InternTable {
   static constexpr std::size_t nshards = 64;
   struct alignas(64) Shard {
-    std::mutex m;
+    detail::Mutex m;
     NodeSet set;
   };
   std::array<Shard, nshards> shards;
@@ -396,7 +396,7 @@ inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&&
   const std::size_t h = node_hash(op, dtype, src, arg, tag);
   auto& tbl = intern_table();
   auto& sh = tbl.shard(h);
-  std::lock_guard lock(sh.m);
+  detail::LockGuard lock(sh.m);
   auto same = [&](const Node* n) {
     if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
     for (std::size_t i = 0; i < src.size(); ++i) if (n->src[i].node() != src[i]) return false;
@@ -439,7 +439,7 @@ inline void release(Node* n) noexcept {
   for (Node* d = n; d;) {
     {
       auto& sh = tbl.shard(d->hash);
-      std::lock_guard lock(sh.m);
+      detail::LockGuard lock(sh.m);
       if (sh.set.erase(d->hash, d)) tbl.count.fetch_sub(1, std::memory_order_relaxed);
     }
     Node* next = nullptr;

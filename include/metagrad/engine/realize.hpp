@@ -12,21 +12,19 @@
 // from the host allocator's cache of freed buffers (runtime/allocator.hpp, tinygrad's LRUAllocator).
 // DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
 // kernel ASTs, 4 the generated source, 5 the linear UOps.
-#include <chrono>
-#include <condition_variable>
-#include <functional>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "../core/mutex.hpp"
 #include "memory.hpp"
+#include "worker_pool.hpp"
 #include "../codegen/to_program.hpp"
+#include "../core/clock.hpp"
 #include "../core/env.hpp"
 #include "../core/error.hpp"
 #include "../render/llvmir.hpp"
@@ -62,67 +60,10 @@ inline Target device_target(DeviceKind k) {
   t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
   t.ops = llvm_supported_ops | llvm_intrinsic_ops;
   t.fp8 = k == DeviceKind::NULL_;
-  const std::int64_t hw = std::int64_t(std::thread::hardware_concurrency());
-  t.threads = getenv_int("THREADS", hw > 0 ? hw : 1);
+  t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;
 }
-
-// Threads that stay for the process: a kernel launch wakes them rather than creating threads. run(n, f)
-// calls f(0) on the caller and f(1..n-1) on workers, and returns when all have returned. One launch at
-// a time; the kernels it runs do not throw (they are compiled code).
-template <class T = void>
-class WorkerPool {
- public:
-  static WorkerPool& instance() {
-    static WorkerPool* p = new WorkerPool();  // never destroyed: its threads wait for work until exit
-    return *p;
-  }
-  void run(std::int64_t n, const std::function<void(std::int64_t)>& f) {
-    std::lock_guard launch(launch_mu_);
-    {
-      std::lock_guard lock(mu_);
-      while (std::int64_t(workers_) < n - 1) {
-        const std::int64_t id = std::int64_t(++workers_);
-        std::thread([this, id] { loop(id); }).detach();
-      }
-      task_ = &f;
-      n_ = n;
-      pending_ = n - 1;
-      ++generation_;
-    }
-    wake_.notify_all();
-    f(0);
-    std::unique_lock lock(mu_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    task_ = nullptr;
-  }
-
- private:
-  std::mutex launch_mu_, mu_;
-  std::condition_variable wake_, done_;
-  std::size_t workers_ = 0;
-  const std::function<void(std::int64_t)>* task_ = nullptr;
-  std::int64_t n_ = 0, pending_ = 0;
-  std::uint64_t generation_ = 0;
-
-  void loop(std::int64_t id) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      const std::function<void(std::int64_t)>* task = nullptr;
-      {
-        std::unique_lock lock(mu_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (id >= n_) continue;  // this launch needs fewer threads
-        task = task_;
-      }
-      (*task)(id);
-      std::lock_guard lock(mu_);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
-};
 
 struct CompiledKernel {
   Program prog;
@@ -141,7 +82,7 @@ class Engine {
   // the compiled form of a kernel AST on a device kind (made on first use)
   std::shared_ptr<const CompiledKernel> get(const UOp& ast, DeviceKind k) {
     {
-      std::lock_guard lock(mu_);
+      detail::LockGuard lock(mu_);
       auto& c = cache_[std::size_t(k)];
       if (auto it = c.find(ast.node()); it != c.end()) return it->second.second;
     }
@@ -156,7 +97,7 @@ class Engine {
       const std::string obj = llvm::compile_cached(ir, ck->prog.name);
       ck->fn = reinterpret_cast<CompiledKernel::Fn>(llvm::Jit::instance().load(obj, ck->prog.name + "_call"));
     }
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     auto& c = cache_[std::size_t(k)];
     auto [it, fresh] = c.try_emplace(ast.node(), ast, std::move(ck));
     return it->second.second;
@@ -167,14 +108,14 @@ class Engine {
   }
 
   std::size_t cached_kernels() {
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     std::size_t n = 0;
     for (const auto& c : cache_) n += c.size();
     return n;
   }
 
  private:
-  std::mutex mu_;
+  detail::Mutex mu_;
   std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
   std::int64_t runs_ = 0;
 
@@ -202,11 +143,11 @@ class Engine {
       if (prm.arg().as_param().slot >= std::int64_t(bufs.size()))
         throw Error("kernel " + p.name + ": PARAM slot " + std::to_string(prm.arg().as_param().slot) + " but " + std::to_string(bufs.size()) + " buffers");
     std::vector<std::int64_t> vals(p.vars.size(), 0);
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = monotonic_seconds();
     if (k == DeviceKind::INTERP) interp_run(p, bufs, vals);
     else run_threads(*ck, bufs, vals);
     if (debug_level() >= 2) {
-      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      const double us = (monotonic_seconds() - t0) * 1e6;
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
                   static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
@@ -217,7 +158,7 @@ class Engine {
     const int slot = ck.prog.core_id_slot();
     const std::int64_t n = slot < 0 ? 1 : ck.prog.threads;
     std::vector<std::vector<std::int64_t>> per(std::size_t(n), vals);
-    const std::function<void(std::int64_t)> task = [&](std::int64_t t) {
+    auto task = [&](std::int64_t t) {
       if (slot >= 0) per[std::size_t(t)][std::size_t(slot)] = t;
       ck.fn(bufs.data(), per[std::size_t(t)].data());
     };

@@ -42,21 +42,28 @@ class Optimizer {
   }
   // one update from the gradients backward() left: every update is computed from the current values
   // before any parameter is written, as tinygrad's one schedule computes them
+  // `with`: tensors realized in the same schedule as the gradients (the loss, as tinygrad's
+  // loss.realize(*opt.schedule_step())), so the forward pass they share runs once
   template <class T = void>
-  void step() {
+  void step(const std::vector<Tensor>& with = {}) {
     if (!Tensor::training)
       throw Error("Optimizer::step: Tensor::training is false; set it (or hold a Tensor::Train) while training, as tinygrad requires");
     std::vector<Tensor> grads;
     for (const Tensor& p : params) {
       std::optional<Tensor> g = p.grad();
       if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
-      grads.push_back(std::move(g->template realize<T>()));  // before any write: a gradient may read other parameters
+      grads.push_back(*g);
     }
+    // before any write (a gradient may read other parameters), all in one schedule
+    std::vector<Tensor> first = grads;
+    first.insert(first.end(), with.begin(), with.end());
+    Tensor::realize<T>(first);
     pending_.clear();
     std::vector<Tensor> updates = step_updates(params, grads);
-    // every new value is computed before anything is written
-    for (Tensor& u : updates) u.template realize<T>();
-    for (auto& [state, value] : pending_) value.template realize<T>();
+    // every new value is computed before anything is written, in one schedule
+    std::vector<Tensor> news = updates;
+    for (auto& [state, value] : pending_) news.push_back(value);
+    Tensor::realize<T>(news);
     for (auto& [state, value] : pending_) state->template assign<T>(value);
     pending_.clear();
     for (std::size_t i = 0; i < params.size(); ++i) params[i].template assign<T>((params[i].detach() - updates[i]).reshape(params[i].shape()));

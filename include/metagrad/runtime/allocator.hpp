@@ -9,9 +9,9 @@
 // before anything wrote it; the engine skips that for the outputs its kernels write whole.
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <new>
 
+#include "../core/mutex.hpp"
 #include "../core/env.hpp"
 
 namespace mg::detail {
@@ -26,7 +26,7 @@ class HostAllocator {
   void* alloc(std::size_t n) {
     if (n == 0) n = 1;
     {
-      std::lock_guard lock(mu_);
+      detail::LockGuard lock(mu_);
       for (std::size_t i = count_; i-- > 0;)  // newest first: its pages are most likely still hot
         if (cache_[i].bytes == n) {
           void* p = cache_[i].ptr;
@@ -47,7 +47,7 @@ class HostAllocator {
       ::operator delete(p, std::align_val_t(64));
       return;
     }
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     while (count_ > 0 && (count_ == max_entries || cached_ + n > limit_)) {  // the oldest go first
       ::operator delete(cache_[0].ptr, std::align_val_t(64));
       remove(0);
@@ -57,14 +57,14 @@ class HostAllocator {
   }
   // returns every cached allocation to the system
   void free_cache() noexcept {
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     while (count_ > 0) {
       ::operator delete(cache_[count_ - 1].ptr, std::align_val_t(64));
       remove(count_ - 1);
     }
   }
   std::size_t cached_bytes() {
-    std::lock_guard lock(mu_);
+    detail::LockGuard lock(mu_);
     return cached_;
   }
 
@@ -74,7 +74,7 @@ class HostAllocator {
     std::size_t bytes;
     void* ptr;
   };
-  std::mutex mu_;
+  detail::Mutex mu_;
   Entry cache_[max_entries];  // oldest first
   std::size_t count_ = 0, cached_ = 0;
   std::size_t limit_ = getenv_int("LRU", 1) ? std::size_t(getenv_int("LRU_MAX_BYTES", std::int64_t(2) << 30)) : 0;

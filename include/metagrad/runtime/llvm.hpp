@@ -8,11 +8,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "../core/mutex.hpp"
 #include "../core/error.hpp"
 #include "disk_cache.hpp"
 #include "llvm_api.hpp"
@@ -174,7 +174,7 @@ class JitT {
 
   void* load(const std::string& object, const std::string& symbol) {
     using namespace detail;
-    std::lock_guard lock(mu_);
+    mg::detail::LockGuard lock(mu_);
     const std::string key = mg::detail::hash_hex(object) + ":" + symbol;
     if (auto it = loaded_.find(key); it != loaded_.end()) {
       ++it->second.refs;
@@ -214,7 +214,7 @@ class JitT {
 
   // Frees the kernel at fn once every load of it has been released; an unknown fn is an error.
   void release(void* fn) {
-    std::lock_guard lock(mu_);
+    mg::detail::LockGuard lock(mu_);
     auto k = key_of_.find(fn);
     if (k == key_of_.end()) throw Error("CPU device: release of a kernel address the JIT did not load");
     auto it = loaded_.find(k->second);
@@ -226,7 +226,7 @@ class JitT {
   }
 
   std::size_t loaded_count() {
-    std::lock_guard lock(mu_);
+    mg::detail::LockGuard lock(mu_);
     return loaded_.size();
   }
 
@@ -250,7 +250,7 @@ class JitT {
   static void report(void* self, detail::ErrorRef e) {
     auto& jit = *static_cast<JitT*>(self);
     std::string msg = detail::take_error(*jit.api_, e);
-    std::lock_guard lock(jit.report_mu_);
+    mg::detail::LockGuard lock(jit.report_mu_);
     jit.session_errors_ += (jit.session_errors_.empty() ? "" : "; ") + msg;
   }
 
@@ -269,7 +269,7 @@ class JitT {
     auto shared = std::make_shared<Result>();
     shared->api = api_;
     {
-      std::lock_guard l(report_mu_);
+      mg::detail::LockGuard l(report_mu_);
       session_errors_.clear();
     }
     SearchOrderElement order[] = {{jd, MatchAllSymbols}};
@@ -291,7 +291,7 @@ class JitT {
     const Result& res = *shared;
     res.done.wait(false, std::memory_order_acquire);
     msg = res.error;
-    std::lock_guard rl(report_mu_);
+    mg::detail::LockGuard rl(report_mu_);
     if (!session_errors_.empty() && msg.find(session_errors_) == std::string::npos)
       msg += (msg.empty() ? "" : "; ") + session_errors_;
     return res.addr;
@@ -300,7 +300,7 @@ class JitT {
   const detail::Api* api_;
   detail::LLJITRef jit_ = nullptr;
   detail::ExecutionSessionRef es_ = nullptr;
-  std::mutex mu_, report_mu_;
+  mg::detail::Mutex mu_, report_mu_;
   std::string session_errors_;
   std::uint64_t next_id_ = 0;
   std::unordered_map<std::string, Loaded> loaded_;

@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <string>
 
+#include "../core/mutex.hpp"
 #include "../core/error.hpp"
 
 namespace mg::detail::llvmc {
@@ -221,9 +221,9 @@ template <class = void> Api find_libllvm(const char* override_path) {
 // remembered: installing the package (or fixing MG_LIBLLVM) and retrying works without a restart.
 // (These are templates so that only a translation unit that compiles kernels compiles them.)
 template <class = void> const Api& libllvm() {
-  static std::mutex mu;
+  static detail::Mutex mu;
   static Api* api = nullptr;  // never freed: kernels may run until exit
-  std::lock_guard lock(mu);
+  detail::LockGuard lock(mu);
   if (api) return *api;
   api = new Api(find_libllvm(std::getenv("MG_LIBLLVM")));
   api->init_target_info();

@@ -12,11 +12,11 @@
 #include <cmath>
 #include <cstdint>
 #include <ctime>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../core/mutex.hpp"
 #include "tensor.hpp"
 
 namespace mg {
@@ -60,7 +60,7 @@ struct RngState {
     std::uint32_t key[2];
     std::uint64_t counter;
   };
-  std::mutex m;
+  detail::Mutex m;
   std::uint64_t seed = std::uint64_t(std::time(nullptr));  // tinygrad seeds with int(time.time())
   std::vector<Device> devices;                              // in the order they were seeded
   static RngState& get() {
@@ -69,7 +69,7 @@ struct RngState {
   }
   // tinygrad's _next_counter: the device's key and its counter before advancing it by n words
   std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
-    std::lock_guard lock(m);
+    detail::LockGuard lock(m);
     Device* d = nullptr;
     for (Device& e : devices) if (e.name == device) d = &e;
     if (!d) {
@@ -141,7 +141,7 @@ inline double kaiming_scale(const char* who, const Shape& shape, double gain, do
 
 inline void Tensor::manual_seed(std::uint64_t seed) {
   auto& s = detail::RngState::get();
-  std::lock_guard lock(s.m);
+  detail::LockGuard lock(s.m);
   s.seed = seed;
   s.devices.clear();
 }

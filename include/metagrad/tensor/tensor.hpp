@@ -17,7 +17,6 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
-#include <mutex>
 #include <numbers>
 #include <optional>
 #include <span>
@@ -26,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/mutex.hpp"
 #include "../core/alu.hpp"
 #include "../core/env.hpp"
 #include "../core/error.hpp"
@@ -117,7 +117,7 @@ struct TensorData {
 };
 // Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
 struct TensorRegistry {
-  std::mutex m;
+  detail::Mutex m;
   std::vector<std::weak_ptr<TensorData>> all;
   std::size_t sweep_at = 1024;
   static TensorRegistry& get() {
@@ -125,7 +125,7 @@ struct TensorRegistry {
     return *r;
   }
   void add(const std::shared_ptr<TensorData>& d) {
-    std::lock_guard lock(m);
+    detail::LockGuard lock(m);
     if (all.size() >= sweep_at) {  // drop the dead, amortized
       std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
       sweep_at = std::max<std::size_t>(1024, all.size() * 2);
@@ -133,7 +133,7 @@ struct TensorRegistry {
     all.push_back(d);
   }
   std::vector<std::shared_ptr<TensorData>> live() {
-    std::lock_guard lock(m);
+    detail::LockGuard lock(m);
     std::vector<std::shared_ptr<TensorData>> out;
     for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
     return out;
@@ -336,6 +336,23 @@ class Tensor {
     const UOp buf = realize_uops<T>({d_->uop}, device())[0];
     d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
     return *this;
+  }
+  // tinygrad's Tensor.realize(*lst): computes every tensor in one schedule (per device), so the work
+  // they share (the forward pass that every gradient reads) runs once instead of once per tensor
+  template <class T = void>
+  static void realize(const std::vector<Tensor>& ts) {
+    std::vector<std::string> devices;
+    for (const Tensor& t : ts)
+      if (!t.is_realized() && std::find(devices.begin(), devices.end(), t.device()) == devices.end()) devices.push_back(t.device());
+    for (const std::string& dev : devices) {
+      std::vector<std::shared_ptr<detail::TensorData>> todo;
+      std::vector<UOp> roots;
+      for (const Tensor& t : ts)
+        if (!t.is_realized() && t.device() == dev) todo.push_back(t.d_), roots.push_back(t.d_->uop);
+      const std::vector<UOp> bufs = realize_uops<T>(roots, dev);
+      for (std::size_t i = 0; i < todo.size(); ++i)
+        todo[i]->uop = todo[i]->shape == Shape{bufs[i].arg().as_int()} ? bufs[i] : mop_reshape(bufs[i], todo[i]->shape);
+    }
   }
   // the tensor's value, computed on its device, copied into a host array
   template <class T = void>
