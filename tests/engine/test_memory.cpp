@@ -1,7 +1,7 @@
 // The runtime's memory: the host allocator's cache (tinygrad's LRUAllocator), outputs the kernels write
 // whole (not zeroed first), the memory planner (intermediates of one schedule sharing an arena), split
 // reductions (tinygrad's split_reduceop: kernel counts from tinygrad, values from the reference
-// evaluator) and assign storing into the target's buffer.
+// evaluator) and lazy assign (computed with the next realize, written into the target's buffer).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -123,13 +123,13 @@ TEST_CASE("split_reduceop: split reductions compute what the reference does", "[
   }
 }
 
-TEST_CASE("assign: a realized tensor's kernel stores into its own buffer", "[engine][assign]") {
+TEST_CASE("assign: the value is written into the tensor's own buffer", "[engine][assign]") {
   for (const std::string dev : {"CPU", "INTERP"}) {
     Tensor w = Tensor::from(ramp(64), {8, 8}, std::nullopt, dev).realize();
     Tensor g = Tensor::from(ramp(64, 0.5f, 1.0f), {8, 8}, std::nullopt, dev);
     Tensor view = w.reshape({64});  // another tensor on the same buffer sees the update
     const void* before = data_of(w);
-    w.assign(w - g * 0.1);
+    w.assign(w - g * 0.1).realize();
     CHECK(data_of(w) == before);
     const std::vector<float> a = ramp(64), b = ramp(64, 0.5f, 1.0f), got = w.to_vector<float>(), seen = view.to_vector<float>();
     for (std::size_t i = 0; i < 64; ++i) {
@@ -137,7 +137,7 @@ TEST_CASE("assign: a realized tensor's kernel stores into its own buffer", "[eng
       REQUIRE(seen[i] == got[i]);
     }
     // a value that reads the buffer through a reduce (realized first) is still in place
-    w.assign(w - w.mean());
+    w.assign(w - w.mean()).realize();
     CHECK(data_of(w) == before);
     double mean = 0;
     for (float x : got) mean += x;
@@ -147,11 +147,53 @@ TEST_CASE("assign: a realized tensor's kernel stores into its own buffer", "[eng
   }
 }
 
+TEST_CASE("assign: lazy, computed in the next realize's schedule, with eager values", "[engine][assign]") {
+  auto& engine = detail::Engine<void>::instance();
+  for (const std::string dev : {"CPU", "INTERP"}) {
+    const std::vector<float> xs = ramp(64, 0.25f, -3.0f);
+    Tensor x = Tensor::from(xs, {8, 8}, std::nullopt, dev).realize();
+    auto run = [&](bool together) {  // BatchNorm's pattern: a running statistic and a loss share a mean
+      Tensor stat = Tensor::from(std::vector<float>(8, 1.0f), {8}, std::nullopt, dev);
+      const Tensor m = (x * 2).contiguous().mean(0) / 2;  // a kernel of its own, shared
+      const std::int64_t k0 = engine.kernel_count();
+      stat.assign(stat * 0.9 + m * 0.1);
+      CHECK(engine.kernel_count() == k0);  // nothing ran yet
+      Tensor loss = (x - m.reshape({1, 8})).square().sum();
+      if (together) Tensor::realize({loss, stat});
+      else stat.realize(), loss.realize();
+      const std::vector<float> got = stat.to_vector<float>();
+      for (std::size_t c = 0; c < 8; ++c) {
+        double mean = 0;
+        for (std::size_t r = 0; r < 8; ++r) mean += xs[r * 8 + c] / 8.0;
+        REQUIRE(got[c] == Approx(0.9 + 0.1 * mean));
+      }
+      return engine.kernel_count() - k0;
+    };
+    CHECK(run(true) < run(false));  // the mean runs once
+    // a tensor that read the buffer before a second assign sees what an eager assign would give
+    Tensor a = Tensor::from({1.f, 2.f}, {2}, std::nullopt, dev);
+    Tensor view = a.reshape({1, 2});
+    a.assign(a + 1);
+    Tensor b = a * 10;  // holds the pending value
+    a.assign(a + 1);
+    CHECK(view.to_vector<float>() == std::vector<float>{3, 4});
+    CHECK(b.to_vector<float>() == std::vector<float>{30, 40});
+    CHECK(a.to_vector<float>() == std::vector<float>{3, 4});
+    // a lazy tensor made from the buffer before an assign reads the written values (as an eager assign's)
+    Tensor p = Tensor::from({1.f, 2.f}, {2}, std::nullopt, dev), q = Tensor::from({5.f, 6.f}, {2}, std::nullopt, dev);
+    const Tensor old_p = p * 1;
+    p.assign(q * 1);
+    q.assign(old_p);
+    Tensor::realize({p, q});
+    CHECK(p.to_vector<float>() == std::vector<float>{5, 6});
+    CHECK(q.to_vector<float>() == std::vector<float>{5, 6});
+  }
+}
+
 TEST_CASE("assign: a value that reads the target at other elements goes through a temporary", "[engine][assign]") {
   for (const std::string dev : {"CPU", "INTERP"}) {
     const std::vector<float> a = ramp(12);
     Tensor w = Tensor::from(a, {3, 4}, std::nullopt, dev).realize();
-    CHECK_FALSE(realize_into(w.flip({1}).uop(), detail::view_base(w.uop()), dev));
     w.assign(w.flip({1}) + 1);  // in place, an element would read a neighbour already overwritten
     const std::vector<float> got = w.to_vector<float>();
     for (std::size_t r = 0; r < 3; ++r)

@@ -12,6 +12,7 @@
 // from the host allocator's cache of freed buffers (runtime/allocator.hpp, tinygrad's LRUAllocator).
 // DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
 // kernel ASTs, 4 the generated source, 5 the linear UOps.
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -106,6 +107,8 @@ class Engine {
   void run(const Schedule& s) {
     for (const ScheduleItem& item : s.items) run_item(item);
   }
+  // kernels run so far, copies included (tinygrad's GlobalCounters.kernel_count)
+  std::int64_t kernel_count() const { return runs_.load(std::memory_order_relaxed); }
 
   std::size_t cached_kernels() {
     detail::LockGuard lock(mu_);
@@ -117,10 +120,11 @@ class Engine {
  private:
   detail::Mutex mu_;
   std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
-  std::int64_t runs_ = 0;
+  std::atomic<std::int64_t> runs_ = 0;
 
   void run_item(const ScheduleItem& item) {
     const DeviceKind k = device_kind(item.device);
+    const std::int64_t run = ++runs_;
     if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
       if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
       auto& dst = host_buffer(item.bufs[0], /*zero=*/false).bytes;  // written whole
@@ -149,7 +153,7 @@ class Engine {
     if (debug_level() >= 2) {
       const double us = (monotonic_seconds() - t0) * 1e6;
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
-                  static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
+                  static_cast<long long>(run), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
   }
 
@@ -185,41 +189,6 @@ std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& 
   memory_plan<T>(s);
   run_schedule<void>(s);
   return s.outputs;
-}
-
-// tinygrad's assign: computes root into the BUFFER target (of the root's element count), in place, when
-// that is safe; returns false, having run nothing, when it is not. It is safe when the last kernel, the
-// one that stores into target, reads target only at the element it writes (an elementwise update such as
-// w - lr * g); any other read (through a permute, flip, shrink, or inside a reduce) could see elements
-// already overwritten (tinygrad's fix_store_hazard then computes into a temporary first; so does the caller).
-template <class T = void>
-bool realize_into(const UOp& root, const UOp& target, const std::string& device = "CPU") {
-  if (root.op() == Ops::BUFFER) return false;  // a copy of a buffer: no kernel to store with
-  Schedule s = create_schedule_into<void>({root}, {target}, device);
-  if (s.items.empty() || s.outputs[0] != target) return false;
-  for (std::size_t k = 0; k + 1 < s.items.size(); ++k)
-    for (std::size_t i = 0; i < s.items[k].bufs.size(); ++i)
-      if (s.items[k].bufs[i] == target && (i == 0 || s.items[k].ast.op() == Ops::COPY)) return false;
-  const ScheduleItem& last = s.items.back();
-  if (last.ast.op() != Ops::SINK || last.bufs[0] != target) return false;
-  // the target's PARAM slots (it may be bound twice), the index the kernel stores at, the indices it loads at
-  std::vector<std::int64_t> slots;
-  for (std::size_t i = 0; i < last.bufs.size(); ++i)
-    if (last.bufs[i] == target) slots.push_back(std::int64_t(i));
-  auto is_target = [&](const UOp& p) {
-    return p.op() == Ops::PARAM && std::find(slots.begin(), slots.end(), p.arg().as_param().slot) != slots.end();
-  };
-  UOp store_idx;
-  std::vector<UOp> load_idx;
-  for (const UOp& u : last.ast.toposort()) {
-    if (u.op() == Ops::STORE && u.src(0).op() == Ops::INDEX && is_target(u.src(0).src(0))) store_idx = u.src(0);
-    else if (u.op() == Ops::INDEX && is_target(u.src(0))) load_idx.push_back(u);
-  }
-  for (const UOp& l : load_idx)
-    if (l != store_idx) return false;
-  memory_plan<T>(s);
-  run_schedule<void>(s);
-  return true;
 }
 
 // MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and

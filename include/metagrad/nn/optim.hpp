@@ -31,7 +31,7 @@ struct LearningRate {
 class Optimizer {
  public:
   std::vector<Tensor> params;   // the tensors step() updates: the given ones without requires_grad(false)
-  std::vector<Tensor> buffers;  // the others (tinygrad keeps them to realize; nothing to do here)
+  std::vector<Tensor> buffers;  // the others, realized with the gradients (their assigns are pending)
   Tensor lr;                    // float32 of shape (1,), as tinygrad stores it
 
   virtual ~Optimizer() = default;
@@ -54,19 +54,19 @@ class Optimizer {
       if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
       grads.push_back(*g);
     }
-    // before any write (a gradient may read other parameters), all in one schedule
+    // the gradients, `with` and the buffers (BatchNorm's pending running statistics) in one schedule
     std::vector<Tensor> first = grads;
     first.insert(first.end(), with.begin(), with.end());
+    first.insert(first.end(), buffers.begin(), buffers.end());
     Tensor::realize<T>(first);
     pending_.clear();
     std::vector<Tensor> updates = step_updates(params, grads);
-    // every new value is computed before anything is written, in one schedule
-    std::vector<Tensor> news = updates;
-    for (auto& [state, value] : pending_) news.push_back(value);
-    Tensor::realize<T>(news);
+    // assigns are lazy: every new value (state and parameter) is computed from the current ones in one
+    // schedule, then written
     for (auto& [state, value] : pending_) state->template assign<T>(value);
     pending_.clear();
     for (std::size_t i = 0; i < params.size(); ++i) params[i].template assign<T>((params[i].detach() - updates[i]).reshape(params[i].shape()));
+    Tensor::realize<T>(params);
   }
 
  protected:

@@ -275,6 +275,7 @@ Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) cons
 template <class T>
 Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
   if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
+  if (pending_target()) compute<T>({}, device());  // an assigned tensor is realized: its buffer takes the write
   const UOp& base = detail::view_base(d_->uop);
   // as tinygrad: refuse when another live tensor's graph uses this one, where eager and lazy would differ
   // (views of the same realized buffer see the write and are fine; so is the value's own graph)

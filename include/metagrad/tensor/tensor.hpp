@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../core/mutex.hpp"
+#include "../core/ptr_map.hpp"
 #include "../core/alu.hpp"
 #include "../core/env.hpp"
 #include "../core/error.hpp"
@@ -139,6 +140,56 @@ struct TensorRegistry {
     return out;
   }
 };
+// Assigns not computed yet (tinygrad's STORE+AFTER on a buffer): the BUFFER written and the tensor
+// whose graph is the new value. The next computation on that device computes them with its own roots,
+// so an assign costs no schedule of its own (BatchNorm's running statistics are computed with the
+// gradients, from the same forward pass).
+struct PendingAssigns {
+  struct Entry {
+    UOp target;
+    std::shared_ptr<TensorData> holder;
+  };
+  detail::Mutex m;
+  std::vector<Entry> list;
+  static PendingAssigns& get() {
+    static PendingAssigns* p = new PendingAssigns();  // never destroyed, as the registry
+    return *p;
+  }
+  void add(Entry e) {
+    detail::LockGuard lock(m);
+    list.push_back(std::move(e));
+  }
+  // removes and returns the entries on device
+  std::vector<Entry> take(const std::string& device) {
+    detail::LockGuard lock(m);
+    std::vector<Entry> out;
+    std::erase_if(list, [&](Entry& e) { return e.holder->device == device ? (out.push_back(std::move(e)), true) : false; });
+    return out;
+  }
+  std::vector<UOp> targets(const std::string& device) {
+    detail::LockGuard lock(m);
+    std::vector<UOp> out;
+    for (const Entry& e : list) if (e.holder->device == device) out.push_back(e.target);
+    return out;
+  }
+};
+// whether a graph in roots reads one of the buffers in targets other than inside a graph in `inside`
+inline bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::vector<UOp>& inside) {
+  if (targets.empty()) return false;
+  PtrMap<char> seen;
+  for (const UOp& u : inside) seen.set(u.node(), 1);
+  std::vector<const UOp*> stack;
+  for (const UOp& r : roots) stack.push_back(&r);
+  while (!stack.empty()) {
+    const UOp& u = *stack.back();
+    stack.pop_back();
+    if (seen.contains(u.node())) continue;
+    seen.set(u.node(), 1);
+    if (u.op() == Ops::BUFFER && std::find(targets.begin(), targets.end(), u) != targets.end()) return true;
+    for (const UOp& s : u.src()) stack.push_back(&s);
+  }
+  return false;
+}
 }  // namespace detail
 
 class Tensor {
@@ -329,12 +380,10 @@ class Tensor {
   }
 
   // ---- realizing ----
-  // computes the graph into a new buffer; the tensor then views that buffer
+  // computes the graph into a new buffer (an assigned tensor: into its own); the tensor then views it
   template <class T = void>
   Tensor& realize() {
-    if (is_realized()) return *this;
-    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
-    d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
+    realize<T>(std::vector<Tensor>{*this});
     return *this;
   }
   // tinygrad's Tensor.realize(*lst): computes every tensor in one schedule (per device), so the work
@@ -349,15 +398,14 @@ class Tensor {
       std::vector<UOp> roots;
       for (const Tensor& t : ts)
         if (!t.is_realized() && t.device() == dev) todo.push_back(t.d_), roots.push_back(t.d_->uop);
-      const std::vector<UOp> bufs = realize_uops<T>(roots, dev);
-      for (std::size_t i = 0; i < todo.size(); ++i)
-        todo[i]->uop = todo[i]->shape == Shape{bufs[i].arg().as_int()} ? bufs[i] : mop_reshape(bufs[i], todo[i]->shape);
+      const std::vector<UOp> bufs = compute<T>(roots, dev);
+      for (std::size_t i = 0; i < todo.size(); ++i) todo[i]->uop = buffer_view(bufs[i], todo[i]->shape);
     }
   }
   // the tensor's value, computed on its device, copied into a host array
   template <class T = void>
   HostArray to_host() const {
-    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
+    const UOp buf = compute<T>({d_->uop}, device())[0];
     HostArray a(dtype_(), d_->shape);
     const auto& bytes = host_buffer(buf).bytes;
     if (bytes.size() != a.bytes.size())
@@ -365,11 +413,13 @@ class Tensor {
     std::copy(bytes.begin(), bytes.end(), a.bytes.begin());
     return a;
   }
-  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. A realized tensor's kernel
-  // stores into its buffer directly unless it also reads the buffer at other elements (then it computes
-  // into a temporary, copied in). A view of a buffer (movement ops on it, no pad) writes the elements it
-  // views; any other unrealized tensor is realized into a new buffer.
+  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is written into this tensor's
+  // buffer, which every tensor viewing that buffer then sees. As in tinygrad it is lazy: this tensor
+  // holds the value's graph until the next computation on its device, which computes it together with
+  // its own work and writes it into the buffer (a tensor that reads the buffer directly is computed
+  // after that write: values are what an eager assign would give). A view of a realized buffer
+  // (movement ops on it, no pad) writes the elements it views at once; any other unrealized tensor is
+  // realized into a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -382,17 +432,25 @@ class Tensor {
     const Tensor& v = *bx;
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
-    const UOp& buf = detail::view_base(d_->uop);
-    // the whole buffer: the value's last kernel stores into it when that is safe (realize_into)
-    if (buf.op() == Ops::BUFFER && is_realized() && realize_into<T>(v.d_->uop, buf, device())) return *this;
-    HostArray a = v.to_host<T>();
-    if (buf.op() != Ops::BUFFER) {
-      d_->uop = from_host(a, device()).d_->uop;
-    } else if (is_realized()) {
-      host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
-    } else {
-      write_through_view(buf, a);
+    // assigned again before the last assign was computed (a tensor made in between may hold that value),
+    // or the value reads an assigned buffer directly rather than through its pending value: those first
+    if (pending_target() || detail::reads_outside({v.d_->uop}, detail::PendingAssigns::get().targets(device()), pending_values(device())))
+      compute<T>({}, device());
+    const UOp buf = detail::view_base(d_->uop);
+    if (buf.op() == Ops::BUFFER && is_realized()) {
+      if (v.is_realized()) {  // a copy of another buffer: nothing to compute, written now
+        if (!detail::PendingAssigns::get().targets(device()).empty()) compute<T>({}, device());  // they read the old values
+        const UOp& from = detail::view_base(v.d_->uop);
+        if (from != buf) std::memcpy(host_buffer(buf).bytes.data(), host_buffer(from).bytes.data(), host_buffer(buf).bytes.size());
+        return *this;
+      }
+      d_->uop = v.d_->uop;
+      detail::PendingAssigns::get().add({buf, d_});
+      return *this;
     }
+    HostArray a = v.to_host<T>();
+    if (buf.op() != Ops::BUFFER) d_->uop = from_host(a, device()).d_->uop;
+    else write_through_view(buf, a);
     return *this;
   }
   template <class T = void>
@@ -983,6 +1041,74 @@ class Tensor {
   explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
   Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s), d_->device); }  // same device
   DType dtype_() const { return dtype(); }
+  // The one way from the Tensor layer into the engine: computes roots on dev together with dev's pending
+  // assigns (written into their buffers, their tensors then view them); returns each root's BUFFER
+  template <class T>
+  static std::vector<UOp> compute(std::vector<UOp> roots, const std::string& dev) {
+    std::vector<detail::PendingAssigns::Entry> pending = detail::PendingAssigns::get().take(dev);
+    if (pending.empty()) return roots.empty() ? roots : realize_uops<T>(roots, dev);
+    std::vector<UOp> targets, values;
+    for (const auto& e : pending) targets.push_back(e.target), values.push_back(e.holder->uop);
+    // a root that reads an assigned buffer directly must see the written values: the assigns run first
+    try {
+      if (detail::reads_outside(roots, targets, values)) {
+        const std::vector<std::pair<UOp, UOp>> map = written_map(pending);
+        write_assigns<T>(pending, {}, dev);
+        for (UOp& r : roots) r = r.substitute(map, /*walk=*/true);
+        return roots.empty() ? roots : realize_uops<T>(roots, dev);
+      }
+      return write_assigns<T>(pending, roots, dev);
+    } catch (...) {  // nothing was written: the assigns stay pending
+      for (auto& e : pending) if (e.holder->uop != buffer_view(e.target, e.holder->shape)) detail::PendingAssigns::get().add(std::move(e));
+      throw;
+    }
+  }
+  // computes the pending values with roots in one schedule (every kernel reads the buffers as they were),
+  // then writes the values into their buffers; every live tensor whose graph holds a value then reads
+  // the buffer instead. Returns the roots' buffers.
+  template <class T>
+  static std::vector<UOp> write_assigns(const std::vector<detail::PendingAssigns::Entry>& pending, const std::vector<UOp>& roots, const std::string& dev) {
+    std::vector<UOp> all;
+    for (const auto& e : pending) all.push_back(e.holder->uop);
+    all.insert(all.end(), roots.begin(), roots.end());
+    const std::vector<UOp> bufs = realize_uops<T>(all, dev);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (bufs[i] == pending[i].target) continue;
+      const auto& from = host_buffer(bufs[i]).bytes;
+      auto& to = host_buffer(pending[i].target).bytes;
+      if (from.size() != to.size())
+        throw Error("assign: the value has " + std::to_string(from.size()) + " bytes, the buffer " + std::to_string(to.size()));
+      std::memcpy(to.data(), from.data(), to.size());
+    }
+    const std::vector<std::pair<UOp, UOp>> map = written_map(pending);
+    // one pass (walk): a replaced value's buffer read may look like the value itself (a + 1 over a + 1)
+    for (const auto& d : detail::TensorRegistry::get().live()) d->uop = d->uop.substitute(map, /*walk=*/true);
+    std::vector<UOp> out(bufs.begin() + std::ptrdiff_t(pending.size()), bufs.end());
+    for (std::size_t r = 0; r < roots.size(); ++r)  // a root that is a pending value: its buffer
+      for (std::size_t i = 0; i < pending.size(); ++i) if (roots[r] == all[i]) out[r] = pending[i].target;
+    return out;
+  }
+  // each written value, to the view of its buffer that replaces it
+  static std::vector<std::pair<UOp, UOp>> written_map(const std::vector<detail::PendingAssigns::Entry>& pending) {
+    std::vector<std::pair<UOp, UOp>> map;
+    for (const auto& e : pending) map.emplace_back(e.holder->uop, buffer_view(e.target, e.holder->shape));
+    return map;
+  }
+  static UOp buffer_view(const UOp& buf, const Shape& shape) { return shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, shape); }
+  static std::vector<UOp> pending_values(const std::string& dev) {
+    std::vector<UOp> out;
+    detail::PendingAssigns& p = detail::PendingAssigns::get();
+    detail::LockGuard lock(p.m);
+    for (const auto& e : p.list) if (e.holder->device == dev) out.push_back(e.holder->uop);
+    return out;
+  }
+  // the buffer this tensor's pending assign writes, or null
+  UOp pending_target() const {
+    detail::PendingAssigns& p = detail::PendingAssigns::get();
+    detail::LockGuard lock(p.m);
+    for (const auto& e : p.list) if (e.holder == d_) return e.target;
+    return {};
+  }
   bool is_realized() const {
     const UOp& u = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
     return u.op() == Ops::BUFFER;
