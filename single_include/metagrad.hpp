@@ -7774,10 +7774,162 @@ struct pm_reduce_unparented_def {
     return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
   }
 };
+
+// ---- reduce collapse (tinygrad's pm_reduce_simplify and pm_load_collapse) ----
+// A sum over a range whose terms are mostly zero has a closed form: the sum of arange-style masks is a
+// clamp (`(r < cut).where(val, 0)` summed over r is `clamp(cut, 0, n) * val`), and a sum of
+// `(idx != r).where(0, x[r])` over r is the load x[idx]: tensor indexing by a tensor (one-hot masks
+// in the graph) becomes a gather, with no reduce over the indexed axis.
+
+template <std::same_as<UOp> U> bool no_range(const U& u) { return !op_in_backward_slice_with_self(u, OpSet{Ops::RANGE}); }
+template <std::same_as<UOp> U> bool no_load(const U& u) { return !op_in_backward_slice_with_self(u, OpSet{Ops::INDEX}); }
+
+// the sum of val over the values of r where lo <= r < hi (lo, hi clamped to [0, n])
+inline UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
+
+struct pm_reduce_collapse_def {
+  template <class T> static constexpr auto make() {
+    auto range = op<Ops::RANGE>.named("r"_n);
+    auto is_add = [](const UOp& red) { return red.arg()[0].as_op() == Ops::ADD; };
+    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+        // lift x+y out of reduce on lt
+        rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_range(y) || !no_range(c)) return std::nullopt;
+          return x < (c.cast(y.dtype()) - y);
+        }),
+        // lift x*y out of reduce
+        rule((var<"x"> * var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_range(y) || !no_range(c) || !y.dtype().is_int() || !(y.vmin() > SymVal(0))) return std::nullopt;
+          return x < ((c + y - 1) / y);
+        }),
+        // fold the range: bound from below
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, 0, var<"val">), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+          if (!is_add(red) || !no_range(val)) return std::nullopt;
+          return masked_range_sum(r, r.src(0) - cut, val);
+        }),
+        // bound from two sides
+        rule(op<Ops::REDUCE>(where(ne(var<"r"> < var<"lower">, true) & (range < var<"upper">), var<"val">, 0), var<"r">).named("red"_n),
+             [=](UOp red, UOp r, UOp lower, UOp upper, UOp val) -> std::optional<UOp> {
+               if (!is_add(red) || !no_range(val)) return std::nullopt;
+               return masked_range_sum(r, upper.minimum(r.src(0)) - lower.maximum(Arg(0)), val);
+             }),
+        // bound from above
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, var<"val">, 0), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+          if (!is_add(red) || !no_range(val)) return std::nullopt;
+          return masked_range_sum(r, cut, val);
+        }),
+        // a sum of a sum is the sum of the sums
+        rule(op<Ops::REDUCE>(var<"x"> + var<"y">, etc).named("red"_n), [=](UOp red, UOp x, UOp y) -> std::optional<UOp> {
+          if (!is_add(red)) return std::nullopt;
+          std::vector<UOp> rngs(red.src().begin() + 1, red.src().end());
+          return x.reduce(Ops::ADD, rngs) + y.reduce(Ops::ADD, rngs);
+        }),
+        // a variable in the mask's AND is a factor
+        rule(op<Ops::REDUCE>(where(op<Ops::DEFINE_VAR>.named("x"_n) & var<"y">, var<"c">, 0), etc).named("red"_n),
+             [=](UOp red, UOp x, UOp y, UOp c) -> std::optional<UOp> {
+               if (!is_add(red)) return std::nullopt;
+               return y.where(c, c.const_like(Arg(0))).reduce(Ops::ADD, std::vector<UOp>(red.src().begin() + 1, red.src().end())) * x.cast(c.dtype());
+             }),
+        // a product with a casted bool is a where
+        rule(var<"x"> * cast(var<"gate">.dtype(dtypes::bool_)), [](UOp x, UOp gate) { return gate.where(x, x.const_like(Arg(0))); })
+      ) + symbolic.template get<T>();
+  }
+};
+struct pm_reduce_load_collapse_def {
+  template <class T> static constexpr auto make() {
+    return LazyRules<pm_reduce_collapse_def>::template get<T>() + rules(
+        // lift x+y out of reduce on ne
+        rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_range(y) || !no_range(c)) return std::nullopt;
+          return x.ne(c.cast(y.dtype()) - y);
+        }),
+        // a sum of a load gated by `idx == r` over r is the load at idx (when 0 <= idx < n)
+        rule(op<Ops::REDUCE>(where(ne(var<"idx">, or_casted(op<Ops::RANGE>.named("r"_n))), 0, var<"expr">), var<"r">).named("red"_n),
+             [](UOp red, UOp idx, UOp r, UOp expr) -> std::optional<UOp> {
+               if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
+               const UOp i = idx.cast(r.dtype());
+               const UOp v = (i >= 0) & (i < r.src(0));
+               return v.where(expr.substitute({{r, i.valid(v)}}), expr.const_like(Arg(0)));
+             }));
+  }
+};
+
+// tinygrad's reduce_collapse: for each range of the REDUCE, the part of its source that depends on the
+// range is rewritten alone (everything else stands in as a variable with its bounds); if the rules
+// leave no range, the reduce is gone
+template <class RS> std::optional<UOp> reduce_collapse(const UOp& red, const UOp& src, const RS& pm) {
+  UOp u = src;
+  for (std::size_t ri = 1; ri < red.nsrc(); ++ri) {
+    const UOp& r = red.src(ri);
+    RangeMap rm;
+    // the nodes under u that depend on r, through nodes that do (tinygrad's toposort with a gate)
+    std::vector<UOp> included;
+    PtrMap<char> state;  // 1: sources pushed, 2: done
+    std::vector<UOp> stack;
+    if (rm.in(u, r)) stack.push_back(u);
+    while (!stack.empty()) {
+      const UOp n = stack.back();
+      char* st = state.find(n.node());
+      if (st && *st == 2) { stack.pop_back(); continue; }
+      if (!st) {
+        state.set(n.node(), 1);
+        for (std::size_t i = n.nsrc(); i-- > 0;)
+          if (!state.find(n.src(i).node()) && rm.in(n.src(i), r)) stack.push_back(n.src(i));
+        continue;
+      }
+      *st = 2;
+      included.push_back(n);
+      stack.pop_back();
+    }
+    for (const UOp& x : included)
+      if (x.op() == Ops::STORE || x.op() == Ops::REDUCE) return std::nullopt;
+    std::vector<std::pair<UOp, UOp>> replaces;
+    for (const UOp& x : included)
+      for (const UOp& s : x.src()) {
+        if (state.find(s.node()) || s.op() == Ops::CONST || s.op() == Ops::PARAM || s.op() == Ops::DEFINE_LOCAL || s.op() == Ops::DEFINE_VAR) continue;
+        if (std::any_of(replaces.begin(), replaces.end(), [&](const auto& p) { return p.first == s; })) continue;
+        const auto lo = s.vmin(), hi = s.vmax();
+        auto bound = [](const SymVal& b) { return b.is_float() ? Arg(b.as_double()) : Arg(b.clamped_int64()); };
+        replaces.emplace_back(s, UOp(Ops::DEFINE_VAR, s.dtype(), {}, ArgTuple{Arg("in" + std::to_string(replaces.size())), bound(lo), bound(hi)}));
+      }
+    const UOp sink = graph_rewrite(u.substitute(replaces).reduce(Ops::ADD, {r}), pm);
+    if (!no_range(sink)) return std::nullopt;
+    std::vector<std::pair<UOp, UOp>> back;
+    for (const auto& [k, v] : replaces) back.emplace_back(v, k);
+    u = sink.substitute(back);
+  }
+  return u;
+}
+
+struct pm_reduce_simplify_def {
+  template <class T> static constexpr auto make() {
+    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+        rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+          if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
+          return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def>{});
+        }));
+  }
+};
+struct pm_load_collapse_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+          if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
+          return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def>{});
+        }),
+        // no math on a loaded index (it could overflow): undo pm_reduce_load_collapse's lift
+        rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_load(y) || !no_load(c) || no_load(x)) return std::nullopt;
+          return x < (c - y);
+        }));
+  }
+};
 }  // namespace detail
 inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
 inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
 inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_simplify_def> pm_reduce_simplify{};
+inline constexpr LazyRules<detail::pm_load_collapse_def> pm_load_collapse{};
 
 }  // namespace mg
 
@@ -8303,20 +8455,30 @@ class Rangeify {
     std::vector<UOp> ends;
     for (const UOp& r : in.out)
       if (r.op() == Ops::RANGE) ends.push_back(r);
-    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
-    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
-    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
+    // symbolic and reduce_simplify first, as tinygrad runs them on the rangeified graph: they fold
+    // what makes a buffer unused (an arange summed over a mask is a clamp: reduce_collapse), and
+    // codegen's range merging expects reduces without unused ranges
+    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_simplify.template get<T>());
     // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
     std::vector<UOp> bufs{in.buffer};
     std::vector<std::pair<UOp, UOp>> sub;
+    // the output's ranges first, in the order of its dims (tinygrad numbers them on the store's
+    // multi-dim INDEX: the loops nest as the output's axes, batch outermost), then the others
     std::int64_t next_axis = 0;
     std::vector<std::pair<UOp, UOp>> sub2;
-    for (const UOp& u : ast.toposort()) {
+    auto number = [&](const UOp& r) {
+      if (std::any_of(sub.begin(), sub.end(), [&](const auto& p) { return p.first == r; })) return;
+      sub.emplace_back(r, r.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), r.arg()[1]}}));
+      sub2.emplace_back(sub.back().second, r.replace({.arg = ArgTuple{Arg(next_axis++), r.arg()[1]}}));
+    };
+    const std::vector<UOp> topo = ast.toposort();
+    for (const UOp& r : ends)
+      if (std::find(topo.begin(), topo.end(), r) != topo.end()) number(r);
+    for (const UOp& u : topo) {
       if (u.op() == Ops::BUFFER) {
         if (u != in.buffer) bufs.push_back(u);
       } else if (u.op() == Ops::RANGE) {
-        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
-        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
+        number(u);
       }
     }
     for (std::size_t i = 0; i < bufs.size(); ++i)
@@ -10490,6 +10652,8 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
   std::int64_t nthreads = 1;
   U sink = graph_rewrite(ast, pm_early, RewriteOptions{.bottom_up = true});
   if (ast.tag().is_none()) {
+    // a sum over one-hot masks of a loaded value is a load (indexing a tensor by a tensor)
+    sink = graph_rewrite(sink, pm_load_collapse);
     // split ranges used as r % c, simplify, merge and shrink ranges
     detail::RangeSubCtx split;
     sink = graph_rewrite(sink, pm_split_ranges.template get<U>() + pm_flatten_range.template get<U>(), split);
@@ -10548,9 +10712,10 @@ Program to_program(const U& ast, const Target& target, const std::vector<Opt>* o
     if (u.op() == Ops::DEFINE_VAR) p.vars.push_back(u);
   }
   std::sort(p.params.begin(), p.params.end(), [](const UOp& a, const UOp& b) { return a.arg().as_param().slot < b.arg().as_param().slot; });
+  // a slot may be missing: an input whose every read folded away (a mask that is never true)
   for (std::size_t i = 0; i < p.params.size(); ++i)
-    if (p.params[i].arg().as_param().slot != std::int64_t(i))
-      throw Error("to_program: kernel " + p.name + " has no PARAM of slot " + std::to_string(i) + " (slots must be 0..n-1)");
+    if (p.params[i].arg().as_param().slot < 0 || (i && p.params[i].arg().as_param().slot == p.params[i - 1].arg().as_param().slot))
+      throw Error("to_program: kernel " + p.name + " has PARAM slot " + std::to_string(p.params[i].arg().as_param().slot) + " twice or negative");
   // tinygrad sorts vars by their arg (name, min, max)
   std::sort(p.vars.begin(), p.vars.end(), [](const UOp& a, const UOp& b) {
     const Arg &x = a.arg(), &y = b.arg();
@@ -12511,6 +12676,8 @@ class Engine {
   void run(const Schedule& s) {
     for (const ScheduleItem& item : s.items) run_item(item);
   }
+  // kernels run so far, copies included (tinygrad's GlobalCounters.kernel_count)
+  std::int64_t kernel_count() const { return runs_.load(std::memory_order_relaxed); }
 
   std::size_t cached_kernels() {
     detail::LockGuard lock(mu_);
@@ -12522,10 +12689,11 @@ class Engine {
  private:
   detail::Mutex mu_;
   std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
-  std::int64_t runs_ = 0;
+  std::atomic<std::int64_t> runs_ = 0;
 
   void run_item(const ScheduleItem& item) {
     const DeviceKind k = device_kind(item.device);
+    const std::int64_t run = ++runs_;
     if (item.ast.op() == Ops::COPY) {  // every device keeps host memory: a copy is a memcpy
       if (k == DeviceKind::NULL_ || device_kind(item.bufs[1].src(1).arg().as_str()) == DeviceKind::NULL_) return;
       auto& dst = host_buffer(item.bufs[0], /*zero=*/false).bytes;  // written whole
@@ -12554,7 +12722,7 @@ class Engine {
     if (debug_level() >= 2) {
       const double us = (monotonic_seconds() - t0) * 1e6;
       std::printf("*** %-6s %6lld %-32s arg %2zu  tm %10.2fus (%8.2f GFLOPS %8.2f GB/s)\n", item.device.c_str(),
-                  static_cast<long long>(++runs_), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
+                  static_cast<long long>(run), p.name.c_str(), bufs.size(), us, double(p.ops) / (us * 1e3), double(p.mem) / (us * 1e3));
     }
   }
 
@@ -12592,39 +12760,48 @@ std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& 
   return s.outputs;
 }
 
-// tinygrad's assign: computes root into the BUFFER target (of the root's element count), in place, when
-// that is safe; returns false, having run nothing, when it is not. It is safe when the last kernel, the
-// one that stores into target, reads target only at the element it writes (an elementwise update such as
-// w - lr * g); any other read (through a permute, flip, shrink, or inside a reduce) could see elements
-// already overwritten (tinygrad's fix_store_hazard then computes into a temporary first; so does the caller).
+// tinygrad's assign: computes roots as realize_uops does, the kernel of roots[i] storing into the BUFFER
+// targets[i] (where not null), in place. Runs nothing and returns nullopt when that is not safe: every
+// kernel must see the targets as they were, so a target may be written by one kernel only, read by no
+// kernel after that one, and read by that one only at the element it writes (an elementwise update such
+// as w - lr * g; tinygrad's fix_store_hazard computes the other cases into a temporary; so does the caller).
 template <class T = void>
-bool realize_into(const UOp& root, const UOp& target, const std::string& device = "CPU") {
-  if (root.op() == Ops::BUFFER) return false;  // a copy of a buffer: no kernel to store with
-  Schedule s = create_schedule_into<void>({root}, {target}, device);
-  if (s.items.empty() || s.outputs[0] != target) return false;
-  for (std::size_t k = 0; k + 1 < s.items.size(); ++k)
-    for (std::size_t i = 0; i < s.items[k].bufs.size(); ++i)
-      if (s.items[k].bufs[i] == target && (i == 0 || s.items[k].ast.op() == Ops::COPY)) return false;
-  const ScheduleItem& last = s.items.back();
-  if (last.ast.op() != Ops::SINK || last.bufs[0] != target) return false;
-  // the target's PARAM slots (it may be bound twice), the index the kernel stores at, the indices it loads at
-  std::vector<std::int64_t> slots;
-  for (std::size_t i = 0; i < last.bufs.size(); ++i)
-    if (last.bufs[i] == target) slots.push_back(std::int64_t(i));
-  auto is_target = [&](const UOp& p) {
-    return p.op() == Ops::PARAM && std::find(slots.begin(), slots.end(), p.arg().as_param().slot) != slots.end();
-  };
-  UOp store_idx;
-  std::vector<UOp> load_idx;
-  for (const UOp& u : last.ast.toposort()) {
-    if (u.op() == Ops::STORE && u.src(0).op() == Ops::INDEX && is_target(u.src(0).src(0))) store_idx = u.src(0);
-    else if (u.op() == Ops::INDEX && is_target(u.src(0))) load_idx.push_back(u);
+std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
+  Schedule s = create_schedule_into<void>(roots, targets, device);
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    const UOp& t = targets[r];
+    if (!t) continue;
+    if (s.outputs[r] != t) return std::nullopt;  // a buffer itself (a copy): no kernel stores it
+    std::optional<std::size_t> writer;
+    for (std::size_t k = 0; k < s.items.size(); ++k) {
+      const ScheduleItem& item = s.items[k];
+      const bool writes = item.bufs[0] == t, reads = std::find(item.bufs.begin() + 1, item.bufs.end(), t) != item.bufs.end();
+      if ((writes || reads) && item.ast.op() != Ops::SINK) return std::nullopt;
+      if (writes && writer) return std::nullopt;
+      if (reads && writer && !writes) return std::nullopt;  // would read the new values
+      if (writes) writer = k;
+    }
+    if (!writer) return std::nullopt;
+    // the writer reads the target only at the index it stores at
+    const ScheduleItem& w = s.items[*writer];
+    std::vector<std::int64_t> slots;
+    for (std::size_t i = 0; i < w.bufs.size(); ++i)
+      if (w.bufs[i] == t) slots.push_back(std::int64_t(i));
+    auto is_target = [&](const UOp& p) {
+      return p.op() == Ops::PARAM && std::find(slots.begin(), slots.end(), p.arg().as_param().slot) != slots.end();
+    };
+    UOp store_idx;
+    std::vector<UOp> load_idx;
+    for (const UOp& u : w.ast.toposort()) {
+      if (u.op() == Ops::STORE && u.src(0).op() == Ops::INDEX && is_target(u.src(0).src(0))) store_idx = u.src(0);
+      else if (u.op() == Ops::INDEX && is_target(u.src(0))) load_idx.push_back(u);
+    }
+    for (const UOp& l : load_idx)
+      if (l != store_idx) return std::nullopt;
   }
-  for (const UOp& l : load_idx)
-    if (l != store_idx) return false;
   memory_plan<T>(s);
   run_schedule<void>(s);
-  return true;
+  return s.outputs;
 }
 
 // MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
@@ -12744,6 +12921,56 @@ struct TensorRegistry {
     return out;
   }
 };
+// Assigns not computed yet (tinygrad's STORE+AFTER on a buffer): the BUFFER written and the tensor
+// whose graph is the new value. The next computation on that device computes them with its own roots,
+// so an assign costs no schedule of its own (BatchNorm's running statistics are computed with the
+// gradients, from the same forward pass).
+struct PendingAssigns {
+  struct Entry {
+    UOp target;
+    std::shared_ptr<TensorData> holder;
+  };
+  detail::Mutex m;
+  std::vector<Entry> list;
+  static PendingAssigns& get() {
+    static PendingAssigns* p = new PendingAssigns();  // never destroyed, as the registry
+    return *p;
+  }
+  void add(Entry e) {
+    detail::LockGuard lock(m);
+    list.push_back(std::move(e));
+  }
+  // removes and returns the entries on device
+  std::vector<Entry> take(const std::string& device) {
+    detail::LockGuard lock(m);
+    std::vector<Entry> out;
+    std::erase_if(list, [&](Entry& e) { return e.holder->device == device ? (out.push_back(std::move(e)), true) : false; });
+    return out;
+  }
+  std::vector<UOp> targets(const std::string& device) {
+    detail::LockGuard lock(m);
+    std::vector<UOp> out;
+    for (const Entry& e : list) if (e.holder->device == device) out.push_back(e.target);
+    return out;
+  }
+};
+// whether a graph in roots reads one of the buffers in targets other than inside a graph in `inside`
+inline bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::vector<UOp>& inside) {
+  if (targets.empty()) return false;
+  PtrMap<char> seen;
+  for (const UOp& u : inside) seen.set(u.node(), 1);
+  std::vector<const UOp*> stack;
+  for (const UOp& r : roots) stack.push_back(&r);
+  while (!stack.empty()) {
+    const UOp& u = *stack.back();
+    stack.pop_back();
+    if (seen.contains(u.node())) continue;
+    seen.set(u.node(), 1);
+    if (u.op() == Ops::BUFFER && std::find(targets.begin(), targets.end(), u) != targets.end()) return true;
+    for (const UOp& s : u.src()) stack.push_back(&s);
+  }
+  return false;
+}
 }  // namespace detail
 
 class Tensor {
@@ -12837,10 +13064,11 @@ class Tensor {
     if (d == 0) throw Error("arange: step is 0");
     const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
     const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
-    HostArray h(dt, {n});
-    for (std::int64_t i = 0; i < n; ++i)
-      h.set(i, ints ? Arg(start.v.as_int() + i * step.v.as_int()) : Arg(a + double(i) * d));
-    return from_host(h, device);
+    if (n == 0) return full({0}, 0, dt, device);
+    // lazy, as tinygrad's: a running sum of steps (a pool of n over n-1 zeros and the steps), which the
+    // scheduler's reduce collapse folds to start + i*step inside the kernels that read it
+    const Tensor run = full({n}, step, dt, device).pad(std::vector<AxisPair>{AxisPair(n - 1, 0)}).pool_({n}, {1}, {1}).sum(std::vector<std::int64_t>{-1});
+    return (run + (ints ? ConstType(start.v.as_int() - step.v.as_int()) : ConstType(a - d))).cast(dt);
   }
   // tinygrad's Tensor.eye: ones on the diagonal of an n x m matrix
   static Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, DType dtype = dtypes::default_float,
@@ -12934,12 +13162,10 @@ class Tensor {
   }
 
   // ---- realizing ----
-  // computes the graph into a new buffer; the tensor then views that buffer
+  // computes the graph into a new buffer (an assigned tensor: into its own); the tensor then views it
   template <class T = void>
   Tensor& realize() {
-    if (is_realized()) return *this;
-    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
-    d_->uop = d_->shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, d_->shape);
+    realize<T>(std::vector<Tensor>{*this});
     return *this;
   }
   // tinygrad's Tensor.realize(*lst): computes every tensor in one schedule (per device), so the work
@@ -12954,15 +13180,14 @@ class Tensor {
       std::vector<UOp> roots;
       for (const Tensor& t : ts)
         if (!t.is_realized() && t.device() == dev) todo.push_back(t.d_), roots.push_back(t.d_->uop);
-      const std::vector<UOp> bufs = realize_uops<T>(roots, dev);
-      for (std::size_t i = 0; i < todo.size(); ++i)
-        todo[i]->uop = todo[i]->shape == Shape{bufs[i].arg().as_int()} ? bufs[i] : mop_reshape(bufs[i], todo[i]->shape);
+      const std::vector<UOp> bufs = compute<T>(roots, dev);
+      for (std::size_t i = 0; i < todo.size(); ++i) todo[i]->uop = buffer_view(bufs[i], todo[i]->shape);
     }
   }
   // the tensor's value, computed on its device, copied into a host array
   template <class T = void>
   HostArray to_host() const {
-    const UOp buf = realize_uops<T>({d_->uop}, device())[0];
+    const UOp buf = compute<T>({d_->uop}, device())[0];
     HostArray a(dtype_(), d_->shape);
     const auto& bytes = host_buffer(buf).bytes;
     if (bytes.size() != a.bytes.size())
@@ -12970,11 +13195,13 @@ class Tensor {
     std::copy(bytes.begin(), bytes.end(), a.bytes.begin());
     return a;
   }
-  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is computed and written into
-  // this tensor's buffer, which every tensor viewing that buffer then sees. A realized tensor's kernel
-  // stores into its buffer directly unless it also reads the buffer at other elements (then it computes
-  // into a temporary, copied in). A view of a buffer (movement ops on it, no pad) writes the elements it
-  // views; any other unrealized tensor is realized into a new buffer.
+  // tinygrad's assign: x (broadcast to this shape; same dtype and device) is written into this tensor's
+  // buffer, which every tensor viewing that buffer then sees. As in tinygrad it is lazy: this tensor
+  // holds the value's graph until the next computation on its device, which computes it together with
+  // its own work and writes it into the buffer (a tensor that reads the buffer directly is computed
+  // after that write: values are what an eager assign would give). A view of a realized buffer
+  // (movement ops on it, no pad) writes the elements it views at once; any other unrealized tensor is
+  // realized into a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -12987,17 +13214,25 @@ class Tensor {
     const Tensor& v = *bx;
     if (v.dtype() != dtype()) throw Error("assign: dtype mismatch " + dtype().repr() + " != " + v.dtype().repr());
     if (v.device() != device()) throw Error("assign: device mismatch " + device() + " != " + v.device());
-    const UOp& buf = detail::view_base(d_->uop);
-    // the whole buffer: the value's last kernel stores into it when that is safe (realize_into)
-    if (buf.op() == Ops::BUFFER && is_realized() && realize_into<T>(v.d_->uop, buf, device())) return *this;
-    HostArray a = v.to_host<T>();
-    if (buf.op() != Ops::BUFFER) {
-      d_->uop = from_host(a, device()).d_->uop;
-    } else if (is_realized()) {
-      host_buffer(buf).bytes.assign(a.bytes.begin(), a.bytes.end());
-    } else {
-      write_through_view(buf, a);
+    // assigned again before the last assign was computed (a tensor made in between may hold that value),
+    // or the value reads an assigned buffer directly rather than through its pending value: those first
+    if (pending_target() || detail::reads_outside({v.d_->uop}, detail::PendingAssigns::get().targets(device()), pending_values(device())))
+      compute<T>({}, device());
+    const UOp buf = detail::view_base(d_->uop);
+    if (buf.op() == Ops::BUFFER && is_realized()) {
+      if (v.is_realized()) {  // a copy of another buffer: nothing to compute, written now
+        if (!detail::PendingAssigns::get().targets(device()).empty()) compute<T>({}, device());  // they read the old values
+        const UOp& from = detail::view_base(v.d_->uop);
+        if (from != buf) std::memcpy(host_buffer(buf).bytes.data(), host_buffer(from).bytes.data(), host_buffer(buf).bytes.size());
+        return *this;
+      }
+      d_->uop = v.d_->uop;
+      detail::PendingAssigns::get().add({buf, d_});
+      return *this;
     }
+    HostArray a = v.to_host<T>();
+    if (buf.op() != Ops::BUFFER) d_->uop = from_host(a, device()).d_->uop;
+    else write_through_view(buf, a);
     return *this;
   }
   template <class T = void>
@@ -13588,6 +13823,77 @@ class Tensor {
   explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
   Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s), d_->device); }  // same device
   DType dtype_() const { return dtype(); }
+  // The one way from the Tensor layer into the engine: computes roots on dev together with dev's pending
+  // assigns (written into their buffers, their tensors then view them); returns each root's BUFFER
+  template <class T>
+  static std::vector<UOp> compute(std::vector<UOp> roots, const std::string& dev) {
+    std::vector<detail::PendingAssigns::Entry> pending = detail::PendingAssigns::get().take(dev);
+    if (pending.empty()) return roots.empty() ? roots : realize_uops<T>(roots, dev);
+    std::vector<UOp> targets, values;
+    for (const auto& e : pending) targets.push_back(e.target), values.push_back(e.holder->uop);
+    // a root that reads an assigned buffer directly must see the written values: the assigns run first
+    try {
+      if (detail::reads_outside(roots, targets, values)) {
+        const std::vector<std::pair<UOp, UOp>> map = written_map(pending);
+        write_assigns<T>(pending, {}, dev);
+        for (UOp& r : roots) r = r.substitute(map, /*walk=*/true);
+        return roots.empty() ? roots : realize_uops<T>(roots, dev);
+      }
+      return write_assigns<T>(pending, roots, dev);
+    } catch (...) {  // nothing was written: the assigns stay pending
+      for (auto& e : pending) if (e.holder->uop != buffer_view(e.target, e.holder->shape)) detail::PendingAssigns::get().add(std::move(e));
+      throw;
+    }
+  }
+  // computes the pending values with roots in one schedule (every kernel reads the buffers as they were)
+  // and writes the values into their buffers; every live tensor whose graph holds a value then reads
+  // the buffer instead. Returns the roots' buffers.
+  template <class T>
+  static std::vector<UOp> write_assigns(const std::vector<detail::PendingAssigns::Entry>& pending, const std::vector<UOp>& roots, const std::string& dev) {
+    std::vector<UOp> all, targets;
+    for (const auto& e : pending) all.push_back(e.holder->uop), targets.push_back(e.target);
+    all.insert(all.end(), roots.begin(), roots.end());
+    targets.resize(all.size());
+    // in place where that is safe, else computed into new buffers and copied
+    std::optional<std::vector<UOp>> into = realize_uops_into<T>(all, targets, dev);
+    const std::vector<UOp> bufs = into ? std::move(*into) : realize_uops<T>(all, dev);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (bufs[i] == pending[i].target) continue;
+      const auto& from = host_buffer(bufs[i]).bytes;
+      auto& to = host_buffer(pending[i].target).bytes;
+      if (from.size() != to.size())
+        throw Error("assign: the value has " + std::to_string(from.size()) + " bytes, the buffer " + std::to_string(to.size()));
+      std::memcpy(to.data(), from.data(), to.size());
+    }
+    const std::vector<std::pair<UOp, UOp>> map = written_map(pending);
+    // one pass (walk): a replaced value's buffer read may look like the value itself (a + 1 over a + 1)
+    for (const auto& d : detail::TensorRegistry::get().live()) d->uop = d->uop.substitute(map, /*walk=*/true);
+    std::vector<UOp> out(bufs.begin() + std::ptrdiff_t(pending.size()), bufs.end());
+    for (std::size_t r = 0; r < roots.size(); ++r)  // a root that is a pending value: its buffer
+      for (std::size_t i = 0; i < pending.size(); ++i) if (roots[r] == all[i]) out[r] = pending[i].target;
+    return out;
+  }
+  // each written value, to the view of its buffer that replaces it
+  static std::vector<std::pair<UOp, UOp>> written_map(const std::vector<detail::PendingAssigns::Entry>& pending) {
+    std::vector<std::pair<UOp, UOp>> map;
+    for (const auto& e : pending) map.emplace_back(e.holder->uop, buffer_view(e.target, e.holder->shape));
+    return map;
+  }
+  static UOp buffer_view(const UOp& buf, const Shape& shape) { return shape == Shape{buf.arg().as_int()} ? buf : mop_reshape(buf, shape); }
+  static std::vector<UOp> pending_values(const std::string& dev) {
+    std::vector<UOp> out;
+    detail::PendingAssigns& p = detail::PendingAssigns::get();
+    detail::LockGuard lock(p.m);
+    for (const auto& e : p.list) if (e.holder->device == dev) out.push_back(e.holder->uop);
+    return out;
+  }
+  // the buffer this tensor's pending assign writes, or null
+  UOp pending_target() const {
+    detail::PendingAssigns& p = detail::PendingAssigns::get();
+    detail::LockGuard lock(p.m);
+    for (const auto& e : p.list) if (e.holder == d_) return e.target;
+    return {};
+  }
   bool is_realized() const {
     const UOp& u = d_->uop.op() == Ops::RESHAPE ? d_->uop.src(0) : d_->uop;
     return u.op() == Ops::BUFFER;
@@ -14106,7 +14412,11 @@ inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_
     const Tensor lo = Tensor::from({std::uint32_t(c)}, {1}, dtypes::uint32, key.device());
     const Tensor hi = Tensor::from({std::uint32_t(c >> 32)}, {1}, dtypes::uint32, key.device());
     const Tensor chunk_key = threefry_random_bits(key, lo, hi);
-    const Tensor counts0 = Tensor::arange(std::int64_t(half), std::nullopt, 1, dtypes::uint32, key.device());
+    // the counters as a buffer, not tinygrad's lazy arange: the layers draw their initial values with the
+    // reference evaluator (nn::detail::param), which would sum the arange's pool element by element
+    std::vector<std::uint32_t> iota(half);
+    for (std::uint64_t j = 0; j < half; ++j) iota[j] = std::uint32_t(j);
+    const Tensor counts0 = Tensor::from(iota, {std::int64_t(half)}, dtypes::uint32, key.device());
     const Tensor counts1 = counts0 + ConstType(std::int64_t(half));
     chunks.push_back(threefry_random_bits(chunk_key, counts0, counts1).shrink({std::pair{std::int64_t(0), std::int64_t(m)}}));
   }
@@ -14494,6 +14804,7 @@ Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) cons
 template <class T>
 Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
   if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
+  if (pending_target()) compute<T>({}, device());  // an assigned tensor is realized: its buffer takes the write
   const UOp& base = detail::view_base(d_->uop);
   // as tinygrad: refuse when another live tensor's graph uses this one, where eager and lazy would differ
   // (views of the same realized buffer see the write and are fine; so is the value's own graph)
@@ -14971,7 +15282,7 @@ struct LearningRate {
 class Optimizer {
  public:
   std::vector<Tensor> params;   // the tensors step() updates: the given ones without requires_grad(false)
-  std::vector<Tensor> buffers;  // the others (tinygrad keeps them to realize; nothing to do here)
+  std::vector<Tensor> buffers;  // the others, realized with the gradients (their assigns are pending)
   Tensor lr;                    // float32 of shape (1,), as tinygrad stores it
 
   virtual ~Optimizer() = default;
@@ -14994,19 +15305,19 @@ class Optimizer {
       if (!g) throw Error("Optimizer::step: a parameter of shape " + shape_str(p.shape()) + " has no gradient; call backward() on a loss that uses it");
       grads.push_back(*g);
     }
-    // before any write (a gradient may read other parameters), all in one schedule
+    // the gradients, `with` and the buffers (BatchNorm's pending running statistics) in one schedule
     std::vector<Tensor> first = grads;
     first.insert(first.end(), with.begin(), with.end());
+    first.insert(first.end(), buffers.begin(), buffers.end());
     Tensor::realize<T>(first);
     pending_.clear();
     std::vector<Tensor> updates = step_updates(params, grads);
-    // every new value is computed before anything is written, in one schedule
-    std::vector<Tensor> news = updates;
-    for (auto& [state, value] : pending_) news.push_back(value);
-    Tensor::realize<T>(news);
+    // assigns are lazy: every new value (state and parameter) is computed from the current ones in one
+    // schedule, then written
     for (auto& [state, value] : pending_) state->template assign<T>(value);
     pending_.clear();
     for (std::size_t i = 0; i < params.size(); ++i) params[i].template assign<T>((params[i].detach() - updates[i]).reshape(params[i].shape()));
+    Tensor::realize<T>(params);
   }
 
  protected:

@@ -619,3 +619,27 @@ TEST_CASE("schedule: recursive add cmp (tinygrad's dedup test)", "[schedule][ded
   CHECK(k1 == k2);
   CHECK(k1 != k3);
 }
+
+// tinygrad's reduce collapse (codegen/simplify.py): arange is a running sum of steps, folded to
+// start + i*step where it is read; indexing by a tensor sums one-hot masks, folded to a load
+TEST_CASE("schedule: arange and its indexing fold their reduces", "[schedule][collapse]") {
+  // test_advanced_simple_indexing_combined
+  CHECK(kernels(Tensor::arange(16).reshape({4, 4})[{slice(1, 2), Tensor::from({-1, 2})}]) == 1);
+  // test_arange_index_shrink
+  const Tensor x = E({11});
+  CHECK(kernels((x + Tensor::arange(22)[slice(0, 11)]).sum()) == 1);
+  // test_fuse_arange_avg_pool2d_ceil_mode: one kernel, one REDUCE
+  const Schedule pool = sched({E({1, 1, 6, 6}).avg_pool2d({3, 3}, {3, 3}, {1, 1}, {1, 1}, true)});
+  REQUIRE(pool.items.size() == 1);
+  CHECK(ops_in(pool.items[0].ast, Ops::REDUCE).size() == 1);
+  // a long arange is one kernel without a REDUCE
+  const Schedule ar = sched({Tensor::arange(60000)});
+  REQUIRE(ar.items.size() == 1);
+  CHECK(ops_in(ar.items[0].ast, Ops::REDUCE).empty());
+  // X[idx] (beautiful_mnist's batch): the gather kernel's program loops over no reduce
+  const Schedule g = sched({E({600, 1, 28, 28})[E({8}, dtypes::int32)]});
+  REQUIRE(g.items.size() == 1);
+  const Program p = to_program(g.items[0].ast, detail::device_target(DeviceKind::CPU));
+  CHECK(p.name.rfind("E_", 0) == 0);
+  for (const UOp& u : p.uops) CHECK_FALSE(u.op() == Ops::REDUCE);
+}

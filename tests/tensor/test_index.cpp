@@ -158,6 +158,16 @@ TEST_CASE("index: every slice of a 5-element list matches Python's", "[index]") 
   }
 }
 
+TEST_CASE("index: a batch gathered by a tensor of row numbers (a load, after reduce collapse)", "[index]") {
+  const std::vector<float> xs = test::ramp(600 * 2 * 5, 0.5f, -7.0f);
+  const Tensor X = Tensor::from(xs, {600, 2, 5});
+  const std::vector<int> rows = {0, 599, 17, -1, 300, 17, -600, 42};
+  const std::vector<float> got = X[Tensor::from(rows)].to_vector<float>();
+  REQUIRE(got.size() == rows.size() * 10);
+  for (std::size_t b = 0; b < rows.size(); ++b)
+    for (std::size_t k = 0; k < 10; ++k) REQUIRE(got[b * 10 + k] == xs[std::size_t((rows[b] + 600) % 600) * 10 + k]);
+}
+
 TEST_CASE("index: tensor indices (advanced indexing)", "[index]") {
   const Tensor x = arange(6, {2, 3});
   // broadcast together; negative index values count from the end

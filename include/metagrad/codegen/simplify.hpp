@@ -6,6 +6,7 @@
 
 #include "../pattern/graph_rewrite.hpp"
 #include "../symbolic/symbolic.hpp"
+#include "../symbolic/valid.hpp"  // op_in_backward_slice_with_self
 #include "ranges.hpp"
 
 namespace mg {
@@ -164,9 +165,161 @@ struct pm_reduce_unparented_def {
     return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
   }
 };
+
+// ---- reduce collapse (tinygrad's pm_reduce_simplify and pm_load_collapse) ----
+// A sum over a range whose terms are mostly zero has a closed form: the sum of arange-style masks is a
+// clamp (`(r < cut).where(val, 0)` summed over r is `clamp(cut, 0, n) * val`), and a sum of
+// `(idx != r).where(0, x[r])` over r is the load x[idx]: tensor indexing by a tensor (one-hot masks
+// in the graph) becomes a gather, with no reduce over the indexed axis.
+
+template <std::same_as<UOp> U> bool no_range(const U& u) { return !op_in_backward_slice_with_self(u, OpSet{Ops::RANGE}); }
+template <std::same_as<UOp> U> bool no_load(const U& u) { return !op_in_backward_slice_with_self(u, OpSet{Ops::INDEX}); }
+
+// the sum of val over the values of r where lo <= r < hi (lo, hi clamped to [0, n])
+inline UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
+
+struct pm_reduce_collapse_def {
+  template <class T> static constexpr auto make() {
+    auto range = op<Ops::RANGE>.named("r"_n);
+    auto is_add = [](const UOp& red) { return red.arg()[0].as_op() == Ops::ADD; };
+    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+        // lift x+y out of reduce on lt
+        rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_range(y) || !no_range(c)) return std::nullopt;
+          return x < (c.cast(y.dtype()) - y);
+        }),
+        // lift x*y out of reduce
+        rule((var<"x"> * var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_range(y) || !no_range(c) || !y.dtype().is_int() || !(y.vmin() > SymVal(0))) return std::nullopt;
+          return x < ((c + y - 1) / y);
+        }),
+        // fold the range: bound from below
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, 0, var<"val">), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+          if (!is_add(red) || !no_range(val)) return std::nullopt;
+          return masked_range_sum(r, r.src(0) - cut, val);
+        }),
+        // bound from two sides
+        rule(op<Ops::REDUCE>(where(ne(var<"r"> < var<"lower">, true) & (range < var<"upper">), var<"val">, 0), var<"r">).named("red"_n),
+             [=](UOp red, UOp r, UOp lower, UOp upper, UOp val) -> std::optional<UOp> {
+               if (!is_add(red) || !no_range(val)) return std::nullopt;
+               return masked_range_sum(r, upper.minimum(r.src(0)) - lower.maximum(Arg(0)), val);
+             }),
+        // bound from above
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, var<"val">, 0), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+          if (!is_add(red) || !no_range(val)) return std::nullopt;
+          return masked_range_sum(r, cut, val);
+        }),
+        // a sum of a sum is the sum of the sums
+        rule(op<Ops::REDUCE>(var<"x"> + var<"y">, etc).named("red"_n), [=](UOp red, UOp x, UOp y) -> std::optional<UOp> {
+          if (!is_add(red)) return std::nullopt;
+          std::vector<UOp> rngs(red.src().begin() + 1, red.src().end());
+          return x.reduce(Ops::ADD, rngs) + y.reduce(Ops::ADD, rngs);
+        }),
+        // a variable in the mask's AND is a factor
+        rule(op<Ops::REDUCE>(where(op<Ops::DEFINE_VAR>.named("x"_n) & var<"y">, var<"c">, 0), etc).named("red"_n),
+             [=](UOp red, UOp x, UOp y, UOp c) -> std::optional<UOp> {
+               if (!is_add(red)) return std::nullopt;
+               return y.where(c, c.const_like(Arg(0))).reduce(Ops::ADD, std::vector<UOp>(red.src().begin() + 1, red.src().end())) * x.cast(c.dtype());
+             }),
+        // a product with a casted bool is a where
+        rule(var<"x"> * cast(var<"gate">.dtype(dtypes::bool_)), [](UOp x, UOp gate) { return gate.where(x, x.const_like(Arg(0))); })
+      ) + symbolic.template get<T>();
+  }
+};
+struct pm_reduce_load_collapse_def {
+  template <class T> static constexpr auto make() {
+    return LazyRules<pm_reduce_collapse_def>::template get<T>() + rules(
+        // lift x+y out of reduce on ne
+        rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_range(y) || !no_range(c)) return std::nullopt;
+          return x.ne(c.cast(y.dtype()) - y);
+        }),
+        // a sum of a load gated by `idx == r` over r is the load at idx (when 0 <= idx < n)
+        rule(op<Ops::REDUCE>(where(ne(var<"idx">, or_casted(op<Ops::RANGE>.named("r"_n))), 0, var<"expr">), var<"r">).named("red"_n),
+             [](UOp red, UOp idx, UOp r, UOp expr) -> std::optional<UOp> {
+               if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
+               const UOp i = idx.cast(r.dtype());
+               const UOp v = (i >= 0) & (i < r.src(0));
+               return v.where(expr.substitute({{r, i.valid(v)}}), expr.const_like(Arg(0)));
+             }));
+  }
+};
+
+// tinygrad's reduce_collapse: for each range of the REDUCE, the part of its source that depends on the
+// range is rewritten alone (everything else stands in as a variable with its bounds); if the rules
+// leave no range, the reduce is gone
+template <class RS> std::optional<UOp> reduce_collapse(const UOp& red, const UOp& src, const RS& pm) {
+  UOp u = src;
+  for (std::size_t ri = 1; ri < red.nsrc(); ++ri) {
+    const UOp& r = red.src(ri);
+    RangeMap rm;
+    // the nodes under u that depend on r, through nodes that do (tinygrad's toposort with a gate)
+    std::vector<UOp> included;
+    PtrMap<char> state;  // 1: sources pushed, 2: done
+    std::vector<UOp> stack;
+    if (rm.in(u, r)) stack.push_back(u);
+    while (!stack.empty()) {
+      const UOp n = stack.back();
+      char* st = state.find(n.node());
+      if (st && *st == 2) { stack.pop_back(); continue; }
+      if (!st) {
+        state.set(n.node(), 1);
+        for (std::size_t i = n.nsrc(); i-- > 0;)
+          if (!state.find(n.src(i).node()) && rm.in(n.src(i), r)) stack.push_back(n.src(i));
+        continue;
+      }
+      *st = 2;
+      included.push_back(n);
+      stack.pop_back();
+    }
+    for (const UOp& x : included)
+      if (x.op() == Ops::STORE || x.op() == Ops::REDUCE) return std::nullopt;
+    std::vector<std::pair<UOp, UOp>> replaces;
+    for (const UOp& x : included)
+      for (const UOp& s : x.src()) {
+        if (state.find(s.node()) || s.op() == Ops::CONST || s.op() == Ops::PARAM || s.op() == Ops::DEFINE_LOCAL || s.op() == Ops::DEFINE_VAR) continue;
+        if (std::any_of(replaces.begin(), replaces.end(), [&](const auto& p) { return p.first == s; })) continue;
+        const auto lo = s.vmin(), hi = s.vmax();
+        auto bound = [](const SymVal& b) { return b.is_float() ? Arg(b.as_double()) : Arg(b.clamped_int64()); };
+        replaces.emplace_back(s, UOp(Ops::DEFINE_VAR, s.dtype(), {}, ArgTuple{Arg("in" + std::to_string(replaces.size())), bound(lo), bound(hi)}));
+      }
+    const UOp sink = graph_rewrite(u.substitute(replaces).reduce(Ops::ADD, {r}), pm);
+    if (!no_range(sink)) return std::nullopt;
+    std::vector<std::pair<UOp, UOp>> back;
+    for (const auto& [k, v] : replaces) back.emplace_back(v, k);
+    u = sink.substitute(back);
+  }
+  return u;
+}
+
+struct pm_reduce_simplify_def {
+  template <class T> static constexpr auto make() {
+    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+        rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+          if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
+          return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def>{});
+        }));
+  }
+};
+struct pm_load_collapse_def {
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+          if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
+          return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def>{});
+        }),
+        // no math on a loaded index (it could overflow): undo pm_reduce_load_collapse's lift
+        rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+          if (!no_load(y) || !no_load(c) || no_load(x)) return std::nullopt;
+          return x < (c - y);
+        }));
+  }
+};
 }  // namespace detail
 inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
 inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
 inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_simplify_def> pm_reduce_simplify{};
+inline constexpr LazyRules<detail::pm_load_collapse_def> pm_load_collapse{};
 
 }  // namespace mg

@@ -89,6 +89,8 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
   std::int64_t nthreads = 1;
   U sink = graph_rewrite(ast, pm_early, RewriteOptions{.bottom_up = true});
   if (ast.tag().is_none()) {
+    // a sum over one-hot masks of a loaded value is a load (indexing a tensor by a tensor)
+    sink = graph_rewrite(sink, pm_load_collapse);
     // split ranges used as r % c, simplify, merge and shrink ranges
     detail::RangeSubCtx split;
     sink = graph_rewrite(sink, pm_split_ranges.template get<U>() + pm_flatten_range.template get<U>(), split);
@@ -147,9 +149,10 @@ Program to_program(const U& ast, const Target& target, const std::vector<Opt>* o
     if (u.op() == Ops::DEFINE_VAR) p.vars.push_back(u);
   }
   std::sort(p.params.begin(), p.params.end(), [](const UOp& a, const UOp& b) { return a.arg().as_param().slot < b.arg().as_param().slot; });
+  // a slot may be missing: an input whose every read folded away (a mask that is never true)
   for (std::size_t i = 0; i < p.params.size(); ++i)
-    if (p.params[i].arg().as_param().slot != std::int64_t(i))
-      throw Error("to_program: kernel " + p.name + " has no PARAM of slot " + std::to_string(i) + " (slots must be 0..n-1)");
+    if (p.params[i].arg().as_param().slot < 0 || (i && p.params[i].arg().as_param().slot == p.params[i - 1].arg().as_param().slot))
+      throw Error("to_program: kernel " + p.name + " has PARAM slot " + std::to_string(p.params[i].arg().as_param().slot) + " twice or negative");
   // tinygrad sorts vars by their arg (name, min, max)
   std::sort(p.vars.begin(), p.vars.end(), [](const UOp& a, const UOp& b) {
     const Arg &x = a.arg(), &y = b.arg();

@@ -191,6 +191,50 @@ std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& 
   return s.outputs;
 }
 
+// tinygrad's assign: computes roots as realize_uops does, the kernel of roots[i] storing into the BUFFER
+// targets[i] (where not null), in place. Runs nothing and returns nullopt when that is not safe: every
+// kernel must see the targets as they were, so a target may be written by one kernel only, read by no
+// kernel after that one, and read by that one only at the element it writes (an elementwise update such
+// as w - lr * g; tinygrad's fix_store_hazard computes the other cases into a temporary; so does the caller).
+template <class T = void>
+std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
+  Schedule s = create_schedule_into<void>(roots, targets, device);
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    const UOp& t = targets[r];
+    if (!t) continue;
+    if (s.outputs[r] != t) return std::nullopt;  // a buffer itself (a copy): no kernel stores it
+    std::optional<std::size_t> writer;
+    for (std::size_t k = 0; k < s.items.size(); ++k) {
+      const ScheduleItem& item = s.items[k];
+      const bool writes = item.bufs[0] == t, reads = std::find(item.bufs.begin() + 1, item.bufs.end(), t) != item.bufs.end();
+      if ((writes || reads) && item.ast.op() != Ops::SINK) return std::nullopt;
+      if (writes && writer) return std::nullopt;
+      if (reads && writer && !writes) return std::nullopt;  // would read the new values
+      if (writes) writer = k;
+    }
+    if (!writer) return std::nullopt;
+    // the writer reads the target only at the index it stores at
+    const ScheduleItem& w = s.items[*writer];
+    std::vector<std::int64_t> slots;
+    for (std::size_t i = 0; i < w.bufs.size(); ++i)
+      if (w.bufs[i] == t) slots.push_back(std::int64_t(i));
+    auto is_target = [&](const UOp& p) {
+      return p.op() == Ops::PARAM && std::find(slots.begin(), slots.end(), p.arg().as_param().slot) != slots.end();
+    };
+    UOp store_idx;
+    std::vector<UOp> load_idx;
+    for (const UOp& u : w.ast.toposort()) {
+      if (u.op() == Ops::STORE && u.src(0).op() == Ops::INDEX && is_target(u.src(0).src(0))) store_idx = u.src(0);
+      else if (u.op() == Ops::INDEX && is_target(u.src(0))) load_idx.push_back(u);
+    }
+    for (const UOp& l : load_idx)
+      if (l != store_idx) return std::nullopt;
+  }
+  memory_plan<T>(s);
+  run_schedule<void>(s);
+  return s.outputs;
+}
+
 // MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
 // the runtimes once. Define MG_EXTERN_ENGINE everywhere, and in one translation unit also define
 // MG_ENGINE_INSTANCE before including metagrad (the test suite does this, see tests/meson.build).

@@ -38,7 +38,7 @@
 #include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
 #include "../codegen/ranges.hpp"  // ranges_of, and get_idx / get_valid of `valid.where(idx, Invalid)`
-#include "../codegen/simplify.hpp"  // pm_reduce_unparented
+#include "../codegen/simplify.hpp"  // pm_reduce_simplify
 #include "../symbolic/symbolic.hpp"
 #include "../tensor/graph.hpp"
 
@@ -564,20 +564,30 @@ class Rangeify {
     std::vector<UOp> ends;
     for (const UOp& r : in.out)
       if (r.op() == Ops::RANGE) ends.push_back(r);
-    // symbolic and reduce_unparented first, as tinygrad runs them on the rangeified graph: they fold
-    // what makes a buffer unused, and codegen's range merging expects reduces without unused ranges
-    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_unparented.template get<T>());
+    // symbolic and reduce_simplify first, as tinygrad runs them on the rangeified graph: they fold
+    // what makes a buffer unused (an arange summed over a mask is a clamp: reduce_collapse), and
+    // codegen's range merging expects reduces without unused ranges
+    UOp ast = graph_rewrite(UOp::sink(store.end(ends)), symbolic.template get<T>() + pm_reduce_simplify.template get<T>());
     // buffers become PARAMs (the output is slot 0), ranges are renumbered from 0
     std::vector<UOp> bufs{in.buffer};
     std::vector<std::pair<UOp, UOp>> sub;
+    // the output's ranges first, in the order of its dims (tinygrad numbers them on the store's
+    // multi-dim INDEX: the loops nest as the output's axes, batch outermost), then the others
     std::int64_t next_axis = 0;
     std::vector<std::pair<UOp, UOp>> sub2;
-    for (const UOp& u : ast.toposort()) {
+    auto number = [&](const UOp& r) {
+      if (std::any_of(sub.begin(), sub.end(), [&](const auto& p) { return p.first == r; })) return;
+      sub.emplace_back(r, r.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), r.arg()[1]}}));
+      sub2.emplace_back(sub.back().second, r.replace({.arg = ArgTuple{Arg(next_axis++), r.arg()[1]}}));
+    };
+    const std::vector<UOp> topo = ast.toposort();
+    for (const UOp& r : ends)
+      if (std::find(topo.begin(), topo.end(), r) != topo.end()) number(r);
+    for (const UOp& u : topo) {
       if (u.op() == Ops::BUFFER) {
         if (u != in.buffer) bufs.push_back(u);
       } else if (u.op() == Ops::RANGE) {
-        sub.emplace_back(u, u.replace({.arg = ArgTuple{Arg((std::int64_t(1) << 40) + next_axis), u.arg()[1]}}));
-        sub2.emplace_back(sub.back().second, u.replace({.arg = ArgTuple{Arg(next_axis++), u.arg()[1]}}));
+        number(u);
       }
     }
     for (std::size_t i = 0; i < bufs.size(); ++i)

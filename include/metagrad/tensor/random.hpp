@@ -101,7 +101,11 @@ inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_
     const Tensor lo = Tensor::from({std::uint32_t(c)}, {1}, dtypes::uint32, key.device());
     const Tensor hi = Tensor::from({std::uint32_t(c >> 32)}, {1}, dtypes::uint32, key.device());
     const Tensor chunk_key = threefry_random_bits(key, lo, hi);
-    const Tensor counts0 = Tensor::arange(std::int64_t(half), std::nullopt, 1, dtypes::uint32, key.device());
+    // the counters as a buffer, not tinygrad's lazy arange: the layers draw their initial values with the
+    // reference evaluator (nn::detail::param), which would sum the arange's pool element by element
+    std::vector<std::uint32_t> iota(half);
+    for (std::uint64_t j = 0; j < half; ++j) iota[j] = std::uint32_t(j);
+    const Tensor counts0 = Tensor::from(iota, {std::int64_t(half)}, dtypes::uint32, key.device());
     const Tensor counts1 = counts0 + ConstType(std::int64_t(half));
     chunks.push_back(threefry_random_bits(chunk_key, counts0, counts1).shrink({std::pair{std::int64_t(0), std::int64_t(m)}}));
   }

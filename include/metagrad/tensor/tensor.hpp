@@ -283,10 +283,11 @@ class Tensor {
     if (d == 0) throw Error("arange: step is 0");
     const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
     const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
-    HostArray h(dt, {n});
-    for (std::int64_t i = 0; i < n; ++i)
-      h.set(i, ints ? Arg(start.v.as_int() + i * step.v.as_int()) : Arg(a + double(i) * d));
-    return from_host(h, device);
+    if (n == 0) return full({0}, 0, dt, device);
+    // lazy, as tinygrad's: a running sum of steps (a pool of n over n-1 zeros and the steps), which the
+    // scheduler's reduce collapse folds to start + i*step inside the kernels that read it
+    const Tensor run = full({n}, step, dt, device).pad(std::vector<AxisPair>{AxisPair(n - 1, 0)}).pool_({n}, {1}, {1}).sum(std::vector<std::int64_t>{-1});
+    return (run + (ints ? ConstType(start.v.as_int() - step.v.as_int()) : ConstType(a - d))).cast(dt);
   }
   // tinygrad's Tensor.eye: ones on the diagonal of an n x m matrix
   static Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, DType dtype = dtypes::default_float,
@@ -1063,15 +1064,18 @@ class Tensor {
       throw;
     }
   }
-  // computes the pending values with roots in one schedule (every kernel reads the buffers as they were),
-  // then writes the values into their buffers; every live tensor whose graph holds a value then reads
+  // computes the pending values with roots in one schedule (every kernel reads the buffers as they were)
+  // and writes the values into their buffers; every live tensor whose graph holds a value then reads
   // the buffer instead. Returns the roots' buffers.
   template <class T>
   static std::vector<UOp> write_assigns(const std::vector<detail::PendingAssigns::Entry>& pending, const std::vector<UOp>& roots, const std::string& dev) {
-    std::vector<UOp> all;
-    for (const auto& e : pending) all.push_back(e.holder->uop);
+    std::vector<UOp> all, targets;
+    for (const auto& e : pending) all.push_back(e.holder->uop), targets.push_back(e.target);
     all.insert(all.end(), roots.begin(), roots.end());
-    const std::vector<UOp> bufs = realize_uops<T>(all, dev);
+    targets.resize(all.size());
+    // in place where that is safe, else computed into new buffers and copied
+    std::optional<std::vector<UOp>> into = realize_uops_into<T>(all, targets, dev);
+    const std::vector<UOp> bufs = into ? std::move(*into) : realize_uops<T>(all, dev);
     for (std::size_t i = 0; i < pending.size(); ++i) {
       if (bufs[i] == pending[i].target) continue;
       const auto& from = host_buffer(bufs[i]).bytes;
