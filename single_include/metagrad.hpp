@@ -8753,6 +8753,8 @@ class WorkerPool {
 
 namespace mg {
 
+class UOp;
+
 struct Target {
   std::string device = "INTERP";
   // the ALU ops the backend renders (tinygrad's code_for_op keys); FLOORDIV/FLOORMOD are always lowered
@@ -8775,6 +8777,14 @@ struct Target {
   bool has_local = false;
   // tinygrad's supports_float4: contiguous float/half lanes load and store as float4/float2 vectors
   bool supports_float4 = true;
+  // vector loads and stores need not be aligned to the vector (a CPU: LLVM's renderer gives each access its
+  // element's alignment, x86 loads unaligned vectors at full speed): float4/float2 fold wherever lanes are
+  // consecutive, not only where the offset divides the width (conv taps at odd offsets)
+  bool unaligned_vectors = false;
+  // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run with the final rewrite
+  // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
+  // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.
+  UOp (*extra_matcher)(const UOp&) = nullptr;
 };
 
 // tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
@@ -9054,7 +9064,8 @@ template <std::same_as<UOp> U> U gep_on_store(const U& gep, const U& st) {
   return gep.src(0).store(st.gep(inv));
 }
 
-// split a vector LOAD/STORE into the widths the target loads at once (float4/float2 where the offset divides)
+// split a vector LOAD/STORE into the widths the target loads at once (float4/float2 where the offset divides,
+// or anywhere on a target with unaligned vectors)
 template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& ren, const U& ls) {
   const UOp& p = ls.src(0);
   const UOp idx = p.op() == Ops::CAST ? p.src(0) : p;
@@ -9071,7 +9082,7 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
   }
   lengths.push_back(1);
   const UOp offset = get_idx(idx.src(1)), mask = get_valid(idx.src(1));
-  std::erase_if(lengths, [&](int x) { return !offset.divides(x); });
+  if (!ren.unaligned_vectors) std::erase_if(lengths, [&](int x) { return !offset.divides(x); });
   int global_offset = 0;
   std::vector<UOp> ret;
   while (global_offset < sz) {
@@ -10694,6 +10705,7 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
   sink = graph_rewrite(sink, symbolic_simple.template get<U>() + get_transcendental_patterns<U>(ren.ops, false));
   sink = graph_rewrite(sink, pm_move_gates_from_index);
   sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>() + pm_render.template get<U>() + pm_split_ends.template get<U>(), ren);  // final rewrite
+  if (ren.extra_matcher) sink = ren.extra_matcher(sink);
   detail::CFGContext cfg(sink);
   sink = graph_rewrite(sink, pm_add_control_flow, cfg, RewriteOptions{.bottom_up = true});
   if (threads) *threads = nthreads;
@@ -11154,6 +11166,13 @@ struct llvm_extra_matcher_def {
 // What codegen runs with its final rewrite for this renderer (tinygrad's LLVMRenderer.extra_matcher):
 // create_non_native_float_pats((bfloat16,)) + pm_manual_bf16_cast.
 inline constexpr LazyRules<detail::llvm_extra_matcher_def> llvm_extra_matcher{};
+
+namespace detail {
+// Target::extra_matcher of the LLVM devices
+template <std::same_as<UOp> U = UOp> U llvm_extra_rewrite(const U& sink) {
+  return graph_rewrite(sink, llvm_extra_matcher);
+}
+}  // namespace detail
 
 namespace detail {
 // an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
@@ -12630,6 +12649,8 @@ inline Target device_target(DeviceKind k) {
   t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
   t.ops = llvm_supported_ops | llvm_intrinsic_ops;
   t.fp8 = k == DeviceKind::NULL_;
+  t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
+  t.unaligned_vectors = true;
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;

@@ -236,7 +236,7 @@ TEST_CASE("opts: explicit opts apply exactly, NOOPT applies none, bad opts are e
   CHECK(err({{OptOps::THREAD, 0, 2}, {OptOps::THREAD, 1, 2}}) == "apply_opt Opt(op=OptOps.THREAD, axis=1, arg=2): already threaded");
 }
 
-TEST_CASE("opts: int buffers and odd offsets fall back to scalar or float2 accesses") {
+TEST_CASE("opts: int buffers and odd offsets fall back to scalar or float2 accesses, unless vectors may be unaligned") {
   // int add: tinygrad folds only float/half into vectors
   const UOp out = param(0, dtypes::int32, 64), a = param(1, dtypes::int32, 64);
   const UOp r = UOp::range(64, 0);
@@ -260,4 +260,18 @@ TEST_CASE("opts: int buffers and odd offsets fall back to scalar or float2 acces
   std::vector<float> fov(66, -1), fav = iota_f(66);
   run(p2, fov, fav);
   for (int i = 0; i < 66; ++i) REQUIRE(fov[std::size_t(i)] == (i >= 2 ? fav[std::size_t(i)] * 2 : -1.0f));
+  // a target with unaligned vectors (the CPU device) loads and stores float4 at any offset: r*4+2 and r*4+1
+  Target ua = cpu(1);
+  ua.unaligned_vectors = true;
+  for (std::int64_t off : {2, 1}) {
+    INFO("offset " << off);
+    const UOp i3 = r2 * idx(4) + u + idx(off);
+    const Program p3 = to_program(kernel({fo.index({i3}).store(fa.index({i3}) * UOp::const_(dtypes::float32, 2.0)).end({r2, u})}), ua, &o2);
+    CHECK(count_vec(p3, Ops::LOAD, 4) == 1);
+    CHECK(count_vec(p3, Ops::STORE, 4) == 1);
+    CHECK(count_vec(p3, Ops::LOAD, 2) + count_vec(p3, Ops::LOAD, 1) == 0);
+    std::vector<float> f3(66, -1);
+    run(p3, f3, fav);
+    for (int i = 0; i < 66; ++i) REQUIRE(f3[std::size_t(i)] == (i >= off && i < 64 + off ? fav[std::size_t(i)] * 2 : -1.0f));
+  }
 }

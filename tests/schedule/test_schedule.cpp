@@ -643,3 +643,27 @@ TEST_CASE("schedule: arange and its indexing fold their reduces", "[schedule][co
   CHECK(p.name.rfind("E_", 0) == 0);
   for (const UOp& u : p.uops) CHECK_FALSE(u.op() == Ops::REDUCE);
 }
+
+// tinygrad's LLVMRenderer.extra_matcher on the CPU device: bfloat16 math runs in float32 and the
+// conversions are integer ops, so a CPU without native bfloat16 never needs compiler-rt's
+// __truncsfbf2 / __extendbfsf2 (which the JIT cannot resolve)
+TEST_CASE("CPU kernels compute bfloat16 in float32 and convert by hand", "[schedule][render][llvm]") {
+  const Tensor a = E({16}, dtypes::bfloat16), f = E({16});
+  const Schedule s = sched({(a * a + a) / 3, f.cast(dtypes::bfloat16), a.cast(dtypes::float32).exp()});
+  REQUIRE_FALSE(s.items.empty());
+  for (const ScheduleItem& it : s.items) {
+    const std::string ir = render_llvm(to_program(it.ast, detail::device_target(DeviceKind::CPU)));
+    INFO(ir);
+    std::size_t at = 0;
+    for (std::size_t nl; (nl = ir.find('\n', at)) != std::string::npos; at = nl + 1) {
+      const std::string line = ir.substr(at, nl - at);
+      if (line.find("bfloat") == std::string::npos) continue;
+      for (const char* bad : {"fadd", "fmul", "fdiv", "fptrunc", "fpext", "fcmp", "call"}) CHECK(line.find(bad) == std::string::npos);
+    }
+  }
+  // and the values are those of the reference evaluator
+  const Tensor x = Tensor::from({1.5f, 2.25f, -3.0f, 1e30f, -0.0f, 3.14159265f}).cast(dtypes::bfloat16);
+  const Tensor y = ((x * x + x) / 3).cast(dtypes::float32);
+  CHECK(y.to_vector<double>() == reference_eval(y.uop()).to_vector<double>());
+  CHECK(y.to_vector<double>() == std::vector<double>{1.25, 2.4375, 2, INFINITY, 0, 4.34375});
+}

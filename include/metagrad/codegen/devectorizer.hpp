@@ -289,7 +289,8 @@ template <std::same_as<UOp> U> U gep_on_store(const U& gep, const U& st) {
   return gep.src(0).store(st.gep(inv));
 }
 
-// split a vector LOAD/STORE into the widths the target loads at once (float4/float2 where the offset divides)
+// split a vector LOAD/STORE into the widths the target loads at once (float4/float2 where the offset divides,
+// or anywhere on a target with unaligned vectors)
 template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& ren, const U& ls) {
   const UOp& p = ls.src(0);
   const UOp idx = p.op() == Ops::CAST ? p.src(0) : p;
@@ -306,7 +307,7 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
   }
   lengths.push_back(1);
   const UOp offset = get_idx(idx.src(1)), mask = get_valid(idx.src(1));
-  std::erase_if(lengths, [&](int x) { return !offset.divides(x); });
+  if (!ren.unaligned_vectors) std::erase_if(lengths, [&](int x) { return !offset.divides(x); });
   int global_offset = 0;
   std::vector<UOp> ret;
   while (global_offset < sz) {

@@ -9,6 +9,8 @@
 
 namespace mg {
 
+class UOp;
+
 struct Target {
   std::string device = "INTERP";
   // the ALU ops the backend renders (tinygrad's code_for_op keys); FLOORDIV/FLOORMOD are always lowered
@@ -31,6 +33,14 @@ struct Target {
   bool has_local = false;
   // tinygrad's supports_float4: contiguous float/half lanes load and store as float4/float2 vectors
   bool supports_float4 = true;
+  // vector loads and stores need not be aligned to the vector (a CPU: LLVM's renderer gives each access its
+  // element's alignment, x86 loads unaligned vectors at full speed): float4/float2 fold wherever lanes are
+  // consecutive, not only where the offset divides the width (conv taps at odd offsets)
+  bool unaligned_vectors = false;
+  // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run with the final rewrite
+  // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
+  // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.
+  UOp (*extra_matcher)(const UOp&) = nullptr;
 };
 
 // tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target

@@ -131,6 +131,7 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
   sink = graph_rewrite(sink, symbolic_simple.template get<U>() + get_transcendental_patterns<U>(ren.ops, false));
   sink = graph_rewrite(sink, pm_move_gates_from_index);
   sink = graph_rewrite(sink, symbolic_simple.template get<U>() + pm_late_rewrite.template get<U>() + pm_render.template get<U>() + pm_split_ends.template get<U>(), ren);  // final rewrite
+  if (ren.extra_matcher) sink = ren.extra_matcher(sink);
   detail::CFGContext cfg(sink);
   sink = graph_rewrite(sink, pm_add_control_flow, cfg, RewriteOptions{.bottom_up = true});
   if (threads) *threads = nthreads;

@@ -61,6 +61,8 @@ inline Target device_target(DeviceKind k) {
   t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
   t.ops = llvm_supported_ops | llvm_intrinsic_ops;
   t.fp8 = k == DeviceKind::NULL_;
+  t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
+  t.unaligned_vectors = true;
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;

@@ -36,6 +36,7 @@
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
 #include "../core/uop.hpp"
+#include "../pattern/graph_rewrite.hpp"
 #include "../pattern/rules.hpp"
 #include "../pattern/upat.hpp"
 
@@ -414,6 +415,13 @@ struct llvm_extra_matcher_def {
 // What codegen runs with its final rewrite for this renderer (tinygrad's LLVMRenderer.extra_matcher):
 // create_non_native_float_pats((bfloat16,)) + pm_manual_bf16_cast.
 inline constexpr LazyRules<detail::llvm_extra_matcher_def> llvm_extra_matcher{};
+
+namespace detail {
+// Target::extra_matcher of the LLVM devices
+template <std::same_as<UOp> U = UOp> U llvm_extra_rewrite(const U& sink) {
+  return graph_rewrite(sink, llvm_extra_matcher);
+}
+}  // namespace detail
 
 namespace detail {
 // an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
