@@ -12642,8 +12642,9 @@ inline std::int64_t debug_level() {
   return d;
 }
 
-// the codegen target of a device kind
-inline Target device_target(DeviceKind k) {
+// the codegen target of a device kind (a template only so that a translation unit that never compiles a
+// kernel does not instantiate the LLVM extra matcher it points to)
+template <class = void> Target device_target(DeviceKind k) {
   if (k == DeviceKind::INTERP) return interp_target();
   Target t;
   t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
