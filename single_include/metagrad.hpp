@@ -5700,6 +5700,24 @@ template <class T> UOp parse_sym(std::string_view text, std::span<const UOp> var
 // their callbacks are written in.
 
 
+// ---- metagrad/core/extern_engine.hpp ----
+// MG_EXTERN_ENGINE: a program of many translation units can compile the engine once. The scheduler,
+// codegen, the renderer, the runtimes, simplify and differentiation are function templates (so that a
+// translation unit that never uses one compiles none of it); MG_ENGINE_TEMPLATE(declaration), written
+// after each of their definitions, turns into
+//  - an explicit instantiation in the one translation unit that defines MG_ENGINE_INSTANCE,
+//  - an extern template declaration where MG_EXTERN_ENGINE is defined (the rest of the program),
+//  - nothing otherwise (a single-file program instantiates what it uses).
+// Without it a GCC -O2 test file that realizes tensors spends about two minutes compiling the engine
+// again; with it, about 30 seconds (tests/meson.build does this, tests/engine/engine_instance.cpp).
+#if defined(MG_ENGINE_INSTANCE)
+#define MG_ENGINE_TEMPLATE(...) template __VA_ARGS__;
+#elif defined(MG_EXTERN_ENGINE)
+#define MG_ENGINE_TEMPLATE(...) extern template __VA_ARGS__;
+#else
+#define MG_ENGINE_TEMPLATE(...)
+#endif
+
 namespace mg {
 namespace detail {
 inline constexpr OpSet BinaryNoCmp = GroupOp::Binary - GroupOp::Comparison;
@@ -6258,6 +6276,8 @@ template <std::same_as<UOp> U> U simplify(const U& u) {
   if (u.op() == Ops::CONST) return u;
   return graph_rewrite(u, symbolic);
 }
+
+MG_ENGINE_TEMPLATE(UOp simplify<UOp>(const UOp&))
 
 }  // namespace mg
 
@@ -7140,6 +7160,8 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
     if (const UOp* g = t ? grads.find(t.node()) : nullptr) out.emplace(t, *g);
   return out;
 }
+
+MG_ENGINE_TEMPLATE(std::unordered_map<UOp, UOp> compute_gradient<UOp>(const UOp&, const UOp&, const std::vector<UOp>&))
 
 }  // namespace mg
 
@@ -8503,6 +8525,9 @@ Schedule create_schedule_into(const std::vector<UOp>& roots, const std::vector<U
   return detail::Rangeify<T>(roots, device, targets).run();
 }
 
+MG_ENGINE_TEMPLATE(Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&))
+MG_ENGINE_TEMPLATE(Schedule create_schedule_into<void>(const std::vector<UOp>&, const std::vector<UOp>&, const std::string&))
+
 }  // namespace mg
 
 namespace mg {
@@ -8610,6 +8635,8 @@ std::int64_t memory_plan(Schedule& s) {
       }
   return total - placer.peak();
 }
+
+MG_ENGINE_TEMPLATE(std::int64_t memory_plan<void>(Schedule&))
 
 }  // namespace mg
 
@@ -8781,7 +8808,7 @@ struct Target {
   // element's alignment, x86 loads unaligned vectors at full speed): float4/float2 fold wherever lanes are
   // consecutive, not only where the offset divides the width (conv taps at odd offsets)
   bool unaligned_vectors = false;
-  // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run with the final rewrite
+  // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.
   UOp (*extra_matcher)(const UOp&) = nullptr;
@@ -10750,6 +10777,9 @@ Program to_program(const U& ast, const Target& target, const std::vector<Opt>* o
   return p;
 }
 
+MG_ENGINE_TEMPLATE(UOp full_rewrite_to_sink<UOp>(const UOp&, const Target&, std::int64_t*, const std::vector<Opt>*, std::vector<Opt>*))
+MG_ENGINE_TEMPLATE(Program to_program<UOp>(const UOp&, const Target&, const std::vector<Opt>*))
+
 }  // namespace mg
 
 // ---- metagrad/core/clock.hpp ----
@@ -10787,7 +10817,8 @@ inline double monotonic_seconds() {
 //  - intrinsics are named with their mangled type (llvm.trunc.f32, llvm.exp2.v4f32);
 //  - a gated load is select(mask, address, @mg_zero), a load, select(mask, value, alt) instead of
 //    llvmir.py's branch and phi: straight-line code (conv2's input gradient, 256 gated loads per tap,
-//    ran 40% faster); @mg_zero is a 64-byte zero constant of the module, so the load is always valid;
+//    ran 40% faster); @mg_zero is a zero constant of the module as wide as the widest gated load, so
+//    the load is always valid;
 //  - DEFINE_REG allocas go to the entry block (they already come first in tinygrad's linear order);
 //  - a few ops tinygrad's CPU renderer leaves to the decompositions render anyway (llvm_intrinsic_ops),
 //    for hand-built programs; codegen decomposes them unless it asks for them.
@@ -10941,6 +10972,7 @@ struct LLVMCtxT {
   std::unordered_map<const Node*, std::size_t> pos;   // uop -> its place in the linear order
   std::unordered_set<std::string> labels;
   std::string out;
+  int zero_bytes = 0;  // the size of @mg_zero: the widest gated load's
   UOp done{Ops::NOOP, dtypes::void_, {}, Arg("render_llvm: rendered")};
 
   const std::string& operator[](const UOp& u) const {
@@ -11011,6 +11043,7 @@ struct llvm_rewrite_def {
         // (always readable) and selects alt; straight-line code LLVM can schedule and vectorize
         rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
           const std::string v = ctx[x], t = llvm_type(x.dtype());
+          ctx.zero_bytes = std::max(ctx.zero_bytes, x.dtype().itemsize());
           return ctx.emit("  " + v + "_p = select i1 " + ctx[mask] + ", ptr " + ctx[idx] + ", ptr @mg_zero\n" +
                           "  " + v + "_l = load " + t + ", ptr " + v + "_p" + llvm_align(x.dtype()) + "\n" +
                           "  " + v + " = select i1 " + ctx[mask] + ", " + t + " " + v + "_l, " + ctx.typed(alt));
@@ -11174,9 +11207,7 @@ namespace detail {
 template <std::same_as<UOp> U = UOp> U llvm_extra_rewrite(const U& sink) {
   return graph_rewrite(sink, llvm_extra_matcher);
 }
-}  // namespace detail
 
-namespace detail {
 // an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
 inline std::string llvm_ident(const std::string& s) {
   bool plain = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
@@ -11287,10 +11318,12 @@ std::string render_llvm(const P& p) {
   }
   s += "define void " + call_fn + "(ptr %bufs, ptr %vals) #1\n{\n" + w + "  call void " + fn + "(" + call + ")\n  ret void\n}\n";
   s += "attributes #0 = { alwaysinline nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
-  s += "@mg_zero = internal constant [64 x i8] zeroinitializer, align 64\n";
+  if (ctx.zero_bytes) s += "@mg_zero = internal constant [" + std::to_string(ctx.zero_bytes) + " x i8] zeroinitializer, align 64\n";
   s += "attributes #1 = { nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
   return s;
 }
+
+MG_ENGINE_TEMPLATE(std::string render_llvm<Program>(const Program&))
 
 }  // namespace mg
 
@@ -11876,6 +11909,8 @@ template <class = void>
 void interp_run(const Program& p, std::span<void* const> bufs, std::span<const std::int64_t> vals) {
   detail::Interpreter<UOp>(p).run(bufs, vals);
 }
+
+MG_ENGINE_TEMPLATE(void interp_run<void>(const Program&, std::span<void* const>, std::span<const std::int64_t>))
 
 }  // namespace mg
 
@@ -12829,16 +12864,7 @@ std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots,
   return s.outputs;
 }
 
-// MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
-// the runtimes once. Define MG_EXTERN_ENGINE everywhere, and in one translation unit also define
-// MG_ENGINE_INSTANCE before including metagrad (the test suite does this, see tests/meson.build).
-#if defined(MG_ENGINE_INSTANCE)
-template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
-template void run_schedule<void>(const Schedule&);
-#elif defined(MG_EXTERN_ENGINE)
-extern template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
-extern template void run_schedule<void>(const Schedule&);
-#endif
+MG_ENGINE_TEMPLATE(void run_schedule<void>(const Schedule&))
 
 }  // namespace mg
 

@@ -356,6 +356,7 @@ TEST_CASE("render_llvm: a gated load (pad) selects between its address and a zer
       "  %v6_l = load float, ptr %v6_p, align 4",
       "  %v6 = select i1 %v5, float %v6_l, float 0.0",
       "  %v8 = fadd nsz arcp contract afn float %v6, 1.0",
+      "@mg_zero = internal constant [4 x i8] zeroinitializer, align 64",  // as wide as the float it stands for
   };
   for (const char* line : lines) {
     INFO(line);

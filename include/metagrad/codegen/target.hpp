@@ -37,7 +37,7 @@ struct Target {
   // element's alignment, x86 loads unaligned vectors at full speed): float4/float2 fold wherever lanes are
   // consecutive, not only where the offset divides the width (conv taps at odd offsets)
   bool unaligned_vectors = false;
-  // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run with the final rewrite
+  // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.
   UOp (*extra_matcher)(const UOp&) = nullptr;

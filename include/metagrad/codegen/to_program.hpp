@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../core/env.hpp"
+#include "../core/extern_engine.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../symbolic/decompositions.hpp"
 #include "../symbolic/sym.hpp"
@@ -175,5 +176,8 @@ Program to_program(const U& ast, const Target& target, const std::vector<Opt>* o
   if (detail::spec_on()) verify(p);
   return p;
 }
+
+MG_ENGINE_TEMPLATE(UOp full_rewrite_to_sink<UOp>(const UOp&, const Target&, std::int64_t*, const std::vector<Opt>*, std::vector<Opt>*))
+MG_ENGINE_TEMPLATE(Program to_program<UOp>(const UOp&, const Target&, const std::vector<Opt>*))
 
 }  // namespace mg

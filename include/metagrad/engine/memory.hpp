@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../core/env.hpp"
+#include "../core/extern_engine.hpp"
 #include "../core/ptr_map.hpp"
 #include "../schedule/rangeify.hpp"
 
@@ -121,5 +122,7 @@ std::int64_t memory_plan(Schedule& s) {
       }
   return total - placer.peak();
 }
+
+MG_ENGINE_TEMPLATE(std::int64_t memory_plan<void>(Schedule&))
 
 }  // namespace mg

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../core/extern_engine.hpp"
 #include "../core/mutex.hpp"
 #include "memory.hpp"
 #include "worker_pool.hpp"
@@ -238,15 +239,6 @@ std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots,
   return s.outputs;
 }
 
-// MG_EXTERN_ENGINE: a program with many translation units can compile the scheduler, codegen and
-// the runtimes once. Define MG_EXTERN_ENGINE everywhere, and in one translation unit also define
-// MG_ENGINE_INSTANCE before including metagrad (the test suite does this, see tests/meson.build).
-#if defined(MG_ENGINE_INSTANCE)
-template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
-template void run_schedule<void>(const Schedule&);
-#elif defined(MG_EXTERN_ENGINE)
-extern template Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&);
-extern template void run_schedule<void>(const Schedule&);
-#endif
+MG_ENGINE_TEMPLATE(void run_schedule<void>(const Schedule&))
 
 }  // namespace mg

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -132,7 +133,7 @@ Tensor load_idx(const std::string& path, const std::string& device, const std::s
                 " bytes of data), the file has " + std::to_string(got));
   if (char extra; f.read(&extra, 1) != 0)
     throw Error("load_idx: " + path + " has bytes after the " + std::to_string(nbytes) + " its header " + shape_str(shape) + " says");
-  if (isz > 1)  // IDX data is big-endian; the host is little-endian (x86-64, AArch64)
+  if (isz > 1 && std::endian::native == std::endian::little)  // IDX data is big-endian
     for (std::size_t i = 0; i < nbytes; i += isz) std::reverse(bytes.begin() + std::ptrdiff_t(i), bytes.begin() + std::ptrdiff_t(i + isz));
   return Tensor(shape.size() == 1 ? buf : mop_reshape(buf, shape));
 }

@@ -17,7 +17,8 @@
 //  - intrinsics are named with their mangled type (llvm.trunc.f32, llvm.exp2.v4f32);
 //  - a gated load is select(mask, address, @mg_zero), a load, select(mask, value, alt) instead of
 //    llvmir.py's branch and phi: straight-line code (conv2's input gradient, 256 gated loads per tap,
-//    ran 40% faster); @mg_zero is a 64-byte zero constant of the module, so the load is always valid;
+//    ran 40% faster); @mg_zero is a zero constant of the module as wide as the widest gated load, so
+//    the load is always valid;
 //  - DEFINE_REG allocas go to the entry block (they already come first in tinygrad's linear order);
 //  - a few ops tinygrad's CPU renderer leaves to the decompositions render anyway (llvm_intrinsic_ops),
 //    for hand-built programs; codegen decomposes them unless it asks for them.
@@ -38,6 +39,7 @@
 #include "../codegen/program.hpp"
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
+#include "../core/extern_engine.hpp"
 #include "../core/uop.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../pattern/rules.hpp"
@@ -190,6 +192,7 @@ struct LLVMCtxT {
   std::unordered_map<const Node*, std::size_t> pos;   // uop -> its place in the linear order
   std::unordered_set<std::string> labels;
   std::string out;
+  int zero_bytes = 0;  // the size of @mg_zero: the widest gated load's
   UOp done{Ops::NOOP, dtypes::void_, {}, Arg("render_llvm: rendered")};
 
   const std::string& operator[](const UOp& u) const {
@@ -260,6 +263,7 @@ struct llvm_rewrite_def {
         // (always readable) and selects alt; straight-line code LLVM can schedule and vectorize
         rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
           const std::string v = ctx[x], t = llvm_type(x.dtype());
+          ctx.zero_bytes = std::max(ctx.zero_bytes, x.dtype().itemsize());
           return ctx.emit("  " + v + "_p = select i1 " + ctx[mask] + ", ptr " + ctx[idx] + ", ptr @mg_zero\n" +
                           "  " + v + "_l = load " + t + ", ptr " + v + "_p" + llvm_align(x.dtype()) + "\n" +
                           "  " + v + " = select i1 " + ctx[mask] + ", " + t + " " + v + "_l, " + ctx.typed(alt));
@@ -423,9 +427,7 @@ namespace detail {
 template <std::same_as<UOp> U = UOp> U llvm_extra_rewrite(const U& sink) {
   return graph_rewrite(sink, llvm_extra_matcher);
 }
-}  // namespace detail
 
-namespace detail {
 // an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
 inline std::string llvm_ident(const std::string& s) {
   bool plain = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
@@ -536,9 +538,11 @@ std::string render_llvm(const P& p) {
   }
   s += "define void " + call_fn + "(ptr %bufs, ptr %vals) #1\n{\n" + w + "  call void " + fn + "(" + call + ")\n  ret void\n}\n";
   s += "attributes #0 = { alwaysinline nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
-  s += "@mg_zero = internal constant [64 x i8] zeroinitializer, align 64\n";
+  if (ctx.zero_bytes) s += "@mg_zero = internal constant [" + std::to_string(ctx.zero_bytes) + " x i8] zeroinitializer, align 64\n";
   s += "attributes #1 = { nounwind \"no-builtins\" \"no-trapping-math\"=\"true\" }\n";
   return s;
 }
+
+MG_ENGINE_TEMPLATE(std::string render_llvm<Program>(const Program&))
 
 }  // namespace mg

@@ -25,6 +25,7 @@
 #include "../codegen/program.hpp"
 #include "../core/alu.hpp"
 #include "../core/eval.hpp"
+#include "../core/extern_engine.hpp"
 #include "../core/ptr_map.hpp"
 #include "../symbolic/decompositions.hpp"  // threefry2x32_value
 
@@ -595,5 +596,7 @@ template <class = void>
 void interp_run(const Program& p, std::span<void* const> bufs, std::span<const std::int64_t> vals) {
   detail::Interpreter<UOp>(p).run(bufs, vals);
 }
+
+MG_ENGINE_TEMPLATE(void interp_run<void>(const Program&, std::span<void* const>, std::span<const std::int64_t>))
 
 }  // namespace mg

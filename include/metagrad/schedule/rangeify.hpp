@@ -35,6 +35,7 @@
 
 #include "../core/env.hpp"
 #include "../core/error.hpp"
+#include "../core/extern_engine.hpp"
 #include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
 #include "../codegen/ranges.hpp"  // ranges_of, and get_idx / get_valid of `valid.where(idx, Invalid)`
@@ -611,5 +612,8 @@ template <class T = void>
 Schedule create_schedule_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
   return detail::Rangeify<T>(roots, device, targets).run();
 }
+
+MG_ENGINE_TEMPLATE(Schedule create_schedule<void>(const std::vector<UOp>&, const std::string&))
+MG_ENGINE_TEMPLATE(Schedule create_schedule_into<void>(const std::vector<UOp>&, const std::vector<UOp>&, const std::string&))
 
 }  // namespace mg

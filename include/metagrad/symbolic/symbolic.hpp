@@ -12,6 +12,7 @@
 
 #include "../core/alu.hpp"
 #include "../core/eval.hpp"
+#include "../core/extern_engine.hpp"
 #include "../core/uop.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../pattern/rules.hpp"
@@ -576,5 +577,7 @@ template <std::same_as<UOp> U> U simplify(const U& u) {
   if (u.op() == Ops::CONST) return u;
   return graph_rewrite(u, symbolic);
 }
+
+MG_ENGINE_TEMPLATE(UOp simplify<UOp>(const UOp&))
 
 }  // namespace mg

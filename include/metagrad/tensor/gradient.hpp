@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../core/error.hpp"
+#include "../core/extern_engine.hpp"
 #include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
 #include "../pattern/rules.hpp"
@@ -248,5 +249,7 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
     if (const UOp* g = t ? grads.find(t.node()) : nullptr) out.emplace(t, *g);
   return out;
 }
+
+MG_ENGINE_TEMPLATE(std::unordered_map<UOp, UOp> compute_gradient<UOp>(const UOp&, const UOp&, const std::vector<UOp>&))
 
 }  // namespace mg
