@@ -6,8 +6,9 @@
 //  - an explicit instantiation in the one translation unit that defines MG_ENGINE_INSTANCE,
 //  - an extern template declaration where MG_EXTERN_ENGINE is defined (the rest of the program),
 //  - nothing otherwise (a single-file program instantiates what it uses).
-// Without it a GCC -O2 test file that realizes tensors spends about two minutes compiling the engine
-// again; with it, about 30 seconds (tests/meson.build does this, tests/engine/engine_instance.cpp).
+// The test suite does this (tests/meson.build, tests/engine/engine_instance.cpp); what it saves is in
+// docs/benchmarks.md, "Build time of the test suite". An engine template not listed here is compiled
+// again in every translation unit that reaches it.
 #if defined(MG_ENGINE_INSTANCE)
 #define MG_ENGINE_TEMPLATE(...) template __VA_ARGS__;
 #elif defined(MG_EXTERN_ENGINE)
