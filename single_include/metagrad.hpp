@@ -8060,6 +8060,16 @@ std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Sh
   }
 }
 
+// A target a kernel can store through (tinygrad's assign into a view): a BUFFER, or RESHAPE, PERMUTE,
+// SHRINK and FLIP ops over one, so that each element of the view is one element of the buffer. (A PAD has
+// elements that are no buffer's; an EXPAND writes one element several times.)
+inline bool store_view_ok(const UOp& target) {
+  const UOp* u = &target;
+  for (; u->op() != Ops::BUFFER; u = &u->src(0))
+    if (!OpSet{Ops::RESHAPE, Ops::PERMUTE, Ops::SHRINK, Ops::FLIP}.contains(u->op())) return false;
+  return true;
+}
+
 template <class T = void>
 class Rangeify {
  public:
@@ -8072,9 +8082,14 @@ class Rangeify {
     Schedule sched;
     for (const UOp& r : roots_)
       if (!r) throw Error("schedule: a root is a null UOp");
-    for (std::size_t i = 0; i < roots_.size(); ++i)
-      if (targets_[i] && (targets_[i].op() != Ops::BUFFER || !shape_of(roots_[i]) || targets_[i].arg().as_int() != shape_prod(*shape_of(roots_[i]))))
-        throw Error("schedule: the target of root " + std::to_string(i) + " is not a BUFFER of its size");
+    for (std::size_t i = 0; i < roots_.size(); ++i) {
+      if (!targets_[i]) continue;
+      const std::optional<Shape> rs = shape_of(roots_[i]);
+      const bool whole = targets_[i].op() == Ops::BUFFER && rs && targets_[i].arg().as_int() == shape_prod(*rs);
+      if (!whole && !(store_view_ok(targets_[i]) && rs && shape_of(targets_[i]) == rs))
+        throw Error("schedule: the target of root " + std::to_string(i) + " is neither a BUFFER of its size nor a view of one in its shape " +
+                    "(RESHAPE, PERMUTE, SHRINK, FLIP over a BUFFER)");
+    }
     topo_ = UOp::sink(roots_).toposort();
     if (split_reduces()) topo_ = UOp::sink(roots_).toposort();
     topo_.pop_back();  // the SINK
@@ -8461,11 +8476,22 @@ class Rangeify {
       in.buffer = new_buffer(in.device, 0, dt);
       return;
     }
-    const UOp target = root_target(x);
+    UOp target = root_target(x);
+    if (target && target.op() != Ops::BUFFER && x.op() == Ops::COPY) target = UOp();  // a copy writes whole buffers
     // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
     if (!target && passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
       in.buffer = at(x.src(0)).buffer;
       return;
+    }
+    // a view target: the kernel stores into its buffer at the view's index, as a load through it reads
+    UOp view_index;
+    if (target && target.op() != Ops::BUFFER) {
+      std::vector<UOp> chain;  // the movement ops, top to bottom
+      for (const UOp* u = &target; u->op() != Ops::BUFFER; u = &u->src(0)) chain.push_back(*u);
+      std::vector<UOp> rngs = in.out;
+      for (const UOp& m : chain) rngs = apply_movement_op(m, *shape_of(m.src(0)), *shape_of(m), std::move(rngs));
+      view_index = rngs.at(0);
+      target = chain.back().src(0);
     }
     in.buffer = target ? target : new_buffer(in.device, shape_prod(shape), dt);
     if (x.op() == Ops::COPY) {
@@ -8474,7 +8500,7 @@ class Rangeify {
       return;
     }
     const UOp value = expr(x);
-    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
+    const UOp store = in.buffer.index({view_index ? view_index : flat_index(in.out, shape)}).store(value);
     std::vector<UOp> ends;
     for (const UOp& r : in.out)
       if (r.op() == Ops::RANGE) ends.push_back(r);
@@ -8518,9 +8544,11 @@ template <class T = void>
 Schedule create_schedule(const std::vector<UOp>& roots, const std::string& device = "CPU") {
   return detail::Rangeify<T>(roots, device).run();
 }
-// The same, with the kernel of roots[i] storing into targets[i] where that is a BUFFER (of the root's
-// element count) rather than into a new buffer: tinygrad's assign. The caller checks the hazard (the
-// kernel reading the target at other indices than it writes, see engine/realize.hpp).
+// The same, with the kernel of roots[i] storing into targets[i] (where not null) rather than into a new
+// buffer: tinygrad's assign. A target is a BUFFER of the root's element count, or a view of a BUFFER in
+// the root's shape (store_view_ok: the kernel writes the viewed elements, the others keep theirs); the
+// root's output is then that BUFFER. The caller checks the hazard (the kernel reading the target at other
+// indices than it writes, see engine/realize.hpp).
 template <class T = void>
 Schedule create_schedule_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
   return detail::Rangeify<T>(roots, device, targets).run();
@@ -12821,8 +12849,8 @@ std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& 
   return s.outputs;
 }
 
-// tinygrad's assign: computes roots as realize_uops does, the kernel of roots[i] storing into the BUFFER
-// targets[i] (where not null), in place. Runs nothing and returns nullopt when that is not safe: every
+// tinygrad's assign: computes roots as realize_uops does, the kernel of roots[i] storing into targets[i]
+// (where not null: a BUFFER, or a view of one, see create_schedule_into), in place. Runs nothing and returns nullopt when that is not safe: every
 // kernel must see the targets as they were, so a target may be written by one kernel only, read by no
 // kernel after that one, and read by that one only at the element it writes (an elementwise update such
 // as w - lr * g; tinygrad's fix_store_hazard computes the other cases into a temporary; so does the caller).
@@ -12830,8 +12858,10 @@ template <class T = void>
 std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
   Schedule s = create_schedule_into<void>(roots, targets, device);
   for (std::size_t r = 0; r < roots.size(); ++r) {
-    const UOp& t = targets[r];
-    if (!t) continue;
+    if (!targets[r]) continue;
+    const UOp* base = &targets[r];  // a view target's BUFFER
+    while (base->op() != Ops::BUFFER) base = &base->src(0);
+    const UOp& t = *base;
     if (s.outputs[r] != t) return std::nullopt;  // a buffer itself (a copy): no kernel stores it
     std::optional<std::size_t> writer;
     for (std::size_t k = 0; k < s.items.size(); ++k) {
@@ -13252,8 +13282,9 @@ class Tensor {
   // holds the value's graph until the next computation on its device, which computes it together with
   // its own work and writes it into the buffer (a tensor that reads the buffer directly is computed
   // after that write: values are what an eager assign would give). A view of a realized buffer
-  // (movement ops on it, no pad) writes the elements it views at once; any other unrealized tensor is
-  // realized into a new buffer.
+  // (movement ops on it, no pad) writes the elements it views at once, with one kernel that stores
+  // through the view (on the host where the value reads the buffer at other elements, or the view
+  // expands); any other unrealized tensor is realized into a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -13281,6 +13312,13 @@ class Tensor {
       d_->uop = v.d_->uop;
       detail::PendingAssigns::get().add({buf, d_});
       return *this;
+    }
+    // a view of a buffer: one kernel computes the value and stores it through the view, at once, where
+    // that is safe (store_view_ok, and the value reads the buffer only at the elements it writes)
+    if (buf.op() == Ops::BUFFER && detail::store_view_ok(d_->uop)) {
+      if (!detail::PendingAssigns::get().targets(device()).empty()) compute<T>({}, device());  // they may read or write buf
+      const UOp root = v.is_realized() ? v.contiguous().d_->uop : v.d_->uop;  // a buffer is copied by a kernel
+      if (realize_uops_into<T>({root}, {d_->uop}, device())) return *this;
     }
     HostArray a = v.to_host<T>();
     if (buf.op() != Ops::BUFFER) d_->uop = from_host(a, device()).d_->uop;
@@ -13958,8 +13996,9 @@ class Tensor {
     if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
   }
-  // assign into a view of buf: the view's movement ops, replayed on the buffer's element indices, say
-  // which buffer element each of a's elements goes to (the last of repeats wins, as an expand's)
+  // assign into a view of buf on the host (a value that reads buf elsewhere, or an expanded view): the
+  // view's movement ops, replayed on the buffer's element indices, say which buffer element each of a's
+  // elements goes to (the last of repeats wins, as an expand's)
   void write_through_view(const UOp& buf, const HostArray& a) const {
     std::vector<UOp> chain;  // the movement ops, top to bottom
     for (const UOp* u = &d_->uop; u->op() != Ops::BUFFER; u = &u->src(0)) {

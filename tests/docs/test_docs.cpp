@@ -140,4 +140,6 @@ TEST_CASE("docs: tensor.md examples", "[docs]") {
   Tensor row = wt.reshape({4});
   wt.assign(wt * 10);
   REQUIRE(row.to_vector<float>() == std::vector<float>{10, 20, 30, 40});
+  wt[1].assign(wt[1] + 1);
+  REQUIRE(wt.to_vector<float>() == std::vector<float>{10, 20, 31, 41});
 }

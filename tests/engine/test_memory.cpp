@@ -200,3 +200,76 @@ TEST_CASE("assign: a value that reads the target at other elements goes through 
       for (std::size_t c = 0; c < 4; ++c) REQUIRE(got[r * 4 + c] == a[r * 4 + 3 - c] + 1);
   }
 }
+
+TEST_CASE("assign: through a view of a buffer, one kernel stores the viewed elements", "[engine][assign]") {
+  auto& engine = detail::Engine<void>::instance();
+  for (const std::string dev : {"CPU", "INTERP"}) {
+    const std::vector<float> a = ramp(24, 0.5f, -3.0f);
+    auto at = [&](std::size_t r, std::size_t c) { return a[r * 6 + c]; };
+    Tensor w = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();
+    const void* mem = data_of(w);
+    // rows 1 and 2 updated from themselves: one kernel, in place, the other rows untouched
+    std::int64_t k0 = engine.kernel_count();
+    w.getitem({slice(1, 3)}).assign(w.getitem({slice(1, 3)}) * 2 + 1);
+    CHECK(engine.kernel_count() - k0 == 1);
+    CHECK(data_of(w) == mem);
+    std::vector<float> got = w.to_vector<float>();
+    for (std::size_t r = 0; r < 4; ++r)
+      for (std::size_t c = 0; c < 6; ++c) REQUIRE(got[r * 6 + c] == (r == 1 || r == 2 ? at(r, c) * 2 + 1 : at(r, c)));
+
+    // the kernel stores through the view into the buffer itself; a value that reads the buffer at other
+    // elements is refused (nothing runs) and assign writes it on the host
+    Tensor z = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();
+    const Tensor zv = z.getitem({slice(1, 3)});
+    const auto into = realize_uops_into({(zv * 2 + 1).uop()}, {zv.uop()}, dev);
+    REQUIRE(into);
+    CHECK((*into)[0] == detail::view_base(z.uop()));
+    CHECK(z.to_vector<float>() == got);
+    k0 = engine.kernel_count();
+    CHECK(!realize_uops_into({(z.getitem({slice(2, 4)}) + 1).uop()}, {z.getitem({slice(0, 2)}).uop()}, dev));
+    CHECK(engine.kernel_count() == k0);
+    // a padded or expanded view, or one of another shape, is no store target
+    CHECK_THROWS_WITH(create_schedule_into({Tensor::ones({5, 6}).uop()}, {z.pad({std::pair{1, 0}, std::nullopt}).uop()}, dev),
+                      Catch::Contains("target of root 0") && Catch::Contains("view"));
+    CHECK_THROWS_WITH(create_schedule_into({Tensor::ones({2, 4, 6}).uop()}, {z.expand({2, 4, 6}).uop()}, dev), Catch::Contains("target of root 0"));
+    CHECK_THROWS_WITH(create_schedule_into({Tensor::ones({6, 4}).uop()}, {zv.uop()}, dev), Catch::Contains("target of root 0"));
+
+    // a transposed, shrunk and flipped view: columns 5 and 4 of rows 0..3, written from a lazy arange
+    Tensor u = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();
+    k0 = engine.kernel_count();
+    u.flip({1}).T().getitem({slice(0, 2)}).assign(Tensor::arange(8, std::nullopt, 1, dtypes::float32, dev).reshape({2, 4}) * 10);
+    CHECK(engine.kernel_count() - k0 == 1);
+    got = u.to_vector<float>();
+    for (std::size_t r = 0; r < 4; ++r)
+      for (std::size_t c = 0; c < 6; ++c) {
+        // view element (i, j) of T(flip) is u[j, 5 - i]: column 5 holds 10*(0..3), column 4 holds 10*(4..7)
+        const float want = c == 5 ? float(10 * r) : c == 4 ? float(10 * (4 + r)) : at(r, c);
+        REQUIRE(got[r * 6 + c] == want);
+      }
+
+    // a realized value is copied by one kernel
+    Tensor src = Tensor::from(std::vector<float>{7, 8, 9}, {3}, std::nullopt, dev).realize();
+    k0 = engine.kernel_count();
+    u[3].getitem({slice(1, 4)}).assign(src);
+    CHECK(engine.kernel_count() - k0 == 1);
+    got = u.to_vector<float>();
+    CHECK(std::vector<float>(got.begin() + 18, got.end()) == std::vector<float>{at(3, 0), 7, 8, 9, 70, 30});
+
+    // a value that reads the buffer at other elements than it writes: still what an eager assign gives
+    Tensor h = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();
+    h.getitem({slice(0, 2)}).assign(h.getitem({slice(1, 3)}) + 100);
+    got = h.to_vector<float>();
+    for (std::size_t r = 0; r < 4; ++r)
+      for (std::size_t c = 0; c < 6; ++c) REQUIRE(got[r * 6 + c] == (r < 2 ? at(r + 1, c) + 100 : at(r, c)));
+
+    // a pending (lazy) assign to the same buffer is computed first, and the value sees it
+    Tensor p = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();
+    Tensor row0 = p[0];
+    p.assign(p + 1);
+    row0.assign(p[1] + 10);
+    got = p.to_vector<float>();
+    for (std::size_t r = 0; r < 4; ++r)
+      for (std::size_t c = 0; c < 6; ++c) REQUIRE(got[r * 6 + c] == (r == 0 ? at(1, c) + 11 : at(r, c) + 1));
+    CHECK(row0.to_vector<float>() == std::vector<float>(got.begin(), got.begin() + 6));
+  }
+}

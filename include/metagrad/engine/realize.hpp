@@ -195,8 +195,8 @@ std::vector<UOp> realize_uops(const std::vector<UOp>& roots, const std::string& 
   return s.outputs;
 }
 
-// tinygrad's assign: computes roots as realize_uops does, the kernel of roots[i] storing into the BUFFER
-// targets[i] (where not null), in place. Runs nothing and returns nullopt when that is not safe: every
+// tinygrad's assign: computes roots as realize_uops does, the kernel of roots[i] storing into targets[i]
+// (where not null: a BUFFER, or a view of one, see create_schedule_into), in place. Runs nothing and returns nullopt when that is not safe: every
 // kernel must see the targets as they were, so a target may be written by one kernel only, read by no
 // kernel after that one, and read by that one only at the element it writes (an elementwise update such
 // as w - lr * g; tinygrad's fix_store_hazard computes the other cases into a temporary; so does the caller).
@@ -204,8 +204,10 @@ template <class T = void>
 std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
   Schedule s = create_schedule_into<void>(roots, targets, device);
   for (std::size_t r = 0; r < roots.size(); ++r) {
-    const UOp& t = targets[r];
-    if (!t) continue;
+    if (!targets[r]) continue;
+    const UOp* base = &targets[r];  // a view target's BUFFER
+    while (base->op() != Ops::BUFFER) base = &base->src(0);
+    const UOp& t = *base;
     if (s.outputs[r] != t) return std::nullopt;  // a buffer itself (a copy): no kernel stores it
     std::optional<std::size_t> writer;
     for (std::size_t k = 0; k < s.items.size(); ++k) {

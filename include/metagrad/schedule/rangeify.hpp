@@ -147,6 +147,16 @@ std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Sh
   }
 }
 
+// A target a kernel can store through (tinygrad's assign into a view): a BUFFER, or RESHAPE, PERMUTE,
+// SHRINK and FLIP ops over one, so that each element of the view is one element of the buffer. (A PAD has
+// elements that are no buffer's; an EXPAND writes one element several times.)
+inline bool store_view_ok(const UOp& target) {
+  const UOp* u = &target;
+  for (; u->op() != Ops::BUFFER; u = &u->src(0))
+    if (!OpSet{Ops::RESHAPE, Ops::PERMUTE, Ops::SHRINK, Ops::FLIP}.contains(u->op())) return false;
+  return true;
+}
+
 template <class T = void>
 class Rangeify {
  public:
@@ -159,9 +169,14 @@ class Rangeify {
     Schedule sched;
     for (const UOp& r : roots_)
       if (!r) throw Error("schedule: a root is a null UOp");
-    for (std::size_t i = 0; i < roots_.size(); ++i)
-      if (targets_[i] && (targets_[i].op() != Ops::BUFFER || !shape_of(roots_[i]) || targets_[i].arg().as_int() != shape_prod(*shape_of(roots_[i]))))
-        throw Error("schedule: the target of root " + std::to_string(i) + " is not a BUFFER of its size");
+    for (std::size_t i = 0; i < roots_.size(); ++i) {
+      if (!targets_[i]) continue;
+      const std::optional<Shape> rs = shape_of(roots_[i]);
+      const bool whole = targets_[i].op() == Ops::BUFFER && rs && targets_[i].arg().as_int() == shape_prod(*rs);
+      if (!whole && !(store_view_ok(targets_[i]) && rs && shape_of(targets_[i]) == rs))
+        throw Error("schedule: the target of root " + std::to_string(i) + " is neither a BUFFER of its size nor a view of one in its shape " +
+                    "(RESHAPE, PERMUTE, SHRINK, FLIP over a BUFFER)");
+    }
     topo_ = UOp::sink(roots_).toposort();
     if (split_reduces()) topo_ = UOp::sink(roots_).toposort();
     topo_.pop_back();  // the SINK
@@ -548,11 +563,22 @@ class Rangeify {
       in.buffer = new_buffer(in.device, 0, dt);
       return;
     }
-    const UOp target = root_target(x);
+    UOp target = root_target(x);
+    if (target && target.op() != Ops::BUFFER && x.op() == Ops::COPY) target = UOp();  // a copy writes whole buffers
     // a CONTIGUOUS (or a root) of a node already stored whole is that node's buffer: no copy kernel
     if (!target && passthrough(x.op()) && at(x.src(0)).kept() && *at(x.src(0)).shape == shape) {
       in.buffer = at(x.src(0)).buffer;
       return;
+    }
+    // a view target: the kernel stores into its buffer at the view's index, as a load through it reads
+    UOp view_index;
+    if (target && target.op() != Ops::BUFFER) {
+      std::vector<UOp> chain;  // the movement ops, top to bottom
+      for (const UOp* u = &target; u->op() != Ops::BUFFER; u = &u->src(0)) chain.push_back(*u);
+      std::vector<UOp> rngs = in.out;
+      for (const UOp& m : chain) rngs = apply_movement_op(m, *shape_of(m.src(0)), *shape_of(m), std::move(rngs));
+      view_index = rngs.at(0);
+      target = chain.back().src(0);
     }
     in.buffer = target ? target : new_buffer(in.device, shape_prod(shape), dt);
     if (x.op() == Ops::COPY) {
@@ -561,7 +587,7 @@ class Rangeify {
       return;
     }
     const UOp value = expr(x);
-    const UOp store = in.buffer.index({flat_index(in.out, shape)}).store(value);
+    const UOp store = in.buffer.index({view_index ? view_index : flat_index(in.out, shape)}).store(value);
     std::vector<UOp> ends;
     for (const UOp& r : in.out)
       if (r.op() == Ops::RANGE) ends.push_back(r);
@@ -605,9 +631,11 @@ template <class T = void>
 Schedule create_schedule(const std::vector<UOp>& roots, const std::string& device = "CPU") {
   return detail::Rangeify<T>(roots, device).run();
 }
-// The same, with the kernel of roots[i] storing into targets[i] where that is a BUFFER (of the root's
-// element count) rather than into a new buffer: tinygrad's assign. The caller checks the hazard (the
-// kernel reading the target at other indices than it writes, see engine/realize.hpp).
+// The same, with the kernel of roots[i] storing into targets[i] (where not null) rather than into a new
+// buffer: tinygrad's assign. A target is a BUFFER of the root's element count, or a view of a BUFFER in
+// the root's shape (store_view_ok: the kernel writes the viewed elements, the others keep theirs); the
+// root's output is then that BUFFER. The caller checks the hazard (the kernel reading the target at other
+// indices than it writes, see engine/realize.hpp).
 template <class T = void>
 Schedule create_schedule_into(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::string& device = "CPU") {
   return detail::Rangeify<T>(roots, device, targets).run();

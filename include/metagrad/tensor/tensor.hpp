@@ -419,8 +419,9 @@ class Tensor {
   // holds the value's graph until the next computation on its device, which computes it together with
   // its own work and writes it into the buffer (a tensor that reads the buffer directly is computed
   // after that write: values are what an eager assign would give). A view of a realized buffer
-  // (movement ops on it, no pad) writes the elements it views at once; any other unrealized tensor is
-  // realized into a new buffer.
+  // (movement ops on it, no pad) writes the elements it views at once, with one kernel that stores
+  // through the view (on the host where the value reads the buffer at other elements, or the view
+  // expands); any other unrealized tensor is realized into a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -448,6 +449,13 @@ class Tensor {
       d_->uop = v.d_->uop;
       detail::PendingAssigns::get().add({buf, d_});
       return *this;
+    }
+    // a view of a buffer: one kernel computes the value and stores it through the view, at once, where
+    // that is safe (store_view_ok, and the value reads the buffer only at the elements it writes)
+    if (buf.op() == Ops::BUFFER && detail::store_view_ok(d_->uop)) {
+      if (!detail::PendingAssigns::get().targets(device()).empty()) compute<T>({}, device());  // they may read or write buf
+      const UOp root = v.is_realized() ? v.contiguous().d_->uop : v.d_->uop;  // a buffer is copied by a kernel
+      if (realize_uops_into<T>({root}, {d_->uop}, device())) return *this;
     }
     HostArray a = v.to_host<T>();
     if (buf.op() != Ops::BUFFER) d_->uop = from_host(a, device()).d_->uop;
@@ -1125,8 +1133,9 @@ class Tensor {
     if (d < -n || d >= n) throw Error(std::string(who) + ": dim " + std::to_string(d) + " out of range for shape " + shape_str(d_->shape));
     return d < 0 ? d + n : d;
   }
-  // assign into a view of buf: the view's movement ops, replayed on the buffer's element indices, say
-  // which buffer element each of a's elements goes to (the last of repeats wins, as an expand's)
+  // assign into a view of buf on the host (a value that reads buf elsewhere, or an expanded view): the
+  // view's movement ops, replayed on the buffer's element indices, say which buffer element each of a's
+  // elements goes to (the last of repeats wins, as an expand's)
   void write_through_view(const UOp& buf, const HostArray& a) const {
     std::vector<UOp> chain;  // the movement ops, top to bottom
     for (const UOp* u = &d_->uop; u->op() != Ops::BUFFER; u = &u->src(0)) {
