@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "metagrad/codegen/to_program.hpp"
@@ -312,7 +315,7 @@ TEST_CASE("to_program: a target without float16 is an error naming the dtype") {
   const UOp out = param(0, dtypes::float16, 4), a = param(1, dtypes::float32, 4);
   const UOp r = UOp::range(4, 0);
   Target t = llvm_like();
-  t.half = false;
+  t.supported_dtypes.remove(dtypes::float16);
   CHECK_THROWS_WITH(to_program(kernel({out.index({r}).store(a.index({r}).cast(dtypes::float16)).end({r})}), t),
                     Catch::Contains("dtypes.half") && Catch::Contains("does not support"));
 }
@@ -361,4 +364,68 @@ TEST_CASE("codegen: merging reduce ranges never drops one (unused ranges between
   for (const UOp& u : folded.toposort()) if (u.op() == Ops::REDUCE) reds.push_back(u);
   REQUIRE(reds.size() == 1);
   CHECK(reds[0].nsrc() == 2);  // the value and r0
+}
+
+TEST_CASE("to_program: fp8 on a target without it is emulated, with float_to_fp8's and fp8_to_float's values bit for bit") {
+  Target t = interp_noopt();
+  t.supported_dtypes.remove(dtypes::fp8e4m3).remove(dtypes::fp8e5m2);
+  auto no_fp8_math = [](const Program& p) {
+    for (const UOp& u : p.uops)
+      if (GroupOp::ALU.contains(u.op()) || u.op() == Ops::CAST) {
+        INFO(op_repr(u.op()) << " " << u.dtype().repr());
+        CHECK(!u.dtype().scalar().is_fp8());
+        for (const UOp& s : u.src()) CHECK(!s.dtype().scalar().is_fp8());
+      }
+  };
+  // float32 inputs: a sweep over the bit patterns, and the edges of each fp8 (ties, subnormals, overflow)
+  std::vector<float> xf;
+  for (std::uint64_t b = 0; b < (std::uint64_t(1) << 32); b += 65521) xf.push_back(std::bit_cast<float>(std::uint32_t(b)));
+  for (int e = -20; e <= 17; ++e)
+    for (int m = 0; m < 64; ++m) {
+      const float v = std::ldexp(1.0f + float(m) / 64.0f, e);
+      xf.insert(xf.end(), {v, -v, std::nextafter(v, 0.0f), std::nextafter(v, 1e30f)});
+    }
+  const float inf = std::numeric_limits<float>::infinity();
+  xf.insert(xf.end(), {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(), 464.0f,
+                       std::nextafter(464.0f, 0.0f), std::nextafter(464.0f, inf), 61440.0f, std::nextafter(61440.0f, 0.0f), 1e-45f});
+  // float64 inputs: the same values, and each nudged by less than a float32 ulp (rounded once, not through float32)
+  std::vector<double> xd;
+  for (float v : xf) xd.insert(xd.end(), {double(v), std::nextafter(double(v), 0.0), std::nextafter(double(v), 1e300)});
+  const auto nf = std::int64_t(xf.size()), nd = std::int64_t(xd.size());
+  // float_to_fp8's byte, a nan always 0x7f (INTERP holds fp8 values as doubles: fp8_to_float's nan is positive)
+  auto want = [](double x, DType dt) {
+    const std::uint8_t b = detail::float_to_fp8(x, dt.kind());
+    return std::isnan(detail::fp8_to_float(b, dt.kind())) ? std::uint8_t(0x7f) : b;
+  };
+  for (DType dt : {dtypes::fp8e4m3, dtypes::fp8e5m2}) {
+    INFO(dt.repr());
+    const UOp r = UOp::range(nf, 0), r2 = UOp::range(nd, 1);
+    const UOp o1 = param(0, dt, nf), o2 = param(1, dt, nd), i1 = param(2, dtypes::float32, nf), i2 = param(3, dtypes::float64, nd);
+    const Program p = to_program(kernel({o1.index({r}).store(i1.index({r}).cast(dt)).end({r}), o2.index({r2}).store(i2.index({r2}).cast(dt)).end({r2})}), t);
+    no_fp8_math(p);
+    std::vector<std::uint8_t> got1(xf.size()), got2(xd.size());
+    run(p, got1, got2, xf, xd);
+    int bad = 0;
+    for (std::size_t i = 0; i < xf.size(); ++i)
+      if (got1[i] != want(xf[i], dt) && bad++ < 5) FAIL_CHECK("float32 " << xf[i] << " -> " << int(got1[i]));
+    for (std::size_t i = 0; i < xd.size(); ++i)
+      if (got2[i] != want(xd[i], dt) && bad++ < 10) FAIL_CHECK("float64 " << xd[i] << " -> " << int(got2[i]));
+    CHECK(bad == 0);
+    // every fp8 byte back to float32 and float64
+    const UOp r3 = UOp::range(256, 0), r4 = UOp::range(256, 1), in8 = param(2, dt, 256);
+    const Program q = to_program(kernel({param(0, dtypes::float32, 256).index({r3}).store(in8.index({r3}).cast(dtypes::float32)).end({r3}),
+                                         param(1, dtypes::float64, 256).index({r4}).store(in8.index({r4}).cast(dtypes::float64)).end({r4})}), t);
+    no_fp8_math(q);
+    std::vector<std::uint8_t> all(256);
+    for (int i = 0; i < 256; ++i) all[std::size_t(i)] = std::uint8_t(i);
+    std::vector<float> back(256);
+    std::vector<double> back64(256);
+    run(q, back, back64, all);
+    for (int i = 0; i < 256; ++i) {
+      INFO("byte " << i);
+      const double want = detail::fp8_to_float(std::uint8_t(i), dt.kind());
+      CHECK(std::bit_cast<std::uint32_t>(back[std::size_t(i)]) == std::bit_cast<std::uint32_t>(float(want)));
+      CHECK(std::bit_cast<std::uint64_t>(back64[std::size_t(i)]) == std::bit_cast<std::uint64_t>(double(float(want))));
+    }
+  }
 }

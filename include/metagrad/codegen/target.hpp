@@ -1,10 +1,11 @@
 #pragma once
 // Target: what codegen needs to know about the backend it lowers for (tinygrad's Renderer fields that
 // codegen reads): which ALU ops the backend renders (the rest are decomposed), how many threads a CPU
-// kernel may be split over (tinygrad's THREAD opt + core_id), and which narrow floats it has natively.
+// kernel may be split over (tinygrad's THREAD opt + core_id), and which dtypes it has natively.
 #include <cstdint>
 #include <string>
 
+#include "../core/dtype.hpp"
 #include "../core/ops.hpp"
 
 namespace mg {
@@ -19,12 +20,10 @@ struct Target {
   std::int64_t threads = 1;
   // tinygrad's heuristic: split only when the kernel has at least this many elements per thread
   std::int64_t min_work_per_thread = std::int64_t(128) << 10;
-  // native float16 / bfloat16 support; where false, to_program throws naming the first uop of that
-  // dtype (tinygrad's pm_dtype_decomps emulation is not ported yet)
-  bool half = true, bfloat16 = true;
-  // fp8 (e4m3, e5m2) values: false where the backend cannot convert them (the LLVM renderer: tinygrad
-  // emulates them with pm_dtype_decomps, not ported yet)
-  bool fp8 = true;
+  // tinygrad's Renderer.supported_dtypes(): the dtypes the backend computes in natively. An fp8 it lacks
+  // (the LLVM renderer's) is emulated by codegen (do_dtype_decomps: stored as its byte, computed in
+  // float32); a missing float16 or bfloat16 is not emulated: to_program throws naming the first uop of it
+  DTypeSet supported_dtypes = DTypeSet::all();
   // tinygrad's DISABLE_FAST_IDIV: keep integer division by a constant as CDIV instead of a multiply-shift
   bool disable_fast_idiv = false;
   // tinygrad's NOOPT: no hand-coded optimizations (the THREAD split included); env NOOPT=1 also turns them off

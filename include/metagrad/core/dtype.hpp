@@ -136,6 +136,26 @@ inline constexpr std::array<DType, 15> all{bool_, int8, uint8, int16, uint16, in
                                            fp8e4m3, fp8e5m2, float16, bfloat16, float32, float64};
 }  // namespace dtypes
 
+// a set of scalar dtypes (tinygrad's set[DType] where only the scalar kind matters: a renderer's
+// supported_dtypes(), the dtypes a kernel emulates)
+struct DTypeSet {
+  std::uint32_t bits = 0;
+  constexpr DTypeSet() = default;
+  constexpr DTypeSet(std::initializer_list<DType> l) {
+    for (DType d : l) add(d);
+  }
+  static constexpr DTypeSet all() {
+    DTypeSet s;
+    for (DType d : dtypes::all) s.add(d);
+    return s;
+  }
+  constexpr DTypeSet& add(DType d) { bits |= std::uint32_t(1) << unsigned(d.kind()); return *this; }
+  constexpr DTypeSet& remove(DType d) { bits &= ~(std::uint32_t(1) << unsigned(d.kind())); return *this; }
+  constexpr bool contains(DType d) const { return (bits >> unsigned(d.kind())) & 1u; }
+  constexpr bool empty() const { return bits == 0; }
+  friend constexpr bool operator==(DTypeSet, DTypeSet) = default;
+};
+
 // ***** promotion lattice (https://jax.readthedocs.io/en/latest/jep/9407-type-promotion.html) *****
 
 namespace detail {

@@ -62,7 +62,8 @@ template <class = void> Target device_target(DeviceKind k) {
   Target t;
   t.device = k == DeviceKind::CPU ? "CPU" : "NULL";
   t.ops = llvm_supported_ops | llvm_intrinsic_ops;
-  t.fp8 = k == DeviceKind::NULL_;
+  // llvmir.py's supported_dtypes(): no fp8, so codegen emulates them (NULL lowers kernels but never renders them: native)
+  if (k == DeviceKind::CPU) t.supported_dtypes.remove(dtypes::fp8e4m3).remove(dtypes::fp8e5m2);
   t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
   t.unaligned_vectors = true;
   t.threads = getenv_int("THREADS", cpu_count());

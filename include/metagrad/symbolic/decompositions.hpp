@@ -2,8 +2,10 @@
 // Decompositions: ops a backend lacks, rebuilt from the ALU ops every backend has (tinygrad's
 // uop/decompositions.py). Here: the transcendental functions exp2, log2, sin (SLEEF's algorithms,
 // about 1 ULP), pow and sqrt through them, threefry2x32, and get_transcendental_patterns, the rule
-// set that swaps them in where a backend lacks the op.
+// set that swaps them in where a backend lacks the op; and do_dtype_decomps, the emulation of the fp8
+// dtypes a backend lacks.
 #include <array>
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -13,10 +15,12 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
 #include "../core/uop.hpp"
+#include "../pattern/graph_rewrite.hpp"
 #include "../pattern/rules.hpp"
 #include "../pattern/upat.hpp"
 
@@ -430,6 +434,146 @@ template <std::same_as<UOp> U> U threefry2x32(const U& x, const U& key) {
     xr = {xr[0] + ks[std::size_t(i % 3)], xr[1] + ks[std::size_t((i + 1) % 3)] + i + 1};
   }
   return xr[1].cast(dtypes::uint64) * two32 | xr[0].cast(dtypes::uint64);
+}
+
+// ***** floats *****
+// tinygrad's f2f/f2f_clamp, for the fp8s a backend lacks (llvmir.py's supported_dtypes() has none): the
+// values stay bytes in memory, every CAST and ALU op on them runs in float32, and the conversions are
+// integer ops. They give what INTERP and the reference evaluator compute bit for bit (float_to_fp8 and
+// fp8_to_float, a nan always 0x7f), which differs from tinygrad's f2f in three places: fp8 subnormals
+// are kept (f2f flushes them: "denormals are zero"), ±inf become e4m3's nan / e5m2's ±inf (f2f_clamp
+// saturates them to ±max), and a nan is 0x7f (f2f keeps its sign and, for e5m2, mantissa bits). The
+// wide type is float32 even where half is native (tinygrad then picks half): e5m2's products overflow
+// half where float_to_fp8 saturates them, and a float32 source would be rounded twice.
+
+namespace detail {
+
+// ctx of pm_float_decomp: the fp8s this kernel emulates
+struct FloatDecompCtx {
+  DTypeSet emulated;
+  bool contains(DType d) const { return !d.is_ptr && emulated.contains(d.scalar()); }
+};
+
+// f(x) lane by lane for a vector x, f(x) for a scalar
+template <std::same_as<UOp> U, class F> U per_lane(const U& x, F&& f) {
+  if (x.dtype().count == 1) return f(x);
+  std::vector<UOp> lanes;
+  for (int i = 0; i < x.dtype().count; ++i) lanes.push_back(f(x.gep(i)));
+  return UOp::stack(std::move(lanes));
+}
+
+// an fp8 value as the float32 with its value, exactly (fp8_to_float: subnormals kept, a nan positive)
+template <std::same_as<UOp> U> U fp8_to_f32(const U& v) {
+  return per_lane(v, [](const UOp& x) {
+    const DType fr = x.dtype().scalar();
+    if (x.op() == Ops::CONST) return UOp::const_(dtypes::float32, Arg(truncate_float(fr, x.arg().as_float())));
+    const auto [fe, fm] = finfo(fr);
+    const int fb = exponent_bias(fr);
+    // the byte: an emulated op's result is already one (BITCAST of the uint8 f32_to_fp8 made)
+    const UOp byte = x.op() == Ops::BITCAST && x.src(0).dtype() == dtypes::uint8 ? x.src(0) : x.bitcast(dtypes::uint8);
+    const UOp b = byte.cast(dtypes::uint32), mag = b & 0x7f, exp = mag >> fm, sign = (b & 0x80) << 24;
+    // normal: the exponent rebiased, the mantissa moved up; subnormal: mantissa * 2^(1-bias-mbits)
+    const UOp norm = (mag << (23 - fm)) + ((127 - fb) << 23);
+    const UOp sub = ((b & ((1 << fm) - 1)).cast(dtypes::float32) * std::ldexp(1.0, 1 - fb - fm)).bitcast(dtypes::uint32);
+    const UOp finite = sign | exp.eq(0).where(sub, norm);
+    constexpr std::int64_t qnan = 0x7fc00000, inf = 0x7f800000;
+    // e4m3 has no inf and one nan (S.1111.111); e5m2's top exponent is inf or nan as in IEEE
+    const UOp bits = fr == dtypes::fp8e4m3 ? mag.eq(0x7f).where(Arg(qnan), finite)
+                                           : exp.eq((1 << fe) - 1).where(mag.eq(0x7c).where(sign | inf, b.const_like(qnan)), finite);
+    return bits.bitcast(dtypes::float32);
+  });
+}
+
+// a float32 or float64 rounded to the fp8 `to` (float_to_fp8: nearest even, finite values saturate,
+// subnormals kept; a nan is 0x7f), as an fp8 whose byte is computed with integer ops
+template <std::same_as<UOp> U> U f32_to_fp8(const U& v, DType to) {
+  return per_lane(v, [to](const UOp& f) {
+    const DType fd = f.dtype().scalar(), ud = fd == dtypes::float64 ? dtypes::uint64 : dtypes::uint32;
+    const auto [fe, fm] = finfo(fd);
+    const auto [te, tm] = finfo(to);
+    const int fb = exponent_bias(fd), tb = exponent_bias(to), fs = 1 + fe + fm;
+    const bool e4 = to == dtypes::fp8e4m3;
+    auto bits_of = [&](double x) {
+      return fd == dtypes::float64 ? std::int64_t(std::bit_cast<std::uint64_t>(x)) : std::int64_t(std::bit_cast<std::uint32_t>(float(x)));
+    };
+    // |f| at most half the smallest subnormal is 0; above the overflow threshold (e4m3: 464, which rounds
+    // to 448 as a tie to even; e5m2: from 61440 on) the largest finite value
+    const std::int64_t inf = bits_of(math::inf), low = bits_of(std::ldexp(1.0, 1 - tb - tm - 1)),
+                       high = e4 ? bits_of(464.0) : bits_of(61440.0) - 1, max_norm = e4 ? 0x7e : 0x7b;
+    const UOp u = f.bitcast(ud), a = u & (fs == 64 ? std::int64_t(0x7fffffffffffffffLL) : std::int64_t(0x7fffffff)),
+              sign = (u >> (fs - 8)) & 0x80;
+    // the biased source exponent, clamped below where the value flushes to 0 anyway (the shifts stay < fs)
+    const std::int64_t emin = fb - tb + 1, elow = emin - tm - 2;  // fp8's smallest normal, as a source exponent
+    // ints of one width convert by bitcast (LLVM has no same-width zext/sext)
+    auto to_i32 = [&](const UOp& x) { return ud == dtypes::uint32 ? x.bitcast(dtypes::int32) : x.cast(dtypes::int32); };
+    auto to_ud = [&](const UOp& x) { return ud == dtypes::uint32 ? x.bitcast(ud) : x.cast(ud); };
+    UOp e = to_i32(a >> fm);
+    e = (e < int(elow)).where(e.const_like(elow), e);
+    // below fp8's smallest normal the significand shifts one more place per step (a subnormal result)
+    const UOp d = (e < int(emin)).where(e.const_like(emin), e);
+    const UOp shift = to_ud((d - e) + (fm - tm)), sig = (a & ((std::int64_t(1) << fm) - 1)) | (std::int64_t(1) << fm);
+    // round to nearest even at `shift`: q the kept bits, r the dropped ones (sig ^ q<<shift), half the tie
+    const UOp q = sig >> shift, r = sig ^ (q << shift), half = (sig.const_like(1) << shift) >> 1;
+    const UOp rounded = q + ((half < r) | (r.eq(half) & (q & 1).ne(0))).cast(ud);
+    // a subnormal's q already sits at exponent 0; a carry out of the mantissa moves the exponent up
+    const UOp res = (to_ud(d - int(emin)) << tm) + rounded;
+    const UOp finite = (a.const_like(high) < a).where(a.const_like(max_norm), (a.const_like(low) < a).where(res, a.const_like(0)));
+    // a nan is 0x7f whatever its sign (INTERP holds fp8 values as doubles, where fp8_to_float's nan is
+    // positive); e4m3 has no inf, so ±inf is that nan too; e5m2 keeps ±inf
+    const UOp nan = a.const_like(e4 ? inf - 1 : inf) < a, fin_or_inf = e4 ? finite : a.eq(inf).where(a.const_like(0x7c), finite);
+    return nan.where(a.const_like(0x7f), fin_or_inf | sign).cast(dtypes::uint8).bitcast(to);
+  });
+}
+// an emulated fp8 as float32; any other value as it is
+template <std::same_as<UOp> U> U widen_emulated(const FloatDecompCtx& ctx, const U& x) {
+  return ctx.contains(x.dtype()) ? fp8_to_f32(x) : x;
+}
+
+// tinygrad's pm_float_decomp, for fp8s: ctx names the fp8s to emulate
+struct pm_float_decomp_def {
+  template <class T> static constexpr auto make() {
+    using C = FloatDecompCtx;
+    return rules(
+        // a cast to an emulated fp8: from float64 directly, from anything else through float32 (exact for
+        // every float and every int that does not saturate anyway)
+        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, UOp x, UOp val) -> std::optional<UOp> {
+          if (!ctx.contains(x.dtype()) || x.dtype().is_ptr) return std::nullopt;
+          const UOp w = widen_emulated(ctx, val);
+          return f32_to_fp8(w.dtype().scalar() == dtypes::float64 ? w : w.cast(dtypes::float32.vec(w.dtype().count)), x.dtype().scalar());
+        }),
+        // a cast from one: its float32 value, cast on
+        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, UOp x, UOp val) -> std::optional<UOp> {
+          if (!ctx.contains(val.dtype()) || x.dtype().is_ptr) return std::nullopt;
+          return fp8_to_f32(val).cast(x.dtype());
+        }),
+        // an ALU op on or to an emulated fp8 runs in float32, its result rounded back
+        rule(op<GroupOp::ALU>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
+          bool any = ctx.contains(x.dtype());
+          for (const UOp& s : x.src()) any = any || ctx.contains(s.dtype());
+          if (!any) return std::nullopt;
+          std::vector<UOp> src;
+          for (const UOp& s : x.src()) src.push_back(widen_emulated(ctx, s));
+          if (!ctx.contains(x.dtype())) return UOp(x.op(), x.dtype(), src, x.arg());
+          return f32_to_fp8(UOp(x.op(), dtypes::float32.vec(x.dtype().count), src, x.arg()), x.dtype().scalar());
+        }));
+  }
+};
+}  // namespace detail
+
+inline constexpr LazyRules<detail::pm_float_decomp_def> pm_float_decomp{};
+
+// tinygrad's pm_dtype_decomps + do_dtype_decomps: the fp8s in the kernel that `supported` lacks are
+// emulated (pm_float_decomp). float16 and bfloat16 are not emulated here (to_program names them; the
+// LLVM renderer's extra_matcher computes bfloat16 in float32).
+template <std::same_as<UOp> U> U do_dtype_decomps(const U& sink, DTypeSet supported) {
+  if (supported.contains(dtypes::fp8e4m3) && supported.contains(dtypes::fp8e5m2)) return sink;
+  detail::FloatDecompCtx ctx;
+  for (const UOp& u : sink.toposort()) {
+    const DType d = u.dtype().base().scalar();
+    if (d.is_fp8() && !supported.contains(d)) ctx.emulated.add(d);
+  }
+  if (ctx.emulated.empty()) return sink;
+  return graph_rewrite(sink, pm_float_decomp, ctx);
 }
 
 // ***** the rule set *****
