@@ -6874,6 +6874,13 @@ inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype)
 }
 
 namespace detail {
+// tinygrad's UOp.base: below the movement ops
+inline const UOp& view_base(const UOp& u) {
+  const UOp* b = &u;
+  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
+  return *b;
+}
+
 // 64-byte aligned storage from the host allocator's cache (runtime/allocator.hpp), so compiled kernels
 // may use aligned vector loads on a buffer and a freed buffer is reused. resize() leaves new bytes
 // unset (construct without arguments default-initializes): host_buffer zeroes where it must.
@@ -13026,9 +13033,7 @@ std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots,
   Schedule s = create_schedule_into<void>(roots, targets, device);
   for (std::size_t r = 0; r < roots.size(); ++r) {
     if (!targets[r]) continue;
-    const UOp* base = &targets[r];  // a view target's BUFFER
-    while (base->op() != Ops::BUFFER) base = &base->src(0);
-    const UOp& t = *base;
+    const UOp& t = detail::view_base(targets[r]);  // a view target's BUFFER
     if (s.outputs[r] != t) return std::nullopt;  // a buffer itself (a copy): no kernel stores it
     std::optional<std::size_t> writer;
     for (std::size_t k = 0; k < s.items.size(); ++k) {
@@ -13129,13 +13134,6 @@ class Index;  // getitem's index (tensor/index.hpp)
 
 class Tensor;
 namespace detail {
-// tinygrad's UOp.base: below the movement ops
-inline const UOp& view_base(const UOp& u) {
-  const UOp* b = &u;
-  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
-  return *b;
-}
-
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
 // Tensor do: realize() and the gradient are seen through every copy.
 struct TensorData {

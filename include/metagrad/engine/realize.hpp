@@ -206,9 +206,7 @@ std::optional<std::vector<UOp>> realize_uops_into(const std::vector<UOp>& roots,
   Schedule s = create_schedule_into<void>(roots, targets, device);
   for (std::size_t r = 0; r < roots.size(); ++r) {
     if (!targets[r]) continue;
-    const UOp* base = &targets[r];  // a view target's BUFFER
-    while (base->op() != Ops::BUFFER) base = &base->src(0);
-    const UOp& t = *base;
+    const UOp& t = detail::view_base(targets[r]);  // a view target's BUFFER
     if (s.outputs[r] != t) return std::nullopt;  // a buffer itself (a copy): no kernel stores it
     std::optional<std::size_t> writer;
     for (std::size_t k = 0; k < s.items.size(); ++k) {

@@ -53,6 +53,13 @@ inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype)
 }
 
 namespace detail {
+// tinygrad's UOp.base: below the movement ops
+inline const UOp& view_base(const UOp& u) {
+  const UOp* b = &u;
+  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
+  return *b;
+}
+
 // 64-byte aligned storage from the host allocator's cache (runtime/allocator.hpp), so compiled kernels
 // may use aligned vector loads on a buffer and a freed buffer is reused. resize() leaves new bytes
 // unset (construct without arguments default-initializes): host_buffer zeroes where it must.

@@ -99,13 +99,6 @@ class Index;  // getitem's index (tensor/index.hpp)
 
 class Tensor;
 namespace detail {
-// tinygrad's UOp.base: below the movement ops
-inline const UOp& view_base(const UOp& u) {
-  const UOp* b = &u;
-  while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
-  return *b;
-}
-
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
 // Tensor do: realize() and the gradient are seen through every copy.
 struct TensorData {
