@@ -102,6 +102,11 @@ TEST_CASE("docs: symbolic.md examples", "[docs]") {
   static const auto my_rules = sym + rules(rule(var<"x"> * 1024, [](UOp x) { return x << 10; }));
   UOp idx = UOp::variable("idx", 0, 100);
   REQUIRE(graph_rewrite((idx + 0) * 1024, my_rules).render() == "(idx<<10)");
+  {
+    UOp a = Variable("a", 0, 5), y = Variable("y", 0, 23), x = a * 24 + y;
+    UOp idx = (x % 25 < 20).where(x / 25 * 20 + x % 25, UOp::invalid());
+    REQUIRE(graph_rewrite(idx, sym).render() == "((y+a*19) if ((((y+a*-1)<0)!=True)&((y+a*-1)<20)) else Invalid)");
+  }
 }
 
 // README.md, the Tensor example

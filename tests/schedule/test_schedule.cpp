@@ -667,3 +667,55 @@ TEST_CASE("CPU kernels compute bfloat16 in float32 and convert by hand", "[sched
   CHECK(y.to_vector<double>() == reference_eval(y.uop()).to_vector<double>());
   CHECK(y.to_vector<double>() == std::vector<double>{1.25, 2.4375, 2, INFINITY, 0, 4.34375});
 }
+
+// The input gradient of a stride-1 convolution (the gradient of _pool's repeat trick) sums over
+// ceil(k*(i+1)/i) repeats per axis, of which only k can be valid: shrink_masked_reduce (symbolic/sym.hpp)
+// drops the dead ones, and unwrap_mod_gate (symbolic/valid.hpp) turns the (a*i+y)//(i+1) indexing into
+// (a, y-a), so the weight's load no longer moves along the output's x and the heuristic upcasts x.
+// The values are checked against the convolution's transpose computed here.
+TEST_CASE("schedule: a convolution's input gradient reads only the kernel's taps", "[schedule][gradient]") {
+  const std::int64_t B = 2, C = 3, O = 4, H = 12, K = 5, OH = H - K + 1;
+  auto seq = [](std::int64_t n, int s) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) v[std::size_t(i)] = float((i * 7 + s * 3) % 13 - 6) * 0.25f + float((i * 5 + s) % 11) * 0.03f;
+    return v;
+  };
+  const std::vector<float> xv = seq(B * C * H * H, 1), wv = seq(O * C * K * K, 2), gv = seq(B * O * OH * OH, 3);
+  Tensor x = Tensor::from(xv, {B, C, H, H}).requires_grad(true);
+  const Tensor w = Tensor::from(wv, {O, C, K, K}), g = Tensor::from(gv, {B, O, OH, OH});
+  (x.conv2d(w) * g).sum().backward();
+  REQUIRE(x.grad());
+  // every reduce range of the gradient's kernels is at most the kernel size: 6 (the repeats) is gone
+  const Schedule s = sched({*x.grad()});
+  REQUIRE_FALSE(s.items.empty());
+  bool five = false;
+  for (const ScheduleItem& it : s.items) {
+    const Program p = to_program(it.ast, detail::device_target(DeviceKind::CPU));
+    INFO(p.name);
+    for (const UOp& u : p.uops) {
+      if (u.op() != Ops::RANGE || detail::range_type(u) != AxisType::REDUCE) continue;
+      CHECK(u.src(0).arg().as_int() <= K);
+      five = five || u.src(0).arg().as_int() == K;
+    }
+  }
+  CHECK(five);
+  // dx[b,c,y,x] = sum over o, ky, kx of w[o,c,ky,kx] * g[b,o,y-ky,x-kx] where the output position exists
+  const std::vector<float> got = x.grad()->to_vector<float>();
+  REQUIRE(got.size() == xv.size());
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t yy = 0; yy < H; ++yy)
+        for (std::int64_t xx = 0; xx < H; ++xx) {
+          double want = 0;
+          for (std::int64_t o = 0; o < O; ++o)
+            for (std::int64_t ky = 0; ky < K; ++ky)
+              for (std::int64_t kx = 0; kx < K; ++kx) {
+                const std::int64_t oy = yy - ky, ox = xx - kx;
+                if (oy < 0 || oy >= OH || ox < 0 || ox >= OH) continue;
+                want += double(wv[std::size_t(((o * C + c) * K + ky) * K + kx)]) * double(gv[std::size_t(((b * O + o) * OH + oy) * OH + ox)]);
+              }
+          const double v = got[std::size_t(((b * C + c) * H + yy) * H + xx)];
+          INFO("dx[" << b << "," << c << "," << yy << "," << xx << "]");
+          CHECK(v == Approx(want).margin(1e-4));
+        }
+}

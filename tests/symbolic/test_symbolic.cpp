@@ -419,6 +419,66 @@ TEST_CASE("symbolic: TestGatedUopGivenValid", "[symbolic]") {
   }
 }
 
+// ---- a gate on a wrapped modulo: the input gradient of _pool's repeat trick (metagrad's own) ----
+
+TEST_CASE("symbolic: a gate (x%c)<k where x wraps at most once unwraps the division", "[symbolic]") {
+  // the indexing of a stride-1 pool's gradient: a repeat of i elements read back in rows of b = i+d,
+  // (a*i+y)//b and (a*i+y)%b gated by (a*i+y)%b < o and a*i+y < k*b
+  struct P { std::int64_t i, k, d; };
+  for (const P& p : {P{24, 5, 1}, P{8, 3, 1}, P{10, 3, 2}, P{6, 3, 1}, P{28, 5, 1}}) {
+    CAPTURE(p.i, p.k, p.d);
+    const std::int64_t b = p.i + p.d, o = p.i - p.d * (p.k - 1), rep = (p.k * b + p.i - 1) / p.i;
+    UOp a = V("a", 0, rep - 1), y = V("y", 0, p.i - 1), x = a * uconst(p.i) + y;
+    UOp gate = (x % uconst(b) < uconst(o)) & (x < uconst(p.k * b));
+    UOp idx = gate.where(x / uconst(b) * uconst(o + 3) + x % uconst(b), UOp::invalid());
+    UOp r = graph_rewrite(idx, sym);
+    REQUIRE(r.op() == Ops::WHERE);
+    for (const UOp& u : r.toposort()) CHECK((u.op() != Ops::FLOORDIV && u.op() != Ops::FLOORMOD));
+    for (std::int64_t av = 0; av < rep; ++av)
+      for (std::int64_t yv = 0; yv < p.i; ++yv) {
+        std::map<std::string, std::int64_t> vals{{"a", av}, {"y", yv}};
+        const std::int64_t valid = sym_infer(gate, vals);
+        CHECK(sym_infer(r.src(0), vals) == valid);
+        if (valid) CHECK(sym_infer(r.src(1), vals) == sym_infer(idx.src(1), vals));
+      }
+  }
+  // a wrapped value that can pass the gate: nothing to unwrap, the division stays
+  UOp a = V("a", 0, 5), y = V("y", 0, 23), x = a * uconst(24) + y;
+  UOp r = graph_rewrite((x % uconst(25) < uconst(22)).where(x / uconst(25), UOp::invalid()), sym);
+  bool has_div = false;
+  for (const UOp& u : r.toposort()) has_div = has_div || u.op() == Ops::FLOORDIV;
+  CHECK(has_div);
+}
+
+TEST_CASE("symbolic: a sum over where(cond, x, 0) stops where cond is false for the last iterations", "[symbolic]") {
+  UOp y = V("y", 0, 23), x = V("x", 0, 23);
+  UOp ry = UOp::range(6, 4, AxisType::REDUCE), rx = UOp::range(6, 5, AxisType::REDUCE);
+  UOp g = UOp::param(0, dtypes::float32.ptr(12 * 20 * 20));
+  auto reduce = [&](const UOp& cond) {
+    UOp v = cond.where(g.index({(ry * uconst(400) + x)}), UOp::const_(dtypes::float32, 0.0));
+    return UOp(Ops::REDUCE, dtypes::float32, {v, ry, rx}, Arg(ArgTuple{Arg(Ops::ADD), Arg(ArgTuple{})}));
+  };
+  auto sizes = [](const UOp& r) {
+    std::vector<std::int64_t> out;
+    for (const UOp& rg : r.src().subspan(1)) out.push_back(rg.src(0).arg().as_int());
+    return out;
+  };
+  UOp ey = ry * uconst(24) + y, ex = rx * uconst(24) + x;
+  // the input gradient of a 5-tap pool over 24: repeats 0..5, the sixth never valid
+  UOp pool = (ey % uconst(25) < uconst(20)) & (ey < uconst(125)) & (ex % uconst(25) < uconst(20)) & (ex < uconst(125));
+  UOp r = graph_rewrite(reduce(pool), sym);
+  REQUIRE(r.op() == Ops::REDUCE);
+  CHECK(sizes(r) == std::vector<std::int64_t>{5, 5});
+  // a mask that lets ry = 5 through for y < 10 keeps ry's range; rx's last two are dead
+  r = graph_rewrite(reduce((ey < uconst(130)) & (rx < uconst(4))), sym);
+  REQUIRE(r.op() == Ops::REDUCE);
+  CHECK(sizes(r) == std::vector<std::int64_t>{6, 4});
+  // a MAX reduce is left alone: its masked terms are 0, not nothing
+  UOp m = UOp(Ops::REDUCE, dtypes::float32, {(rx < uconst(4)).where(g.index({rx}), UOp::const_(dtypes::float32, 0.0)), rx},
+              Arg(ArgTuple{Arg(Ops::MAX), Arg(ArgTuple{})}));
+  CHECK(sizes(graph_rewrite(m, sym)) == std::vector<std::int64_t>{6});
+}
+
 // ---- TestBounds ----
 
 TEST_CASE("symbolic: TestBounds.test_unrolled_arange", "[symbolic]") {

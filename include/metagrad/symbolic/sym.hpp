@@ -14,6 +14,35 @@ namespace mg {
 namespace detail {
 template <std::same_as<UOp> U> bool is_add_reduce(const U& r) { return r.arg().is_tuple() && r.arg().size() > 0 && r.arg()[0].py_equals(Ops::ADD); }
 
+// Shrink a summed range whose last iterations are all masked off (metagrad's own): a sum of
+// where(cond, x, 0) over r in [0, n) ends at m when cond is false for r = m..n-1. The input gradient of a
+// stride-1 pool (tinygrad's repeat trick) sums over ceil(k*(i+1)/i) repeats of which only k can be valid:
+// a 5x5 convolution's input gradient reads 6x6 taps, a 3x3 one's 4x4.
+template <std::same_as<UOp> U> std::optional<U> shrink_masked_reduce(const U& r) {
+  if (!is_add_reduce(r) || r.src(0).op() != Ops::WHERE) return std::nullopt;
+  const UOp& w = r.src(0);
+  if (!(w.src(2).op() == Ops::CONST && w.src(2).arg().py_equals(0))) return std::nullopt;
+  const UOp& cond = w.src(0);
+  std::vector<std::pair<UOp, UOp>> shrunk;
+  for (const UOp& rg : r.src().subspan(1)) {
+    if (rg.op() != Ops::RANGE || rg.src(0).op() != Ops::CONST || !rg.src(0).arg().is_int()) continue;
+    const std::int64_t n = rg.src(0).arg().as_int();
+    std::int64_t m = n;
+    while (m > 1) {
+      UOp c = simplify(cond.substitute({{rg, rg.const_like(m - 1)}}));
+      if (auto v = simplify_valid(c)) c = simplify(*v);  // a clause false given the others
+      if (!(c.op() == Ops::CONST && c.arg().py_equals(false))) break;
+      --m;
+    }
+    if (m == n) continue;
+    std::vector<UOp> src(rg.src().begin(), rg.src().end());
+    src[0] = src[0].const_like(m);
+    shrunk.emplace_back(rg, rg.replace({.src = std::move(src)}));
+  }
+  if (shrunk.empty()) return std::nullopt;
+  return r.substitute(shrunk);
+}
+
 // move the factors of a reduce's body that do not depend on its ranges out of the reduce
 template <std::same_as<UOp> U> std::optional<U> reduce_mul_chain(const U& r) {
   if (!r.arg().is_tuple() || r.arg().size() == 0) return std::nullopt;
@@ -101,6 +130,7 @@ struct sym_def {
         rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
         rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
         rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
+        rule(op<Ops::REDUCE>(op<Ops::WHERE>, etc).named("r"_n), [](UOp r) { return shrink_masked_reduce(r); }),
         // move a const multiply after an ADD REDUCE
         rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named("r"_n), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
           if (!is_add_reduce(r)) return std::nullopt;

@@ -120,9 +120,73 @@ template <std::same_as<UOp> U> std::optional<U> simplify_valid(const U& valid) {
   return UOp::uprod(ret);
 }
 
+// x = q*c + rem, rem's coefficients the residues nearest zero (fold_divmod_congruence's choice); nullopt
+// when a term has no constant factor
+template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(const U& x, std::int64_t c) {
+  auto [x_peeled, const_arg] = x.pop_const();
+  if (!const_arg.is_int()) return std::nullopt;
+  const std::int64_t cst = const_arg.as_int();
+  UOp q = x.const_like(py_floordiv(cst, c)), rem = x.const_like(py_floormod(cst, c));
+  if (x_peeled.op() != Ops::CONST) {
+    for (const UOp& u : x_peeled.split_uop(Ops::ADD)) {
+      const std::int64_t f = u.const_factor();
+      auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
+      if (!t) return std::nullopt;
+      std::int64_t r = py_floormod(f, c);
+      if (std::abs(r - c) < r) r -= c;
+      rem = rem + r * *t, q = q + py_floordiv(f - r, c) * *t;
+    }
+  }
+  return std::pair{simplify(q), simplify(rem)};
+}
+
+// A gate clause (x % c) < k where x = q*c + rem and rem lies in [-c, c) across zero: a negative rem wraps to
+// x % c = rem + c >= rem.vmin + c, so when that is at least k the clause holds exactly where 0 <= rem < k, and
+// there x // c = q and x % c = rem. This is the index of a convolution's input gradient (the transpose of
+// _pool's repeat trick): ((a*24+y)//25, (a*24+y)%25) gated by (a*24+y)%25 < 20 becomes (a, y-a) gated by
+// 0 <= y-a < 20, linear, with no division left in the kernel.
+template <std::same_as<UOp> U> std::optional<std::pair<U, U>> unwrap_mod_gate(const U& cond, const U& x) {
+  for (const UOp& stmt : cond.split_uop(Ops::AND)) {
+    if (stmt.op() != Ops::CMPLT || stmt.src(0).op() != Ops::FLOORMOD || stmt.src(1).op() != Ops::CONST) continue;
+    const UOp& m = stmt.src(0);
+    if (m.dtype() != dtypes::weakint || m.src(1).op() != Ops::CONST || !m.src(1).arg().is_int() || !stmt.src(1).arg().is_int()) continue;
+    const std::int64_t c = m.src(1).arg().as_int(), k = stmt.src(1).arg().as_int();
+    if (c <= 1 || k <= 0 || k >= c) continue;
+    auto parts = congruence_parts(m.src(0), c);
+    if (!parts) continue;
+    const auto& [q, rem] = *parts;
+    const SymVal rmin = rem.vmin(), rmax = rem.vmax();
+    if (!(rmin >= -c && rmin < 0 && rmax >= 0 && rmax < c && rmin + c >= k)) continue;
+    const std::vector<std::pair<UOp, UOp>> sub{{m.src(0).floordiv(m.src(1)), q}, {m, rem}};
+    UOp new_cond = cond.substitute({{stmt, (rem >= rem.const_like(0)) & (rem < k)}}).substitute(sub);
+    return std::pair{simplify(new_cond), simplify(x.substitute(sub))};
+  }
+  return std::nullopt;
+}
+
 template <std::same_as<UOp> U> std::optional<U> gated_given_valid(const U& cond, const U& x, const U& i) {
   if (x.dtype().scalar() != dtypes::weakint) return std::nullopt;
+  if (auto u = unwrap_mod_gate(cond, x)) return u->first.where(uop_given_valid(u->first, u->second, false), i);
   return cond.where(uop_given_valid(cond, x, false), i);
+}
+
+// The same for a value cond.where(x, alt): x only matters where cond holds, so its loads may index by the
+// unwrapped quotient and remainder. In a convolution's input gradient the weight is read under such a where
+// (outside the reduce over output channels) by ((a*24+y)//25, ...); unwrapped, its index no longer moves
+// with y. Every load the substitution changes must stay inside its buffer where cond fails too.
+template <std::same_as<UOp> U> std::optional<U> value_given_valid(const U& cond, const U& x, const U& alt) {
+  if (x.dtype().scalar() == dtypes::weakint || is_invalid(alt)) return std::nullopt;
+  auto u = unwrap_mod_gate(cond, x);
+  if (!u || u->second == x) return std::nullopt;
+  const auto before = x.toposort();
+  for (const UOp& b : u->second.toposort()) {
+    if (b.op() != Ops::INDEX || std::find(before.begin(), before.end(), b) != before.end()) continue;
+    if (b.nsrc() != 2 || !b.src(0).dtype().is_ptr) return std::nullopt;
+    const UOp idx = b.src(1).op() == Ops::WHERE && is_invalid(b.src(1).src(2)) ? b.src(1).src(1) : b.src(1);
+    const std::int64_t size = b.src(0).dtype().size;
+    if (idx.dtype() != dtypes::weakint || size < 0 || !(idx.vmin() >= 0) || !(idx.vmax() < size)) return std::nullopt;
+  }
+  return u->first.where(u->second, alt);
 }
 }  // namespace detail
 
@@ -131,7 +195,8 @@ struct pm_simplify_valid_def {
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::AND>.named("valid"_n), [](const auto& valid) { return simplify_valid(valid); }),
-        rule(invalid_gate_v<T>, [](const auto& cond, const auto& x, const auto& i) { return gated_given_valid(cond, x, i); }));
+        rule(invalid_gate_v<T>, [](const auto& cond, const auto& x, const auto& i) { return gated_given_valid(cond, x, i); }),
+        rule(where(var<"cond">, var<"x">, var<"alt">), [](const auto& cond, const auto& x, const auto& alt) { return value_given_valid(cond, x, alt); }));
   }
 };
 }  // namespace detail
