@@ -1612,6 +1612,14 @@ inline UOp UOp::variable(std::string name, std::int64_t min, std::int64_t max, D
 }
 // tinygrad's `x.arg is Invalid` on a CONST: the value of a masked-off index
 inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
+namespace detail {
+// the two halves of a gated index cond.where(idx, Invalid); a plain index is its own idx, valid everywhere
+inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
+inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
+inline UOp get_valid(const UOp& u) {
+  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
+}
+}  // namespace detail
 
 inline UOp UOp::range(const UOp& end, std::int64_t axis_id, AxisType type) {
   if (!end) throw Error("UOp::range(axis " + std::to_string(axis_id) + "): end is a null UOp");
@@ -6619,7 +6627,7 @@ template <std::same_as<UOp> U> std::optional<U> value_given_valid(const U& cond,
   for (const UOp& b : u->second.toposort()) {
     if (b.op() != Ops::INDEX || std::find(before.begin(), before.end(), b) != before.end()) continue;
     if (b.nsrc() != 2 || !b.src(0).dtype().is_ptr) return std::nullopt;
-    const UOp idx = b.src(1).op() == Ops::WHERE && is_invalid(b.src(1).src(2)) ? b.src(1).src(1) : b.src(1);
+    const UOp idx = get_idx(b.src(1));
     const std::int64_t size = b.src(0).dtype().size;
     if (idx.dtype() != dtypes::weakint || size < 0 || !(idx.vmin() >= 0) || !(idx.vmax() < size)) return std::nullopt;
   }
@@ -7817,8 +7825,8 @@ template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
 
 // ---- metagrad/codegen/ranges.hpp ----
 // tinygrad's range bookkeeping on UOps, for the codegen passes: ended_ranges (the ranges an END, a
-// REDUCE or an AFTER closes), ranges (the open ranges a node is inside of), get_idx / get_valid (the two
-// halves of a gated index cond.where(idx, Invalid)).
+// REDUCE or an AFTER closes), ranges (the open ranges a node is inside of). get_idx / get_valid, the two
+// halves of a gated index cond.where(idx, Invalid), are in core/uop.hpp (the symbolic rules use them too).
 
 
 namespace mg::detail {
@@ -7872,11 +7880,6 @@ class RangeMap {
 
 inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 
-inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
-inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
-inline UOp get_valid(const UOp& u) {
-  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
-}
 
 // std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
 // C++20, which clang reports): a sort of positions, ties broken by position

@@ -1,7 +1,7 @@
 #pragma once
 // tinygrad's range bookkeeping on UOps, for the codegen passes: ended_ranges (the ranges an END, a
-// REDUCE or an AFTER closes), ranges (the open ranges a node is inside of), get_idx / get_valid (the two
-// halves of a gated index cond.where(idx, Invalid)).
+// REDUCE or an AFTER closes), ranges (the open ranges a node is inside of). get_idx / get_valid, the two
+// halves of a gated index cond.where(idx, Invalid), are in core/uop.hpp (the symbolic rules use them too).
 #include <algorithm>
 #include <vector>
 
@@ -59,11 +59,6 @@ class RangeMap {
 
 inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 
-inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
-inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
-inline UOp get_valid(const UOp& u) {
-  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
-}
 
 // std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
 // C++20, which clang reports): a sort of positions, ties broken by position

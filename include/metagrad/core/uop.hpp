@@ -569,6 +569,14 @@ inline UOp UOp::variable(std::string name, std::int64_t min, std::int64_t max, D
 }
 // tinygrad's `x.arg is Invalid` on a CONST: the value of a masked-off index
 inline bool is_invalid(const UOp& u) { return u.op() == Ops::CONST && u.arg().is<Invalid>(); }
+namespace detail {
+// the two halves of a gated index cond.where(idx, Invalid); a plain index is its own idx, valid everywhere
+inline bool is_gated_index(const UOp& u) { return u.op() == Ops::WHERE && is_invalid(u.src(2)); }
+inline UOp get_idx(const UOp& u) { return is_gated_index(u) ? u.src(1) : u; }
+inline UOp get_valid(const UOp& u) {
+  return is_gated_index(u) ? u.src(0) : UOp::const_(dtypes::bool_, Arg(!is_invalid(u)));
+}
+}  // namespace detail
 
 inline UOp UOp::range(const UOp& end, std::int64_t axis_id, AxisType type) {
   if (!end) throw Error("UOp::range(axis " + std::to_string(axis_id) + "): end is a null UOp");

@@ -182,7 +182,7 @@ template <std::same_as<UOp> U> std::optional<U> value_given_valid(const U& cond,
   for (const UOp& b : u->second.toposort()) {
     if (b.op() != Ops::INDEX || std::find(before.begin(), before.end(), b) != before.end()) continue;
     if (b.nsrc() != 2 || !b.src(0).dtype().is_ptr) return std::nullopt;
-    const UOp idx = b.src(1).op() == Ops::WHERE && is_invalid(b.src(1).src(2)) ? b.src(1).src(1) : b.src(1);
+    const UOp idx = get_idx(b.src(1));
     const std::int64_t size = b.src(0).dtype().size;
     if (idx.dtype() != dtypes::weakint || size < 0 || !(idx.vmin() >= 0) || !(idx.vmax() < size)) return std::nullopt;
   }
