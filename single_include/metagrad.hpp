@@ -9099,8 +9099,12 @@ struct Target {
   bool supports_float4 = true;
   // vector loads and stores need not be aligned to the vector (a CPU: LLVM's renderer gives each access its
   // element's alignment, x86 loads unaligned vectors at full speed): float4/float2 fold wherever lanes are
-  // consecutive, not only where the offset divides the width (conv taps at odd offsets)
+  // consecutive, not only where the offset divides the width (conv taps at odd offsets); the heuristic then
+  // upcasts output axes by 4 lanes before 3 (tinygrad tries 3 first), so those lanes fold into float4
   bool unaligned_vectors = false;
+  // each lane of a vector load may have its own gate (LLVM's llvm.masked.load; INTERP reads gates per lane
+  // too): gated lanes of one buffer at consecutive offsets load as one vector instead of one scalar each
+  bool masked_loads = false;
   // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.
@@ -9311,6 +9315,21 @@ template <std::same_as<UOp> U> std::optional<U> expand_index(const U& x) {
 
 // a STACK of INDEXes into one buffer: runs of consecutive offsets (same root, same gate) become one
 // vector pointer each, concatenated with PTRCAT, and a GEP puts the lanes back in order
+// an index as root + constant offset, the key lanes fold by: kind "CONST" (no root) for a constant index,
+// "INVALID" for an index that is never valid
+struct RootOffset {
+  UOp root;
+  std::string kind;
+  std::int64_t off = 0;
+};
+inline RootOffset root_offset(const UOp& idx) {
+  if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) return {idx.src(0), "", idx.src(1).arg().as_int()};
+  if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) return {idx.src(1), "", idx.src(0).arg().as_int()};
+  if (is_invalid(idx)) return {UOp(), "INVALID", 0};
+  if (idx.op() == Ops::CONST && idx.arg().is_int()) return {UOp(), "CONST", idx.arg().as_int()};
+  return {idx, "", 0};
+}
+
 template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& midx) {
   if (midx.nsrc() < 2) return std::nullopt;
   for (const UOp& s : midx.src()) if (s.op() != Ops::INDEX || s.nsrc() != 2 || !s.dtype().is_ptr) return std::nullopt;
@@ -9324,15 +9343,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& mid
   };
   std::vector<Group> groups;
   for (std::size_t i = 0; i < midx.nsrc(); ++i) {
-    const UOp idx = get_idx(midx.src(i).src(1));
-    UOp root;
-    std::string kind;
-    std::int64_t off = 0;
-    if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) root = idx.src(0), off = idx.src(1).arg().as_int();
-    else if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) root = idx.src(1), off = idx.src(0).arg().as_int();
-    else if (is_invalid(idx)) kind = "INVALID";
-    else if (idx.op() == Ops::CONST && idx.arg().is_int()) kind = "CONST", off = idx.arg().as_int();
-    else root = idx;
+    const auto [root, kind, off] = root_offset(get_idx(midx.src(i).src(1)));
     const UOp valid = get_valid(midx.src(i).src(1));
     auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.valid == valid && g.root == root && g.kind == kind; });
     if (it == groups.end()) it = groups.insert(groups.end(), Group{valid, root, kind, {}});
@@ -9419,8 +9430,11 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
         for (std::size_t k = 2; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
         ret.push_back(ls.replace({.src = std::move(src)}));
       } else {
+        std::vector<int> lanes;
+        for (int i = global_offset; i < global_offset + fl; ++i) lanes.push_back(i);
         std::vector<UOp> src{lidx};
-        for (std::size_t k = 1; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
+        // a masked load's alternative and gates are per lane: each piece takes its own
+        for (std::size_t k = 1; k < ls.nsrc(); ++k) src.push_back(k <= 2 && ls.src(k).dtype().count == sz ? ls.src(k).gep(lanes) : ls.src(k));
         ret.push_back(ls.replace({.dtype = ls.dtype().scalar().vec(fl), .src = std::move(src)}));
       }
       global_offset += fl;
@@ -9430,6 +9444,65 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
   if (ret.size() <= 1) return std::nullopt;
   if (ls.op() == Ops::LOAD) return UOp(Ops::VCAT, ls.dtype(), ret);
   return UOp::group(ret);
+}
+
+// LOAD through a PTRCAT: one load per part. On a target with masked loads, the scalar gated parts that read
+// one buffer at consecutive offsets of one root (lanes whose gates differ, which fold_expanded_index keeps
+// apart: a convolution's taps along x, each with its own 0<=x+i-kx<w) load as one vector of 4 or 2 lanes
+// with a gate per lane, read only where it holds (LOAD(ptr, 0, STACK(gates))); the rest load as before.
+template <std::same_as<UOp> U> U load_ptrcat(const Target& ren, const U& ld, const U& cat) {
+  auto plain = [&](const UOp& x) {
+    std::vector<UOp> src(ld.src().begin(), ld.src().end());
+    src[0] = x;
+    return ld.replace({.dtype = x.dtype().base(), .src = std::move(src)});
+  };
+  const std::size_t n = cat.nsrc();
+  struct Lane {
+    std::size_t part;
+    std::int64_t off;
+  };
+  // (buffer, root) -> its gated scalar parts
+  std::vector<std::pair<std::pair<UOp, UOp>, std::vector<Lane>>> groups;
+  if (ren.masked_loads && ld.nsrc() == 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const UOp& p = cat.src(i);
+      if (p.op() != Ops::INDEX || p.nsrc() != 2 || p.dtype().count != 1 || !is_gated_index(p.src(1))) continue;
+      const DType base = p.dtype().base();
+      if (base.is_bool() || p.src(0).dtype().addrspace == AddrSpace::REG) continue;
+      const auto [root, kind, off] = root_offset(get_idx(p.src(1)));
+      if (kind == "INVALID") continue;
+      const std::pair<UOp, UOp> key{p.src(0), root};  // a null root: a constant index
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+      it->second.push_back(Lane{i, off});
+    }
+  }
+  std::vector<UOp> lanes_of(n);  // a part's value: its own load, or a GEP of a masked load
+  for (auto& [key, lanes] : groups) {
+    std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& a, const Lane& b) { return a.off < b.off; });
+    for (std::size_t a = 0; a < lanes.size();) {
+      std::size_t b = a + 1;
+      while (b < lanes.size() && lanes[b].off == lanes[b - 1].off + 1) ++b;
+      // the run [a, b) in loads of 4, then 2; a lone lane stays a scalar gated load
+      while (b - a >= 2) {
+        const std::size_t k = b - a >= 4 ? 4 : 2;
+        const UOp& buf = key.first;
+        const DType bdt = buf.dtype(), vd = bdt.base().scalar().vec(int(k));
+        const std::int64_t o = lanes[a].off;
+        const UOp off = !key.second ? UOp::const_(dtypes::weakint, o) : o == 0 ? key.second : key.second + UOp::const_(key.second.dtype(), o);
+        std::vector<UOp> gates;
+        for (std::size_t j = a; j < a + k; ++j) gates.push_back(get_valid(cat.src(lanes[j].part).src(1)));
+        const UOp ptr = buf.index({off}, true).cast(vd.ptr(bdt.size, bdt.addrspace));
+        const UOp m(Ops::LOAD, vd, {ptr, UOp::const_(vd, 0), UOp(Ops::STACK, dtypes::bool_.vec(int(k)), gates)});
+        for (std::size_t j = 0; j < k; ++j) lanes_of[lanes[a + j].part] = m.gep(int(j));
+        a += k;
+      }
+      a = b;
+    }
+  }
+  std::vector<UOp> loads;
+  for (std::size_t i = 0; i < n; ++i) loads.push_back(lanes_of[i] ? lanes_of[i] : plain(cat.src(i)));
+  return UOp(Ops::VCAT, cat.dtype().base().vec(cat.dtype().vcount()), loads);
 }
 
 // a vector DEFINE_REG/DEFINE_LOCAL becomes a scalar one of count times the size, seen through a CAST
@@ -9475,15 +9548,8 @@ struct load_store_folding_def {
           return gep_on_store(gep, st);
         }),
         // PTRCAT after LOAD and STORE
-        rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n), [](UOp ld, UOp cat) {
-          std::vector<UOp> loads;
-          for (const UOp& x : cat.src()) {
-            std::vector<UOp> src(ld.src().begin(), ld.src().end());
-            src[0] = x;
-            loads.push_back(ld.replace({.dtype = x.dtype().base(), .src = std::move(src)}));
-          }
-          return UOp(Ops::VCAT, cat.dtype().base().vec(cat.dtype().vcount()), loads);
-        }),
+        rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n),
+             [](const Target& ren, UOp ld, UOp cat) { return load_ptrcat(ren, ld, cat); }),
         rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](UOp cat, UOp data) { return cat_after_store(cat, data); }));
   }
 };
@@ -9931,9 +9997,9 @@ inline UOp add_gpudims(const UOp& sink) {
 // ---- metagrad/codegen/heuristic.hpp ----
 // tinygrad's hand_coded_optimizations (codegen/opt/heuristic.py) for targets without locals or tensor
 // cores (the CPU): upcast small masked axes, upcast output axes along which some buffer does not move
-// (3 or 4 lanes, up to 32 in all), unroll a small last reduce (or by 4), upcast by 4 when nothing is,
-// then split the first LOOP axis that divides over threads. Opts that do not apply are skipped, as
-// tinygrad's try/except KernelOptError.
+// (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), unroll a small last
+// reduce (or by 4), upcast by 4 when nothing is, then split the first LOOP axis that divides over
+// threads. Opts that do not apply are skipped, as tinygrad's try/except KernelOptError.
 
 
 // ---- metagrad/codegen/opts.hpp ----
@@ -10202,6 +10268,20 @@ inline bool in_backward_slice(const UOp& root, const UOp& x) {
   return in_list(root.toposort(), x);
 }
 inline UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
+// tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
+inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
+  std::int64_t num_strides = 0, sum_strides = 0;
+  for (const UOp& b : bufs) {
+    const UOp idx = buf_idx(b);
+    if (in_backward_slice(idx, rng)) ++num_strides;
+    for (const UOp& c : idx.split_uop(Ops::ADD)) {
+      if (c == rng) sum_strides += 1;
+      if (c.op() == Ops::MUL && c.src(0) == rng && c.src(1).op() == Ops::CONST) sum_strides += c.src(1).arg().as_int();
+      if (c.op() == Ops::MUL && c.src(1) == rng && c.src(0).op() == Ops::CONST) sum_strides += c.src(0).arg().as_int();
+    }
+  }
+  return {num_strides, sum_strides};
+}
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
 inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
   std::int64_t n = 1;
@@ -10245,7 +10325,9 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();
     const auto upr = k.ranges_of({AxisType::UPCAST, AxisType::UNROLL});
-    std::vector<std::array<std::int64_t, 4>> choices;
+    // (num_strides, sum_strides, axis, order of the amount, amount): tinygrad's sort, which tries 3 lanes first;
+    // a target that loads vectors at any offset (the CPU) tries 4 first, so loads and stores fold into float4
+    std::vector<std::array<std::int64_t, 5>> choices;
     for (std::size_t axis : k.upcastable_dims()) {
       for (std::int64_t amount : {3, 4}) {
         if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
@@ -10259,23 +10341,45 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
           some = some || all;
         }
         if (!some) continue;
-        std::int64_t num_strides = 0, sum_strides = 0;
-        for (const UOp& b : bufs) {
-          const UOp idx = detail::buf_idx(b);
-          if (in_backward_slice(idx, rng)) ++num_strides;
-          for (const UOp& c : idx.split_uop(Ops::ADD)) {
-            if (c == rng) sum_strides += 1;
-            if (c.op() == Ops::MUL && c.src(0) == rng && c.src(1).op() == Ops::CONST) sum_strides += c.src(1).arg().as_int();
-            if (c.op() == Ops::MUL && c.src(1) == rng && c.src(0).op() == Ops::CONST) sum_strides += c.src(0).arg().as_int();
-          }
-        }
-        choices.push_back({num_strides, sum_strides, std::int64_t(axis), amount});
+        const auto [num_strides, sum_strides] = detail::axis_strides(bufs, rng);
+        choices.push_back({num_strides, sum_strides, std::int64_t(axis), k.ren.unaligned_vectors ? -amount : amount, amount});
       }
     }
     if (choices.empty()) break;
     std::sort(choices.begin(), choices.end());
-    k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], choices[0][3]});
+    k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], choices[0][4]});
     upcasted_axis.push_back(std::size_t(choices[0][2]));
+  }
+
+  // metagrad's own, on a target with unaligned vectors (the CPU): register blocking. tinygrad stops upcasting
+  // when no buffer stays put along an axis while moving along every upcast one; a convolution's weights
+  // move with its output channels but not with x, which lies in one vector, so each weight is loaded and
+  // broadcast for a single FMA. One more output axis by 2 along which such a buffer stays put (y) makes
+  // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
+  // (its accumulators stay in registers), and at most 32 of them: more spill with 16 vector registers.
+  if (k.ren.unaligned_vectors && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
+    const auto rs = k.rngs();
+    const auto fs = k.full_shape();
+    const auto bufs = k.bufs();
+    const auto upr = k.ranges_of({AxisType::UPCAST});
+    std::vector<std::array<std::int64_t, 3>> choices;  // (num_strides, sum_strides, axis), as above
+    for (std::size_t axis : k.upcastable_dims()) {
+      if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % 2 != 0) continue;
+      const UOp& rng = rs[axis];
+      bool reused = false;
+      for (const UOp& b : bufs) {
+        const UOp idx = detail::buf_idx(b);
+        if (in_backward_slice(idx, rng)) continue;
+        for (const UOp& r2 : upr) reused = reused || in_backward_slice(idx, r2);
+      }
+      if (!reused) continue;
+      const auto [num_strides, sum_strides] = detail::axis_strides(bufs, rng);
+      choices.push_back({num_strides, sum_strides, std::int64_t(axis)});
+    }
+    if (!choices.empty()) {
+      std::sort(choices.begin(), choices.end());
+      k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], 2});
+    }
   }
 
   // unroll the last reduce axis when small(ish), or by 4
@@ -10892,7 +10996,8 @@ template <class = void> void verify(const Program& p) {
       case Ops::LOAD:
         if (!(u.nsrc() == 1 || u.nsrc() == 3) || !is_index_like(u.src(0)) || !src_dt(0).is_ptr) bad("LOAD needs (INDEX) or (INDEX, alt, gate)");
         if (dt != src_dt(0).base()) bad("LOAD dtype differs from its pointer's " + src_dt(0).repr());
-        if (u.nsrc() == 3 && (src_dt(1) != dt || src_dt(2) != dtypes::bool_)) bad("LOAD alt must have the load's dtype and gate be bool");
+        if (u.nsrc() == 3 && (src_dt(1) != dt || (src_dt(2) != dtypes::bool_ && src_dt(2) != dtypes::bool_.vec(dt.count))))
+          bad("LOAD alt must have the load's dtype and gate be bool (or a bool per lane)");
         break;
       case Ops::STORE:
         if (u.nsrc() != 2 || !is_index_like(u.src(0)) || !src_dt(0).is_ptr || dt != dtypes::void_) bad("STORE needs (INDEX, value)");
@@ -11115,6 +11220,7 @@ inline double monotonic_seconds() {
 //  - loads and stores carry `align <element size>`: a vector access is only as aligned as its
 //    element, and without it LLVM would assume the vector's own (larger) alignment;
 //  - intrinsics are named with their mangled type (llvm.trunc.f32, llvm.exp2.v4f32);
+//  - a load with a gate per lane (Target::masked_loads) is llvm.masked.load;
 //  - a gated load is select(mask, address, @mg_zero), a load, select(mask, value, alt) instead of
 //    llvmir.py's branch and phi: straight-line code (conv2's input gradient, 256 gated loads per tap,
 //    ran 40% faster); @mg_zero is a zero constant of the module as wide as the widest gated load, so
@@ -11343,6 +11449,15 @@ struct llvm_rewrite_def {
         // (always readable) and selects alt; straight-line code LLVM can schedule and vectorize
         rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
           const std::string v = ctx[x], t = llvm_type(x.dtype());
+          if (mask.dtype().count > 1) {
+            // a gate per lane: llvm.masked.load reads only the lanes whose gate holds. The address is a GEP
+            // without inbounds: lanes gated off may lie outside the buffer
+            const UOp& ix = idx.op() == Ops::CAST ? idx.src(0) : idx;
+            if (ix.op() != Ops::INDEX || ix.nsrc() != 2) throw Error("render_llvm: a masked LOAD needs INDEX(buf, offset), got " + op_repr(ix.op()));
+            return ctx.emit("  " + v + "_p = getelementptr " + llvm_type(x.dtype().scalar()) + ", " + ctx.typed(ix.src(0)) + ", " +
+                            ctx.typed(ix.src(1)) + "\n  " + v + " = call " + t + " @llvm.masked.load." + llvm_mangle(x.dtype()) + ".p0(ptr " +
+                            v + "_p, i32 " + std::to_string(x.dtype().scalar().itemsize()) + ", " + ctx.typed(mask) + ", " + ctx.typed(alt) + ")");
+          }
           ctx.zero_bytes = std::max(ctx.zero_bytes, x.dtype().itemsize());
           return ctx.emit("  " + v + "_p = select i1 " + ctx[mask] + ", ptr " + ctx[idx] + ", ptr @mg_zero\n" +
                           "  " + v + "_l = load " + t + ", ptr " + v + "_p" + llvm_align(x.dtype()) + "\n" +
@@ -12991,6 +13106,7 @@ template <class = void> Target device_target(DeviceKind k) {
   if (k == DeviceKind::CPU) t.supported_dtypes.remove(dtypes::fp8e4m3).remove(dtypes::fp8e5m2);
   t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
   t.unaligned_vectors = true;
+  t.masked_loads = true;
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;

@@ -202,6 +202,40 @@ TEST_CASE("opts: conv-like reduce (8 out channels, 4 in, 3x3 on 16x16) picks tin
       }
 }
 
+TEST_CASE("opts: on a target with unaligned vectors a convolution upcasts x by 4 and blocks y by 2") {
+  // out[co,y,x] = sum_{ci,ky,kx} img[ci, y+ky, x+kx] * w[co,ci,ky,kx]: 32 out channels, 2 in, 5x5 on 16x16
+  const UOp out = param(0, dtypes::float32, 32 * 144), img = param(1, dtypes::float32, 2 * 256), w = param(2, dtypes::float32, 32 * 50);
+  const UOp co = UOp::range(32, 0), y = UOp::range(12, 1), x = UOp::range(12, 2);
+  const UOp ci = UOp::range(2, 3, AxisType::REDUCE), ky = UOp::range(5, 4, AxisType::REDUCE), kx = UOp::range(5, 5, AxisType::REDUCE);
+  const UOp v = img.index({ci * idx(256) + (y + ky) * idx(16) + x + kx}) * w.index({co * idx(50) + ci * idx(25) + ky * idx(5) + kx});
+  const UOp ast = kernel({out.index({co * idx(144) + y * idx(12) + x}).store(v.reduce(Ops::ADD, {ci, ky, kx})).end({co, y, x})});
+  // tinygrad's choice: x by 3 (it tries 3 lanes first), then out channels by 4
+  CHECK(opts_str(heuristic_opts(ast, cpu())) ==
+        "Opt(op=OptOps.UPCAST, axis=2, arg=3) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=0) ");
+  // the CPU's: x by 4 (one float4), out channels by 4, then y by 2, so each weight broadcast feeds two FMAs
+  Target ua = cpu();
+  ua.unaligned_vectors = true;
+  CHECK(opts_str(heuristic_opts(ast, ua)) ==
+        "Opt(op=OptOps.UPCAST, axis=2, arg=4) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UPCAST, axis=1, arg=2) "
+        "Opt(op=OptOps.UNROLL, axis=2, arg=0) ");
+  std::vector<float> iv = iota_f(2 * 256), wv = iota_f(32 * 50, 1);
+  for (const Target& t : {cpu(), ua}) {
+    const Program p = to_program(ast, t);
+    INFO(p.name);
+    std::vector<float> o(32 * 144, -1);
+    run(p, o, iv, wv);
+    for (int c = 0; c < 32; ++c)
+      for (int yy = 0; yy < 12; ++yy)
+        for (int xx = 0; xx < 12; ++xx) {
+          float s = 0;
+          for (int i = 0; i < 2; ++i)
+            for (int a = 0; a < 5; ++a)
+              for (int b = 0; b < 5; ++b) s += iv[std::size_t(i * 256 + (yy + a) * 16 + xx + b)] * wv[std::size_t(c * 50 + i * 25 + a * 5 + b)];
+          REQUIRE(o[std::size_t(c * 144 + yy * 12 + xx)] == Approx(s).epsilon(1e-4));
+        }
+  }
+}
+
 TEST_CASE("opts: explicit opts apply exactly, NOOPT applies none, bad opts are errors naming the opt") {
   const UOp ast = matmul(16);
   std::vector<Opt> opts{{OptOps::UPCAST, 0, 2}, {OptOps::UNROLL, 0, 8}, {OptOps::UPCAST, 1, 4}};

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <metagrad/codegen/to_program.hpp>
 #include <metagrad/render/llvmir.hpp>
+#include <metagrad/runtime/interp.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -80,5 +82,52 @@ TEST_CASE("llvm opts: matmul 64x64 (UPCAST 4x4, UNROLL 4, THREAD 2) and a sum ag
     float m = -1e30f;
     for (int i = 0; i < 64; ++i) m = std::max(m, mav[std::size_t(i * 256 + j)]);
     REQUIRE(mov[std::size_t(j)] == m);
+  }
+}
+
+TEST_CASE("llvm opts: a padded convolution loads its gated lanes as masked vectors, on LLVM and INTERP alike") {
+  // out[c, x] = sum_k a[c, x+k-2] * w[k], x upcast by 4: the 4 lanes of a tap read consecutive
+  // elements, each under its own gate 0 <= x+i+k-2 < 64; the lanes at the rows' ends lie outside the row, and
+  // the first and last rows' outside the buffer, so only a load that skips them is right
+  const int rows = 3, n = 64;
+  const UOp out = param(0, dtypes::float32, rows * n), a = param(1, dtypes::float32, rows * n), w = param(2, dtypes::float32, 5);
+  const UOp rc = UOp::range(rows, 0), rx = UOp::range(n, 1), rk = UOp::range(5, 2, AxisType::REDUCE);
+  const UOp e = rx + rk - idx(2);
+  const UOp in = a.index({(rc * idx(n) + e).valid((e >= idx(0)) & (e < idx(n)))});
+  const UOp ast = kernel({out.index({rc * idx(n) + rx}).store((in * w.index({rk})).reduce(Ops::ADD, {rk})).end({rc, rx})});
+  std::vector<Opt> opts{{OptOps::UPCAST, 1, 4}};
+  std::vector<float> av = data(rows * n, 1), wv{0.5f, -1.0f, 2.0f, 0.25f, 3.0f};
+  std::vector<float> want(std::size_t(rows * n));
+  for (int c = 0; c < rows; ++c)
+    for (int x = 0; x < n; ++x) {
+      float s = 0;
+      for (int k = 0; k < 5; ++k) s += x + k - 2 >= 0 && x + k - 2 < n ? av[std::size_t(c * n + x + k - 2)] * wv[std::size_t(k)] : 0.0f;
+      want[std::size_t(c * n + x)] = s;
+    }
+  auto masked = [](const Program& p) {
+    return std::count_if(p.uops.begin(), p.uops.end(), [](const UOp& u) { return u.op() == Ops::LOAD && u.nsrc() == 3 && u.src(2).dtype().count > 1; });
+  };
+  for (bool on : {true, false}) {
+    INFO("masked_loads " << on);
+    Target t = cpu();
+    t.unaligned_vectors = true, t.masked_loads = on;
+    const Program p = to_program(ast, t, &opts);
+    const std::string ir = render_llvm(p);
+    INFO(ir);
+    // one masked float4 per tap (the taps are a loop); without masked loads, four gated scalar loads
+    CHECK(masked(p) == (on ? 1 : 0));
+    CHECK((ir.find("@llvm.masked.load.v4f32.p0(ptr") != std::string::npos) == on);
+    std::vector<float> o(std::size_t(rows * n), -1);
+    run_all(p, o, av, wv);
+    for (std::size_t i = 0; i < o.size(); ++i) REQUIRE(o[i] == Approx(want[i]).epsilon(1e-6));
+    // INTERP runs the same program, reading each lane only where its gate holds (it checks every read's bounds)
+    std::vector<float> oi(std::size_t(rows * n), -1);
+    std::vector<void*> ptrs{oi.data(), av.data(), wv.data()};
+    std::vector<std::int64_t> vals(p.vars.size(), 0);
+    for (std::int64_t c = 0; c < p.threads; ++c) {
+      if (p.core_id_slot() >= 0) vals[std::size_t(p.core_id_slot())] = c;
+      interp_run(p, ptrs, vals);
+    }
+    for (std::size_t i = 0; i < o.size(); ++i) REQUIRE(oi[i] == o[i]);
   }
 }

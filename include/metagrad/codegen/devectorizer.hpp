@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "../pattern/graph_rewrite.hpp"
@@ -216,6 +217,21 @@ template <std::same_as<UOp> U> std::optional<U> expand_index(const U& x) {
 
 // a STACK of INDEXes into one buffer: runs of consecutive offsets (same root, same gate) become one
 // vector pointer each, concatenated with PTRCAT, and a GEP puts the lanes back in order
+// an index as root + constant offset, the key lanes fold by: kind "CONST" (no root) for a constant index,
+// "INVALID" for an index that is never valid
+struct RootOffset {
+  UOp root;
+  std::string kind;
+  std::int64_t off = 0;
+};
+inline RootOffset root_offset(const UOp& idx) {
+  if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) return {idx.src(0), "", idx.src(1).arg().as_int()};
+  if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) return {idx.src(1), "", idx.src(0).arg().as_int()};
+  if (is_invalid(idx)) return {UOp(), "INVALID", 0};
+  if (idx.op() == Ops::CONST && idx.arg().is_int()) return {UOp(), "CONST", idx.arg().as_int()};
+  return {idx, "", 0};
+}
+
 template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& midx) {
   if (midx.nsrc() < 2) return std::nullopt;
   for (const UOp& s : midx.src()) if (s.op() != Ops::INDEX || s.nsrc() != 2 || !s.dtype().is_ptr) return std::nullopt;
@@ -229,15 +245,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& mid
   };
   std::vector<Group> groups;
   for (std::size_t i = 0; i < midx.nsrc(); ++i) {
-    const UOp idx = get_idx(midx.src(i).src(1));
-    UOp root;
-    std::string kind;
-    std::int64_t off = 0;
-    if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) root = idx.src(0), off = idx.src(1).arg().as_int();
-    else if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) root = idx.src(1), off = idx.src(0).arg().as_int();
-    else if (is_invalid(idx)) kind = "INVALID";
-    else if (idx.op() == Ops::CONST && idx.arg().is_int()) kind = "CONST", off = idx.arg().as_int();
-    else root = idx;
+    const auto [root, kind, off] = root_offset(get_idx(midx.src(i).src(1)));
     const UOp valid = get_valid(midx.src(i).src(1));
     auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.valid == valid && g.root == root && g.kind == kind; });
     if (it == groups.end()) it = groups.insert(groups.end(), Group{valid, root, kind, {}});
@@ -324,8 +332,11 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
         for (std::size_t k = 2; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
         ret.push_back(ls.replace({.src = std::move(src)}));
       } else {
+        std::vector<int> lanes;
+        for (int i = global_offset; i < global_offset + fl; ++i) lanes.push_back(i);
         std::vector<UOp> src{lidx};
-        for (std::size_t k = 1; k < ls.nsrc(); ++k) src.push_back(ls.src(k));
+        // a masked load's alternative and gates are per lane: each piece takes its own
+        for (std::size_t k = 1; k < ls.nsrc(); ++k) src.push_back(k <= 2 && ls.src(k).dtype().count == sz ? ls.src(k).gep(lanes) : ls.src(k));
         ret.push_back(ls.replace({.dtype = ls.dtype().scalar().vec(fl), .src = std::move(src)}));
       }
       global_offset += fl;
@@ -335,6 +346,65 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
   if (ret.size() <= 1) return std::nullopt;
   if (ls.op() == Ops::LOAD) return UOp(Ops::VCAT, ls.dtype(), ret);
   return UOp::group(ret);
+}
+
+// LOAD through a PTRCAT: one load per part. On a target with masked loads, the scalar gated parts that read
+// one buffer at consecutive offsets of one root (lanes whose gates differ, which fold_expanded_index keeps
+// apart: a convolution's taps along x, each with its own 0<=x+i-kx<w) load as one vector of 4 or 2 lanes
+// with a gate per lane, read only where it holds (LOAD(ptr, 0, STACK(gates))); the rest load as before.
+template <std::same_as<UOp> U> U load_ptrcat(const Target& ren, const U& ld, const U& cat) {
+  auto plain = [&](const UOp& x) {
+    std::vector<UOp> src(ld.src().begin(), ld.src().end());
+    src[0] = x;
+    return ld.replace({.dtype = x.dtype().base(), .src = std::move(src)});
+  };
+  const std::size_t n = cat.nsrc();
+  struct Lane {
+    std::size_t part;
+    std::int64_t off;
+  };
+  // (buffer, root) -> its gated scalar parts
+  std::vector<std::pair<std::pair<UOp, UOp>, std::vector<Lane>>> groups;
+  if (ren.masked_loads && ld.nsrc() == 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const UOp& p = cat.src(i);
+      if (p.op() != Ops::INDEX || p.nsrc() != 2 || p.dtype().count != 1 || !is_gated_index(p.src(1))) continue;
+      const DType base = p.dtype().base();
+      if (base.is_bool() || p.src(0).dtype().addrspace == AddrSpace::REG) continue;
+      const auto [root, kind, off] = root_offset(get_idx(p.src(1)));
+      if (kind == "INVALID") continue;
+      const std::pair<UOp, UOp> key{p.src(0), root};  // a null root: a constant index
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+      it->second.push_back(Lane{i, off});
+    }
+  }
+  std::vector<UOp> lanes_of(n);  // a part's value: its own load, or a GEP of a masked load
+  for (auto& [key, lanes] : groups) {
+    std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& a, const Lane& b) { return a.off < b.off; });
+    for (std::size_t a = 0; a < lanes.size();) {
+      std::size_t b = a + 1;
+      while (b < lanes.size() && lanes[b].off == lanes[b - 1].off + 1) ++b;
+      // the run [a, b) in loads of 4, then 2; a lone lane stays a scalar gated load
+      while (b - a >= 2) {
+        const std::size_t k = b - a >= 4 ? 4 : 2;
+        const UOp& buf = key.first;
+        const DType bdt = buf.dtype(), vd = bdt.base().scalar().vec(int(k));
+        const std::int64_t o = lanes[a].off;
+        const UOp off = !key.second ? UOp::const_(dtypes::weakint, o) : o == 0 ? key.second : key.second + UOp::const_(key.second.dtype(), o);
+        std::vector<UOp> gates;
+        for (std::size_t j = a; j < a + k; ++j) gates.push_back(get_valid(cat.src(lanes[j].part).src(1)));
+        const UOp ptr = buf.index({off}, true).cast(vd.ptr(bdt.size, bdt.addrspace));
+        const UOp m(Ops::LOAD, vd, {ptr, UOp::const_(vd, 0), UOp(Ops::STACK, dtypes::bool_.vec(int(k)), gates)});
+        for (std::size_t j = 0; j < k; ++j) lanes_of[lanes[a + j].part] = m.gep(int(j));
+        a += k;
+      }
+      a = b;
+    }
+  }
+  std::vector<UOp> loads;
+  for (std::size_t i = 0; i < n; ++i) loads.push_back(lanes_of[i] ? lanes_of[i] : plain(cat.src(i)));
+  return UOp(Ops::VCAT, cat.dtype().base().vec(cat.dtype().vcount()), loads);
 }
 
 // a vector DEFINE_REG/DEFINE_LOCAL becomes a scalar one of count times the size, seen through a CAST
@@ -380,15 +450,8 @@ struct load_store_folding_def {
           return gep_on_store(gep, st);
         }),
         // PTRCAT after LOAD and STORE
-        rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n), [](UOp ld, UOp cat) {
-          std::vector<UOp> loads;
-          for (const UOp& x : cat.src()) {
-            std::vector<UOp> src(ld.src().begin(), ld.src().end());
-            src[0] = x;
-            loads.push_back(ld.replace({.dtype = x.dtype().base(), .src = std::move(src)}));
-          }
-          return UOp(Ops::VCAT, cat.dtype().base().vec(cat.dtype().vcount()), loads);
-        }),
+        rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n),
+             [](const Target& ren, UOp ld, UOp cat) { return load_ptrcat(ren, ld, cat); }),
         rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](UOp cat, UOp data) { return cat_after_store(cat, data); }));
   }
 };

@@ -1,12 +1,14 @@
 #pragma once
 // tinygrad's hand_coded_optimizations (codegen/opt/heuristic.py) for targets without locals or tensor
 // cores (the CPU): upcast small masked axes, upcast output axes along which some buffer does not move
-// (3 or 4 lanes, up to 32 in all), unroll a small last reduce (or by 4), upcast by 4 when nothing is,
-// then split the first LOOP axis that divides over threads. Opts that do not apply are skipped, as
-// tinygrad's try/except KernelOptError.
+// (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), unroll a small last
+// reduce (or by 4), upcast by 4 when nothing is, then split the first LOOP axis that divides over
+// threads. Opts that do not apply are skipped, as tinygrad's try/except KernelOptError.
 #include <algorithm>
+#include <array>
 #include <concepts>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "opts.hpp"
@@ -21,6 +23,20 @@ inline bool in_backward_slice(const UOp& root, const UOp& x) {
   return in_list(root.toposort(), x);
 }
 inline UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
+// tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
+inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
+  std::int64_t num_strides = 0, sum_strides = 0;
+  for (const UOp& b : bufs) {
+    const UOp idx = buf_idx(b);
+    if (in_backward_slice(idx, rng)) ++num_strides;
+    for (const UOp& c : idx.split_uop(Ops::ADD)) {
+      if (c == rng) sum_strides += 1;
+      if (c.op() == Ops::MUL && c.src(0) == rng && c.src(1).op() == Ops::CONST) sum_strides += c.src(1).arg().as_int();
+      if (c.op() == Ops::MUL && c.src(1) == rng && c.src(0).op() == Ops::CONST) sum_strides += c.src(0).arg().as_int();
+    }
+  }
+  return {num_strides, sum_strides};
+}
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
 inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
   std::int64_t n = 1;
@@ -64,7 +80,9 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();
     const auto upr = k.ranges_of({AxisType::UPCAST, AxisType::UNROLL});
-    std::vector<std::array<std::int64_t, 4>> choices;
+    // (num_strides, sum_strides, axis, order of the amount, amount): tinygrad's sort, which tries 3 lanes first;
+    // a target that loads vectors at any offset (the CPU) tries 4 first, so loads and stores fold into float4
+    std::vector<std::array<std::int64_t, 5>> choices;
     for (std::size_t axis : k.upcastable_dims()) {
       for (std::int64_t amount : {3, 4}) {
         if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
@@ -78,23 +96,45 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
           some = some || all;
         }
         if (!some) continue;
-        std::int64_t num_strides = 0, sum_strides = 0;
-        for (const UOp& b : bufs) {
-          const UOp idx = detail::buf_idx(b);
-          if (in_backward_slice(idx, rng)) ++num_strides;
-          for (const UOp& c : idx.split_uop(Ops::ADD)) {
-            if (c == rng) sum_strides += 1;
-            if (c.op() == Ops::MUL && c.src(0) == rng && c.src(1).op() == Ops::CONST) sum_strides += c.src(1).arg().as_int();
-            if (c.op() == Ops::MUL && c.src(1) == rng && c.src(0).op() == Ops::CONST) sum_strides += c.src(0).arg().as_int();
-          }
-        }
-        choices.push_back({num_strides, sum_strides, std::int64_t(axis), amount});
+        const auto [num_strides, sum_strides] = detail::axis_strides(bufs, rng);
+        choices.push_back({num_strides, sum_strides, std::int64_t(axis), k.ren.unaligned_vectors ? -amount : amount, amount});
       }
     }
     if (choices.empty()) break;
     std::sort(choices.begin(), choices.end());
-    k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], choices[0][3]});
+    k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], choices[0][4]});
     upcasted_axis.push_back(std::size_t(choices[0][2]));
+  }
+
+  // metagrad's own, on a target with unaligned vectors (the CPU): register blocking. tinygrad stops upcasting
+  // when no buffer stays put along an axis while moving along every upcast one; a convolution's weights
+  // move with its output channels but not with x, which lies in one vector, so each weight is loaded and
+  // broadcast for a single FMA. One more output axis by 2 along which such a buffer stays put (y) makes
+  // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
+  // (its accumulators stay in registers), and at most 32 of them: more spill with 16 vector registers.
+  if (k.ren.unaligned_vectors && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
+    const auto rs = k.rngs();
+    const auto fs = k.full_shape();
+    const auto bufs = k.bufs();
+    const auto upr = k.ranges_of({AxisType::UPCAST});
+    std::vector<std::array<std::int64_t, 3>> choices;  // (num_strides, sum_strides, axis), as above
+    for (std::size_t axis : k.upcastable_dims()) {
+      if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % 2 != 0) continue;
+      const UOp& rng = rs[axis];
+      bool reused = false;
+      for (const UOp& b : bufs) {
+        const UOp idx = detail::buf_idx(b);
+        if (in_backward_slice(idx, rng)) continue;
+        for (const UOp& r2 : upr) reused = reused || in_backward_slice(idx, r2);
+      }
+      if (!reused) continue;
+      const auto [num_strides, sum_strides] = detail::axis_strides(bufs, rng);
+      choices.push_back({num_strides, sum_strides, std::int64_t(axis)});
+    }
+    if (!choices.empty()) {
+      std::sort(choices.begin(), choices.end());
+      k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], 2});
+    }
   }
 
   // unroll the last reduce axis when small(ish), or by 4

@@ -75,7 +75,8 @@ template <class = void> void verify(const Program& p) {
       case Ops::LOAD:
         if (!(u.nsrc() == 1 || u.nsrc() == 3) || !is_index_like(u.src(0)) || !src_dt(0).is_ptr) bad("LOAD needs (INDEX) or (INDEX, alt, gate)");
         if (dt != src_dt(0).base()) bad("LOAD dtype differs from its pointer's " + src_dt(0).repr());
-        if (u.nsrc() == 3 && (src_dt(1) != dt || src_dt(2) != dtypes::bool_)) bad("LOAD alt must have the load's dtype and gate be bool");
+        if (u.nsrc() == 3 && (src_dt(1) != dt || (src_dt(2) != dtypes::bool_ && src_dt(2) != dtypes::bool_.vec(dt.count))))
+          bad("LOAD alt must have the load's dtype and gate be bool (or a bool per lane)");
         break;
       case Ops::STORE:
         if (u.nsrc() != 2 || !is_index_like(u.src(0)) || !src_dt(0).is_ptr || dt != dtypes::void_) bad("STORE needs (INDEX, value)");

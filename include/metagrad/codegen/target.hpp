@@ -34,8 +34,12 @@ struct Target {
   bool supports_float4 = true;
   // vector loads and stores need not be aligned to the vector (a CPU: LLVM's renderer gives each access its
   // element's alignment, x86 loads unaligned vectors at full speed): float4/float2 fold wherever lanes are
-  // consecutive, not only where the offset divides the width (conv taps at odd offsets)
+  // consecutive, not only where the offset divides the width (conv taps at odd offsets); the heuristic then
+  // upcasts output axes by 4 lanes before 3 (tinygrad tries 3 first), so those lanes fold into float4
   bool unaligned_vectors = false;
+  // each lane of a vector load may have its own gate (LLVM's llvm.masked.load; INTERP reads gates per lane
+  // too): gated lanes of one buffer at consecutive offsets load as one vector instead of one scalar each
+  bool masked_loads = false;
   // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.

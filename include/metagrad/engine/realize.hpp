@@ -66,6 +66,7 @@ template <class = void> Target device_target(DeviceKind k) {
   if (k == DeviceKind::CPU) t.supported_dtypes.remove(dtypes::fp8e4m3).remove(dtypes::fp8e5m2);
   t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
   t.unaligned_vectors = true;
+  t.masked_loads = true;
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;

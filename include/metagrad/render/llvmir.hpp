@@ -15,6 +15,7 @@
 //  - loads and stores carry `align <element size>`: a vector access is only as aligned as its
 //    element, and without it LLVM would assume the vector's own (larger) alignment;
 //  - intrinsics are named with their mangled type (llvm.trunc.f32, llvm.exp2.v4f32);
+//  - a load with a gate per lane (Target::masked_loads) is llvm.masked.load;
 //  - a gated load is select(mask, address, @mg_zero), a load, select(mask, value, alt) instead of
 //    llvmir.py's branch and phi: straight-line code (conv2's input gradient, 256 gated loads per tap,
 //    ran 40% faster); @mg_zero is a zero constant of the module as wide as the widest gated load, so
@@ -263,6 +264,15 @@ struct llvm_rewrite_def {
         // (always readable) and selects alt; straight-line code LLVM can schedule and vectorize
         rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
           const std::string v = ctx[x], t = llvm_type(x.dtype());
+          if (mask.dtype().count > 1) {
+            // a gate per lane: llvm.masked.load reads only the lanes whose gate holds. The address is a GEP
+            // without inbounds: lanes gated off may lie outside the buffer
+            const UOp& ix = idx.op() == Ops::CAST ? idx.src(0) : idx;
+            if (ix.op() != Ops::INDEX || ix.nsrc() != 2) throw Error("render_llvm: a masked LOAD needs INDEX(buf, offset), got " + op_repr(ix.op()));
+            return ctx.emit("  " + v + "_p = getelementptr " + llvm_type(x.dtype().scalar()) + ", " + ctx.typed(ix.src(0)) + ", " +
+                            ctx.typed(ix.src(1)) + "\n  " + v + " = call " + t + " @llvm.masked.load." + llvm_mangle(x.dtype()) + ".p0(ptr " +
+                            v + "_p, i32 " + std::to_string(x.dtype().scalar().itemsize()) + ", " + ctx.typed(mask) + ", " + ctx.typed(alt) + ")");
+          }
           ctx.zero_bytes = std::max(ctx.zero_bytes, x.dtype().itemsize());
           return ctx.emit("  " + v + "_p = select i1 " + ctx[mask] + ", ptr " + ctx[idx] + ", ptr @mg_zero\n" +
                           "  " + v + "_l = load " + t + ", ptr " + v + "_p" + llvm_align(x.dtype()) + "\n" +
