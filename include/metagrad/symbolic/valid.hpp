@@ -120,26 +120,6 @@ template <std::same_as<UOp> U> std::optional<U> simplify_valid(const U& valid) {
   return UOp::uprod(ret);
 }
 
-// x = q*c + rem, rem's coefficients the residues nearest zero (fold_divmod_congruence's choice); nullopt
-// when a term has no constant factor
-template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(const U& x, std::int64_t c) {
-  auto [x_peeled, const_arg] = x.pop_const();
-  if (!const_arg.is_int()) return std::nullopt;
-  const std::int64_t cst = const_arg.as_int();
-  UOp q = x.const_like(py_floordiv(cst, c)), rem = x.const_like(py_floormod(cst, c));
-  if (x_peeled.op() != Ops::CONST) {
-    for (const UOp& u : x_peeled.split_uop(Ops::ADD)) {
-      const std::int64_t f = u.const_factor();
-      auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
-      if (!t) return std::nullopt;
-      std::int64_t r = py_floormod(f, c);
-      if (std::abs(r - c) < r) r -= c;
-      rem = rem + r * *t, q = q + py_floordiv(f - r, c) * *t;
-    }
-  }
-  return std::pair{simplify(q), simplify(rem)};
-}
-
 // A gate clause (x % c) < k where x = q*c + rem and rem lies in [-c, c) across zero: a negative rem wraps to
 // x % c = rem + c >= rem.vmin + c, so when that is at least k the clause holds exactly where 0 <= rem < k, and
 // there x // c = q and x % c = rem. This is the index of a convolution's input gradient (the transpose of
