@@ -5270,6 +5270,25 @@ template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp
 
 namespace detail {
 
+// the terms of a sum as factor * term, the factor being the term's const_factor (fold_divmod_general's
+// split); nullopt when a term has none
+template <std::same_as<UOp> U>
+std::optional<std::pair<std::vector<U>, std::vector<std::int64_t>>> factored_terms(const std::vector<U>& uops) {
+  std::pair<std::vector<U>, std::vector<std::int64_t>> ret;
+  for (const UOp& u : uops) {
+    const std::int64_t f = u.const_factor();
+    auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
+    if (!t) return std::nullopt;
+    ret.first.push_back(*t), ret.second.push_back(f);
+  }
+  return ret;
+}
+// the residue of f modulo c nearest zero, the positive one on a tie (fold_divmod_congruence's first choice)
+inline std::int64_t nearest_residue(std::int64_t f, std::int64_t c) {
+  const std::int64_t r = py_floormod(f, c);
+  return std::abs(r) <= std::abs(r - c) ? r : r - c;
+}
+
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
   const UOp x = d.src(0), y = d.src(1);
@@ -5309,14 +5328,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
       }
       if (changed) return (UOp::usum(new_xs) + cst) % y;
     }
-    std::vector<UOp> terms;
-    std::vector<std::int64_t> factors;
-    for (const UOp& u : uops_no_const) {
-      std::int64_t f = u.const_factor();
-      auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
-      if (!t) return std::nullopt;
-      terms.push_back(*t), factors.push_back(f);
-    }
+    auto split = factored_terms(uops_no_const);
+    if (!split) return std::nullopt;
+    const auto& [terms, factors] = *split;
     auto fdm = [&](std::int64_t a) { return is_mod ? py_floormod(a, c) : py_floordiv(a, c); };
     // fold_binary_numerator: one non-constant term that takes two values
     if (terms.size() == 1) {
@@ -5332,9 +5346,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
       std::vector<std::vector<std::int64_t>> rem_choices;
       std::size_t combos = 1;
       for (std::int64_t f : factors) {
-        std::int64_t r = py_floormod(f, c);
+        const std::int64_t r = py_floormod(f, c);
         if (r * 2 == c) rem_choices.push_back({r, r - c});
-        else rem_choices.push_back({std::abs(r) <= std::abs(r - c) ? r : r - c});
+        else rem_choices.push_back({nearest_residue(f, c)});
         combos *= rem_choices.back().size();
       }
       std::vector<std::int64_t> rems(factors.size());
@@ -5461,6 +5475,25 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
   UOp s;
   for (const UOp& q : quo) s = s ? s + q : q.const_like(0) + q;
   return new_x.floordiv(y) + s;
+}
+
+// x = q*c + rem, rem's coefficients the residues nearest zero (fold_divmod_congruence's choice); nullopt
+// when a term has no constant factor
+template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(const U& x, std::int64_t c) {
+  auto [x_peeled, const_arg] = x.pop_const();
+  if (!const_arg.is_int()) return std::nullopt;
+  const std::int64_t cst = const_arg.as_int();
+  UOp q = x.const_like(py_floordiv(cst, c)), rem = x.const_like(py_floormod(cst, c));
+  if (x_peeled.op() != Ops::CONST) {
+    auto split = factored_terms(x_peeled.split_uop(Ops::ADD));
+    if (!split) return std::nullopt;
+    const auto& [terms, factors] = *split;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      const std::int64_t r = nearest_residue(factors[i], c);
+      rem = rem + r * terms[i], q = q + py_floordiv(factors[i] - r, c) * terms[i];
+    }
+  }
+  return std::pair{simplify(q), simplify(rem)};
 }
 }  // namespace detail
 
@@ -6563,26 +6596,6 @@ template <std::same_as<UOp> U> std::optional<U> simplify_valid(const U& valid) {
   }
   if (ret == valids) return std::nullopt;
   return UOp::uprod(ret);
-}
-
-// x = q*c + rem, rem's coefficients the residues nearest zero (fold_divmod_congruence's choice); nullopt
-// when a term has no constant factor
-template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(const U& x, std::int64_t c) {
-  auto [x_peeled, const_arg] = x.pop_const();
-  if (!const_arg.is_int()) return std::nullopt;
-  const std::int64_t cst = const_arg.as_int();
-  UOp q = x.const_like(py_floordiv(cst, c)), rem = x.const_like(py_floormod(cst, c));
-  if (x_peeled.op() != Ops::CONST) {
-    for (const UOp& u : x_peeled.split_uop(Ops::ADD)) {
-      const std::int64_t f = u.const_factor();
-      auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
-      if (!t) return std::nullopt;
-      std::int64_t r = py_floormod(f, c);
-      if (std::abs(r - c) < r) r -= c;
-      rem = rem + r * *t, q = q + py_floordiv(f - r, c) * *t;
-    }
-  }
-  return std::pair{simplify(q), simplify(rem)};
 }
 
 // A gate clause (x % c) < k where x = q*c + rem and rem lies in [-c, c) across zero: a negative rem wraps to
