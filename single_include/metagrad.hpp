@@ -9118,6 +9118,9 @@ struct Target {
   // each lane of a vector load may have its own gate (LLVM's llvm.masked.load; INTERP reads gates per lane
   // too): gated lanes of one buffer at consecutive offsets load as one vector instead of one scalar each
   bool masked_loads = false;
+  // metagrad's register blocking in the heuristic (a CPU with 16 vector registers): after tinygrad's upcasts,
+  // one more output axis of a reduce by 2 where a buffer stays put along it (a convolution's weights along y)
+  bool register_blocking = false;
   // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.
@@ -9328,19 +9331,20 @@ template <std::same_as<UOp> U> std::optional<U> expand_index(const U& x) {
 
 // a STACK of INDEXes into one buffer: runs of consecutive offsets (same root, same gate) become one
 // vector pointer each, concatenated with PTRCAT, and a GEP puts the lanes back in order
-// an index as root + constant offset, the key lanes fold by: kind "CONST" (no root) for a constant index,
-// "INVALID" for an index that is never valid
+// an index as root + constant offset, the key lanes fold by: a constant index has no root (Const), an index
+// that is never valid none either (Invalid)
+enum class RootKind { Expr, Const, Invalid };
 struct RootOffset {
   UOp root;
-  std::string kind;
+  RootKind kind = RootKind::Expr;
   std::int64_t off = 0;
 };
-inline RootOffset root_offset(const UOp& idx) {
-  if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) return {idx.src(0), "", idx.src(1).arg().as_int()};
-  if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) return {idx.src(1), "", idx.src(0).arg().as_int()};
-  if (is_invalid(idx)) return {UOp(), "INVALID", 0};
-  if (idx.op() == Ops::CONST && idx.arg().is_int()) return {UOp(), "CONST", idx.arg().as_int()};
-  return {idx, "", 0};
+template <std::same_as<UOp> U> RootOffset root_offset(const U& idx) {
+  if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) return {idx.src(0), RootKind::Expr, idx.src(1).arg().as_int()};
+  if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) return {idx.src(1), RootKind::Expr, idx.src(0).arg().as_int()};
+  if (is_invalid(idx)) return {UOp(), RootKind::Invalid, 0};
+  if (idx.op() == Ops::CONST && idx.arg().is_int()) return {UOp(), RootKind::Const, idx.arg().as_int()};
+  return {idx, RootKind::Expr, 0};
 }
 
 template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& midx) {
@@ -9351,7 +9355,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& mid
   // (gate, root) -> offset -> lanes, in order of first appearance
   struct Group {
     UOp valid, root;
-    std::string kind;
+    RootKind kind;
     std::map<std::int64_t, std::vector<std::size_t>> offsets;
   };
   std::vector<Group> groups;
@@ -9483,7 +9487,7 @@ template <std::same_as<UOp> U> U load_ptrcat(const Target& ren, const U& ld, con
       const DType base = p.dtype().base();
       if (base.is_bool() || p.src(0).dtype().addrspace == AddrSpace::REG) continue;
       const auto [root, kind, off] = root_offset(get_idx(p.src(1)));
-      if (kind == "INVALID") continue;
+      if (kind == RootKind::Invalid) continue;
       const std::pair<UOp, UOp> key{p.src(0), root};  // a null root: a constant index
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
       if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
@@ -10010,9 +10014,10 @@ inline UOp add_gpudims(const UOp& sink) {
 // ---- metagrad/codegen/heuristic.hpp ----
 // tinygrad's hand_coded_optimizations (codegen/opt/heuristic.py) for targets without locals or tensor
 // cores (the CPU): upcast small masked axes, upcast output axes along which some buffer does not move
-// (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), unroll a small last
-// reduce (or by 4), upcast by 4 when nothing is, then split the first LOOP axis that divides over
-// threads. Opts that do not apply are skipped, as tinygrad's try/except KernelOptError.
+// (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), block one more by 2
+// where the target asks for register blocking, unroll a small last reduce (or by 4), upcast by 4 when
+// nothing is, then split the first LOOP axis that divides over threads. Opts that do not apply are
+// skipped, as tinygrad's try/except KernelOptError.
 
 
 // ---- metagrad/codegen/opts.hpp ----
@@ -10364,13 +10369,13 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     upcasted_axis.push_back(std::size_t(choices[0][2]));
   }
 
-  // metagrad's own, on a target with unaligned vectors (the CPU): register blocking. tinygrad stops upcasting
+  // metagrad's own, on a target that asks for it (Target::register_blocking, the CPU). tinygrad stops upcasting
   // when no buffer stays put along an axis while moving along every upcast one; a convolution's weights
   // move with its output channels but not with x, which lies in one vector, so each weight is loaded and
   // broadcast for a single FMA. One more output axis by 2 along which such a buffer stays put (y) makes
   // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
   // (its accumulators stay in registers), and at most 32 of them: more spill with 16 vector registers.
-  if (k.ren.unaligned_vectors && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
+  if (k.ren.register_blocking && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();
@@ -13120,6 +13125,7 @@ template <class = void> Target device_target(DeviceKind k) {
   t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
   t.unaligned_vectors = true;
   t.masked_loads = true;
+  t.register_blocking = true;
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;

@@ -214,7 +214,7 @@ TEST_CASE("opts: on a target with unaligned vectors a convolution upcasts x by 4
         "Opt(op=OptOps.UPCAST, axis=2, arg=3) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=0) ");
   // the CPU's: x by 4 (one float4), out channels by 4, then y by 2, so each weight broadcast feeds two FMAs
   Target ua = cpu();
-  ua.unaligned_vectors = true;
+  ua.unaligned_vectors = true, ua.register_blocking = true;
   CHECK(opts_str(heuristic_opts(ast, ua)) ==
         "Opt(op=OptOps.UPCAST, axis=2, arg=4) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UPCAST, axis=1, arg=2) "
         "Opt(op=OptOps.UNROLL, axis=2, arg=0) ");

@@ -217,19 +217,20 @@ template <std::same_as<UOp> U> std::optional<U> expand_index(const U& x) {
 
 // a STACK of INDEXes into one buffer: runs of consecutive offsets (same root, same gate) become one
 // vector pointer each, concatenated with PTRCAT, and a GEP puts the lanes back in order
-// an index as root + constant offset, the key lanes fold by: kind "CONST" (no root) for a constant index,
-// "INVALID" for an index that is never valid
+// an index as root + constant offset, the key lanes fold by: a constant index has no root (Const), an index
+// that is never valid none either (Invalid)
+enum class RootKind { Expr, Const, Invalid };
 struct RootOffset {
   UOp root;
-  std::string kind;
+  RootKind kind = RootKind::Expr;
   std::int64_t off = 0;
 };
-inline RootOffset root_offset(const UOp& idx) {
-  if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) return {idx.src(0), "", idx.src(1).arg().as_int()};
-  if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) return {idx.src(1), "", idx.src(0).arg().as_int()};
-  if (is_invalid(idx)) return {UOp(), "INVALID", 0};
-  if (idx.op() == Ops::CONST && idx.arg().is_int()) return {UOp(), "CONST", idx.arg().as_int()};
-  return {idx, "", 0};
+template <std::same_as<UOp> U> RootOffset root_offset(const U& idx) {
+  if (idx.op() == Ops::ADD && idx.src(1).op() == Ops::CONST && idx.src(1).arg().is_int()) return {idx.src(0), RootKind::Expr, idx.src(1).arg().as_int()};
+  if (idx.op() == Ops::ADD && idx.src(0).op() == Ops::CONST && idx.src(0).arg().is_int()) return {idx.src(1), RootKind::Expr, idx.src(0).arg().as_int()};
+  if (is_invalid(idx)) return {UOp(), RootKind::Invalid, 0};
+  if (idx.op() == Ops::CONST && idx.arg().is_int()) return {UOp(), RootKind::Const, idx.arg().as_int()};
+  return {idx, RootKind::Expr, 0};
 }
 
 template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& midx) {
@@ -240,7 +241,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_expanded_index(const U& mid
   // (gate, root) -> offset -> lanes, in order of first appearance
   struct Group {
     UOp valid, root;
-    std::string kind;
+    RootKind kind;
     std::map<std::int64_t, std::vector<std::size_t>> offsets;
   };
   std::vector<Group> groups;
@@ -372,7 +373,7 @@ template <std::same_as<UOp> U> U load_ptrcat(const Target& ren, const U& ld, con
       const DType base = p.dtype().base();
       if (base.is_bool() || p.src(0).dtype().addrspace == AddrSpace::REG) continue;
       const auto [root, kind, off] = root_offset(get_idx(p.src(1)));
-      if (kind == "INVALID") continue;
+      if (kind == RootKind::Invalid) continue;
       const std::pair<UOp, UOp> key{p.src(0), root};  // a null root: a constant index
       auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
       if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});

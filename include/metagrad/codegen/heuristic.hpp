@@ -1,9 +1,10 @@
 #pragma once
 // tinygrad's hand_coded_optimizations (codegen/opt/heuristic.py) for targets without locals or tensor
 // cores (the CPU): upcast small masked axes, upcast output axes along which some buffer does not move
-// (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), unroll a small last
-// reduce (or by 4), upcast by 4 when nothing is, then split the first LOOP axis that divides over
-// threads. Opts that do not apply are skipped, as tinygrad's try/except KernelOptError.
+// (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), block one more by 2
+// where the target asks for register blocking, unroll a small last reduce (or by 4), upcast by 4 when
+// nothing is, then split the first LOOP axis that divides over threads. Opts that do not apply are
+// skipped, as tinygrad's try/except KernelOptError.
 #include <algorithm>
 #include <array>
 #include <concepts>
@@ -106,13 +107,13 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     upcasted_axis.push_back(std::size_t(choices[0][2]));
   }
 
-  // metagrad's own, on a target with unaligned vectors (the CPU): register blocking. tinygrad stops upcasting
+  // metagrad's own, on a target that asks for it (Target::register_blocking, the CPU). tinygrad stops upcasting
   // when no buffer stays put along an axis while moving along every upcast one; a convolution's weights
   // move with its output channels but not with x, which lies in one vector, so each weight is loaded and
   // broadcast for a single FMA. One more output axis by 2 along which such a buffer stays put (y) makes
   // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
   // (its accumulators stay in registers), and at most 32 of them: more spill with 16 vector registers.
-  if (k.ren.unaligned_vectors && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
+  if (k.ren.register_blocking && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();

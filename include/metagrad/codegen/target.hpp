@@ -40,6 +40,9 @@ struct Target {
   // each lane of a vector load may have its own gate (LLVM's llvm.masked.load; INTERP reads gates per lane
   // too): gated lanes of one buffer at consecutive offsets load as one vector instead of one scalar each
   bool masked_loads = false;
+  // metagrad's register blocking in the heuristic (a CPU with 16 vector registers): after tinygrad's upcasts,
+  // one more output axis of a reduce by 2 where a buffer stays put along it (a convolution's weights along y)
+  bool register_blocking = false;
   // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.

@@ -67,6 +67,7 @@ template <class = void> Target device_target(DeviceKind k) {
   t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
   t.unaligned_vectors = true;
   t.masked_loads = true;
+  t.register_blocking = true;
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;
