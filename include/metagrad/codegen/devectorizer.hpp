@@ -382,7 +382,7 @@ template <std::same_as<UOp> U> U load_ptrcat(const Target& ren, const U& ld, con
   }
   std::vector<UOp> lanes_of(n);  // a part's value: its own load, or a GEP of a masked load
   for (auto& [key, lanes] : groups) {
-    std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& a, const Lane& b) { return a.off < b.off; });
+    stable_sort_by(lanes, [](const Lane& a, const Lane& b) { return a.off < b.off; });
     for (std::size_t a = 0; a < lanes.size();) {
       std::size_t b = a + 1;
       while (b < lanes.size() && lanes[b].off == lanes[b - 1].off + 1) ++b;
