@@ -9121,6 +9121,11 @@ struct Target {
   // metagrad's register blocking in the heuristic (a CPU with 16 vector registers): after tinygrad's upcasts,
   // one more output axis of a reduce by 2 where a buffer stays put along it (a convolution's weights along y)
   bool register_blocking = false;
+  // metagrad's partial sums: a reduce loop whose input has unrolled lanes (an UNROLL opt) keeps an accumulator
+  // per lane, up to this many lanes in all, and adds them across after the loop (a CPU: the unrolled loads
+  // then feed vector FMAs instead of a scalar chain per output). 0: tinygrad's, the lanes are added every
+  // iteration
+  std::int64_t partial_sums = 0;
   // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.
@@ -9137,6 +9142,8 @@ namespace mg {
 namespace detail {
 struct ReduceContext {
   std::int64_t acc_num = 0;
+  // Target::partial_sums: the most accumulator lanes a reduce with unrolled lanes may keep apart
+  std::int64_t partial_sums = 0;
 };
 
 // [0 1 2 3 4 5 6 7] -> [0+4, 1+5, 2+6, 3+7] when the input is wider than the output
@@ -9156,6 +9163,18 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
   const UOp inp = red.src(0);
   const std::vector<UOp> reduce_range(red.src().begin() + 1, red.src().end());
   const Ops op = red.arg()[0].as_op();
+  // partial sums (metagrad's, Target::partial_sums): a reduce over a loop whose input has unrolled lanes keeps
+  // one accumulator per lane and reduces them across once, after the loop (tinygrad folds the lanes into
+  // the accumulator every iteration: one dependent chain per output, whose loads along the unrolled axis
+  // cannot become vector operations)
+  if (!reduce_range.empty() && inp.dtype().count > red.dtype().count && inp.dtype().count <= ctx.partial_sums &&
+      (op == Ops::ADD || op == Ops::MAX)) {
+    const U part = reduce_to_acc(ctx, red.replace({.dtype = inp.dtype()}));
+    std::vector<UOp> lanes = horizontal_reduce(part, red.dtype());
+    UOp ret = lanes[0];
+    for (std::size_t i = 1; i < lanes.size(); ++i) ret = ret.alu(op, lanes[i]);
+    return ret;
+  }
   std::vector<UOp> lst = horizontal_reduce(inp, red.dtype());
   for (const UOp& x : lst)
     if (x.dtype() != red.dtype()) throw Error("reduce_to_acc: horizontal reduction gives " + x.dtype().repr() + ", need " + red.dtype().repr());
@@ -10214,6 +10233,11 @@ class BasicScheduler {
     if (real < 0) throw KernelOptError("apply_opt " + opt.repr() + ": the opt needs an axis");
     const U rng = rs[std::size_t(real)];
     const AxisType rt = detail::range_type(rng);
+    if (opt.op == OptOps::SWAP) {
+      swap(opt, rs, rng);
+      if (append_opt) applied_opts.push_back(opt);
+      return;
+    }
     const std::int64_t amt = opt.arg == 0 ? rng.vmax().clamped_int64() + 1 : opt.arg;
     opt_check(amt > 0, opt, "amount " + std::to_string(amt) + " must be positive");
     AxisType nt = AxisType::UPCAST;
@@ -10241,6 +10265,24 @@ class BasicScheduler {
     }
     shift_to(rng, amt, nt, opt.op == OptOps::THREAD);
     if (append_opt) applied_opts.push_back(opt);
+  }
+
+  // tinygrad's SWAP: two axes of one type trade places in the loop nest (their axis numbers), for GLOBAL
+  // axes as in tinygrad and for LOOP axes, a CPU's
+  void swap(const Opt& opt, const std::vector<U>& rs, const U& rng) {
+    detail::opt_check(opt.arg >= 0 && std::size_t(opt.arg) < rs.size(), opt, "invalid axis to swap with (the kernel has " + std::to_string(rs.size()) + ")");
+    const U alt = rs[std::size_t(opt.arg)];
+    const AxisType rt = detail::range_type(rng);
+    detail::opt_check(rt == detail::range_type(alt) && (rt == AxisType::GLOBAL || rt == AxisType::LOOP), opt, "swap only for two GLOBAL or two LOOP axes");
+    auto with_axis_of = [](const U& r, const U& from) {
+      ArgTuple a = from.arg().as_tuple();
+      a.back() = r.arg().as_tuple().back();
+      return r.replace({.arg = Arg(std::move(a)), .tag = Arg("swap")});
+    };
+    // tagged first: two ranges of one size would otherwise become each other mid-substitution
+    const U r2 = with_axis_of(rng, alt), a2 = with_axis_of(alt, rng);
+    ast = ast.substitute({{rng, r2}, {alt, a2}});
+    ast = ast.substitute({{r2, r2.rtag(Arg())}, {a2, a2.rtag(Arg())}});
   }
 
   // the AST with ranges flattened, ready for the expander
@@ -10300,6 +10342,25 @@ inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>
   }
   return {num_strides, sum_strides};
 }
+// metagrad's partial sums (Target::partial_sums): a reduce axis of at least 8 that divides by 4 along which
+// some loaded buffer moves by 1 (a term of its index is the range itself), the one most buffers do so
+// along; null if none
+template <class K> UOp partial_sum_axis(const K& k) {
+  const auto rs = k.rngs();
+  const auto fs = k.full_shape();
+  const auto bufs = k.bufs();
+  UOp best;
+  std::int64_t best_n = 0;
+  for (std::size_t axis : k.unrollable_dims()) {
+    if (detail::range_type(rs[axis]) != AxisType::REDUCE || fs[axis] < 8 || fs[axis] % 4 != 0) continue;
+    std::int64_t n = 0;
+    for (const UOp& b : bufs)
+      for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
+        if (c == rs[axis]) ++n;
+    if (n > best_n) best = rs[axis], best_n = n;
+  }
+  return best;
+}
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
 inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
   std::int64_t n = 1;
@@ -10317,6 +10378,13 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   BasicScheduler<U> k = k0;
   if (k.ren.has_local) return k;  // the GROUP/LOCAL/matvec heuristics are not ported: no backend here has locals
 
+  // metagrad's partial sums (Target::partial_sums, the CPU): a reduce along an axis some input is contiguous
+  // along is unrolled by 4 on it, each lane a partial sum (4 lanes of a vector). The accumulators are then 4
+  // per output: the upcasts stop at partial_sums / 4 outputs (tinygrad's 7 * 7 for small masked axes and 32
+  // would spill), and register blocking, for kernels whose loads are broadcast, is not done.
+  const UOp psum = k.ren.partial_sums >= 8 ? detail::partial_sum_axis(k) : UOp();
+  const std::int64_t psum_cap = k.ren.partial_sums / 4;
+
   // upcast small masked axes (from Tensor.stack / pad), leading axes first
   std::vector<std::size_t> to_upcast;
   {
@@ -10329,7 +10397,7 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
       for (const UOp& c : where_conds) masked = masked || in_backward_slice(c, rs[axis]);
       std::int64_t p = fs[axis];
       for (std::size_t j : to_upcast) p *= fs[j];
-      if (fs[axis] <= 7 && masked && p <= 7 * 7) to_upcast.push_back(axis);
+      if (fs[axis] <= 7 && masked && p <= (psum ? psum_cap : 7 * 7)) to_upcast.push_back(axis);
     }
   }
   for (auto it = to_upcast.rbegin(); it != to_upcast.rend(); ++it) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(*it), 0});
@@ -10349,6 +10417,7 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     for (std::size_t axis : k.upcastable_dims()) {
       for (std::int64_t amount : {3, 4}) {
         if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
+        if (psum && k.upcast_size() * amount > psum_cap) continue;
         const UOp& rng = rs[axis];
         bool some = false;
         for (const UOp& b : bufs) {
@@ -10375,7 +10444,7 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   // broadcast for a single FMA. One more output axis by 2 along which such a buffer stays put (y) makes
   // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
   // (its accumulators stay in registers), and at most 32 of them: more spill with 16 vector registers.
-  if (k.ren.register_blocking && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
+  if (k.ren.register_blocking && !psum && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();
@@ -10400,8 +10469,18 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     }
   }
 
+  // partial sums: unroll their axis by 4, and a last reduce axis of up to 3 whole, as tinygrad would (past
+  // partial_sums lanes, the lanes are added every iteration instead)
+  if (psum) {
+    auto ud = k.unrollable_dims();
+    const auto rs = k.rngs();
+    for (std::size_t i = 0; i < ud.size(); ++i)
+      if (rs[ud[i]] == psum) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(i), 4});
+    ud = k.unrollable_dims();
+    if (!ud.empty() && k.full_shape()[ud.back()] <= 3) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+  }
   // unroll the last reduce axis when small(ish), or by 4
-  try {
+  if (!psum) try {
     auto ud = k.unrollable_dims();
     if (!ud.empty() && (k.upcast_size() <= 4 || k.axes_of({AxisType::UNROLL}).empty()) && k.upcast_size() < 64) {
       const std::int64_t s = k.full_shape()[ud.back()];
@@ -11128,7 +11207,7 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
   const bool expanded = detail::has_expand_ranges(sink);
   if (expanded) sink = graph_rewrite(sink, sym.template get<U>() + pm_pre_expander.template get<U>() + expander.template get<U>());
   // REDUCE -> accumulator in a DEFINE_REG
-  detail::ReduceContext rctx;
+  detail::ReduceContext rctx{.partial_sums = ren.partial_sums};
   sink = graph_rewrite(sink, pm_reduce.template get<U>() + gep_pushing.template get<U>(), rctx);
   sink = detail::add_gpudims(sink);
   sink = graph_rewrite(sink, pm_add_loads);
@@ -13126,6 +13205,7 @@ template <class = void> Target device_target(DeviceKind k) {
   t.unaligned_vectors = true;
   t.masked_loads = true;
   t.register_blocking = true;
+  t.partial_sums = 96;  // accumulators in at most 12 of the 16 AVX2 vector registers
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;

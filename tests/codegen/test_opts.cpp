@@ -309,3 +309,85 @@ TEST_CASE("opts: int buffers and odd offsets fall back to scalar or float2 acces
     for (int i = 0; i < 66; ++i) REQUIRE(f3[std::size_t(i)] == (i >= off && i < 64 + off ? fav[std::size_t(i)] * 2 : -1.0f));
   }
 }
+
+TEST_CASE("opts: on a target with partial sums a convolution's weight gradient sums x in 4 lanes apart") {
+  // dw[co,ci,ky,kx] = sum_{y,x} g[co,y,x] * img[ci, y+ky, x+kx]: 32 out channels, 2 in, 5x5 on 12x12 (g 8x8)
+  const UOp dw = param(0, dtypes::float32, 32 * 2 * 25), g = param(1, dtypes::float32, 32 * 64), img = param(2, dtypes::float32, 2 * 144);
+  const UOp co = UOp::range(32, 0), ci = UOp::range(2, 1), ky = UOp::range(5, 2), kx = UOp::range(5, 3);
+  const UOp y = UOp::range(8, 4, AxisType::REDUCE), x = UOp::range(8, 5, AxisType::REDUCE);
+  const UOp v = g.index({co * idx(64) + y * idx(8) + x}) * img.index({ci * idx(144) + (y + ky) * idx(12) + x + kx});
+  const UOp ast = kernel({dw.index({co * idx(50) + ci * idx(25) + ky * idx(5) + kx}).store(v.reduce(Ops::ADD, {y, x})).end({co, ci, ky, kx})});
+  Target ps = cpu(1);
+  ps.unaligned_vectors = true, ps.register_blocking = true, ps.partial_sums = 96;
+  // out channels by 4 (img stays put along them), then x, which both inputs walk by 1, unrolled by 4:
+  // 16 accumulator lanes, 4 per output, added across after the loop
+  CHECK(opts_str(heuristic_opts(ast, ps)) == "Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=1, arg=4) ");
+  auto reg_lanes = [](const Program& p) {
+    std::int64_t n = 0;
+    for (const UOp& u : p.uops) if (u.op() == Ops::DEFINE_REG) n += u.dtype().size * u.dtype().base().count;
+    return n;
+  };
+  const Program pp = to_program(ast, ps);
+  CHECK(reg_lanes(pp) == 16);
+  // the same opts without partial sums: one accumulator per output
+  Target nops = ps;
+  nops.partial_sums = 0;
+  const std::vector<Opt> same = heuristic_opts(ast, ps);
+  const Program pn = to_program(ast, nops, &same);
+  CHECK(reg_lanes(pn) == 4);
+  std::vector<float> gv = iota_f(32 * 64), iv = iota_f(2 * 144, 1);
+  for (const Program* p : {&pp, &pn}) {
+    std::vector<float> o(32 * 2 * 25, -1);
+    run(*p, o, gv, iv);
+    for (int c = 0; c < 32; ++c)
+      for (int i = 0; i < 2; ++i)
+        for (int a = 0; a < 5; ++a)
+          for (int b = 0; b < 5; ++b) {
+            float s = 0;
+            for (int yy = 0; yy < 8; ++yy)
+              for (int xx = 0; xx < 8; ++xx) s += gv[std::size_t(c * 64 + yy * 8 + xx)] * iv[std::size_t(i * 144 + (yy + a) * 12 + xx + b)];
+            REQUIRE(o[std::size_t(c * 50 + i * 25 + a * 5 + b)] == Approx(s).epsilon(1e-5));
+          }
+  }
+  // a max keeps partial maxima the same way: one output, 4 lanes
+  const UOp m = param(0, dtypes::float32, 8), a = param(1, dtypes::float32, 8 * 64);
+  const UOp ro = UOp::range(8, 0), rr = UOp::range(64, 1, AxisType::REDUCE);
+  const UOp mast = kernel({m.index({ro}).store(a.index({ro * idx(64) + rr}).reduce(Ops::MAX, {rr})).end({ro})});
+  const Program pm = to_program(mast, ps);
+  CHECK(reg_lanes(pm) == 4);
+  std::vector<float> mo(8, -1), av(8 * 64);
+  for (int i = 0; i < 8 * 64; ++i) av[std::size_t(i)] = float((i * 37) % 101) - 50.0f;
+  run(pm, mo, av);
+  for (int i = 0; i < 8; ++i) REQUIRE(mo[std::size_t(i)] == *std::max_element(av.begin() + i * 64, av.begin() + i * 64 + 64));
+}
+
+TEST_CASE("opts: SWAP trades the places of two loop axes; other axes are errors") {
+  // out[j*4+i] = a[i*6+j] * 2: a transpose, so the two ranges stay apart
+  const UOp out = param(0, dtypes::float32, 24), a = param(1, dtypes::float32, 24);
+  const UOp i = UOp::range(4, 0), j = UOp::range(6, 1), r = UOp::range(3, 2, AxisType::REDUCE);
+  const UOp ast = kernel({out.index({j * idx(4) + i}).store(a.index({i * idx(6) + j}) * UOp::const_(dtypes::float32, 2.0)).end({i, j})});
+  const std::vector<Opt> swap{{OptOps::SWAP, 0, 1}};
+  CHECK(to_program(ast, cpu(1), &swap).name == "E_6_4");
+  std::vector<float> av = iota_f(24);
+  std::vector<float> o(24, -1);
+  run(to_program(ast, cpu(1), &swap), o, av);
+  for (int ii = 0; ii < 4; ++ii)
+    for (int jj = 0; jj < 6; ++jj) REQUIRE(o[std::size_t(jj * 4 + ii)] == av[std::size_t(ii * 6 + jj)] * 2.0f);
+  // two ranges of one size swap too (out[j*4+i] = a[i*4+j] on 4x4)
+  const UOp i4 = UOp::range(4, 0), j4 = UOp::range(4, 1);
+  const UOp sq = kernel({out.index({j4 * idx(4) + i4}).store(a.index({i4 * idx(4) + j4})).end({i4, j4})});
+  const Program ps = to_program(sq, cpu(1), &swap);
+  CHECK(ps.name == "E_4_4");
+  std::vector<float> o4(24, -1);
+  run(ps, o4, av);
+  for (int ii = 0; ii < 4; ++ii)
+    for (int jj = 0; jj < 4; ++jj) REQUIRE(o4[std::size_t(jj * 4 + ii)] == av[std::size_t(ii * 4 + jj)]);
+  const UOp red = kernel({out.index({i}).store(a.index({i * idx(6) + r}).reduce(Ops::ADD, {r})).end({i})});
+  std::string msg = "no error";
+  try {
+    to_program(red, cpu(1), &swap);
+  } catch (const KernelOptError& e) {
+    msg = e.what();
+  }
+  CHECK(msg == "apply_opt Opt(op=OptOps.SWAP, axis=0, arg=1): swap only for two GLOBAL or two LOOP axes");
+}

@@ -23,6 +23,8 @@ namespace mg {
 namespace detail {
 struct ReduceContext {
   std::int64_t acc_num = 0;
+  // Target::partial_sums: the most accumulator lanes a reduce with unrolled lanes may keep apart
+  std::int64_t partial_sums = 0;
 };
 
 // [0 1 2 3 4 5 6 7] -> [0+4, 1+5, 2+6, 3+7] when the input is wider than the output
@@ -42,6 +44,18 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
   const UOp inp = red.src(0);
   const std::vector<UOp> reduce_range(red.src().begin() + 1, red.src().end());
   const Ops op = red.arg()[0].as_op();
+  // partial sums (metagrad's, Target::partial_sums): a reduce over a loop whose input has unrolled lanes keeps
+  // one accumulator per lane and reduces them across once, after the loop (tinygrad folds the lanes into
+  // the accumulator every iteration: one dependent chain per output, whose loads along the unrolled axis
+  // cannot become vector operations)
+  if (!reduce_range.empty() && inp.dtype().count > red.dtype().count && inp.dtype().count <= ctx.partial_sums &&
+      (op == Ops::ADD || op == Ops::MAX)) {
+    const U part = reduce_to_acc(ctx, red.replace({.dtype = inp.dtype()}));
+    std::vector<UOp> lanes = horizontal_reduce(part, red.dtype());
+    UOp ret = lanes[0];
+    for (std::size_t i = 1; i < lanes.size(); ++i) ret = ret.alu(op, lanes[i]);
+    return ret;
+  }
   std::vector<UOp> lst = horizontal_reduce(inp, red.dtype());
   for (const UOp& x : lst)
     if (x.dtype() != red.dtype()) throw Error("reduce_to_acc: horizontal reduction gives " + x.dtype().repr() + ", need " + red.dtype().repr());

@@ -38,6 +38,25 @@ inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>
   }
   return {num_strides, sum_strides};
 }
+// metagrad's partial sums (Target::partial_sums): a reduce axis of at least 8 that divides by 4 along which
+// some loaded buffer moves by 1 (a term of its index is the range itself), the one most buffers do so
+// along; null if none
+template <class K> UOp partial_sum_axis(const K& k) {
+  const auto rs = k.rngs();
+  const auto fs = k.full_shape();
+  const auto bufs = k.bufs();
+  UOp best;
+  std::int64_t best_n = 0;
+  for (std::size_t axis : k.unrollable_dims()) {
+    if (detail::range_type(rs[axis]) != AxisType::REDUCE || fs[axis] < 8 || fs[axis] % 4 != 0) continue;
+    std::int64_t n = 0;
+    for (const UOp& b : bufs)
+      for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
+        if (c == rs[axis]) ++n;
+    if (n > best_n) best = rs[axis], best_n = n;
+  }
+  return best;
+}
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
 inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
   std::int64_t n = 1;
@@ -55,6 +74,13 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   BasicScheduler<U> k = k0;
   if (k.ren.has_local) return k;  // the GROUP/LOCAL/matvec heuristics are not ported: no backend here has locals
 
+  // metagrad's partial sums (Target::partial_sums, the CPU): a reduce along an axis some input is contiguous
+  // along is unrolled by 4 on it, each lane a partial sum (4 lanes of a vector). The accumulators are then 4
+  // per output: the upcasts stop at partial_sums / 4 outputs (tinygrad's 7 * 7 for small masked axes and 32
+  // would spill), and register blocking, for kernels whose loads are broadcast, is not done.
+  const UOp psum = k.ren.partial_sums >= 8 ? detail::partial_sum_axis(k) : UOp();
+  const std::int64_t psum_cap = k.ren.partial_sums / 4;
+
   // upcast small masked axes (from Tensor.stack / pad), leading axes first
   std::vector<std::size_t> to_upcast;
   {
@@ -67,7 +93,7 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
       for (const UOp& c : where_conds) masked = masked || in_backward_slice(c, rs[axis]);
       std::int64_t p = fs[axis];
       for (std::size_t j : to_upcast) p *= fs[j];
-      if (fs[axis] <= 7 && masked && p <= 7 * 7) to_upcast.push_back(axis);
+      if (fs[axis] <= 7 && masked && p <= (psum ? psum_cap : 7 * 7)) to_upcast.push_back(axis);
     }
   }
   for (auto it = to_upcast.rbegin(); it != to_upcast.rend(); ++it) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(*it), 0});
@@ -87,6 +113,7 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     for (std::size_t axis : k.upcastable_dims()) {
       for (std::int64_t amount : {3, 4}) {
         if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
+        if (psum && k.upcast_size() * amount > psum_cap) continue;
         const UOp& rng = rs[axis];
         bool some = false;
         for (const UOp& b : bufs) {
@@ -113,7 +140,7 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   // broadcast for a single FMA. One more output axis by 2 along which such a buffer stays put (y) makes
   // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
   // (its accumulators stay in registers), and at most 32 of them: more spill with 16 vector registers.
-  if (k.ren.register_blocking && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
+  if (k.ren.register_blocking && !psum && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();
@@ -138,8 +165,18 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     }
   }
 
+  // partial sums: unroll their axis by 4, and a last reduce axis of up to 3 whole, as tinygrad would (past
+  // partial_sums lanes, the lanes are added every iteration instead)
+  if (psum) {
+    auto ud = k.unrollable_dims();
+    const auto rs = k.rngs();
+    for (std::size_t i = 0; i < ud.size(); ++i)
+      if (rs[ud[i]] == psum) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(i), 4});
+    ud = k.unrollable_dims();
+    if (!ud.empty() && k.full_shape()[ud.back()] <= 3) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+  }
   // unroll the last reduce axis when small(ish), or by 4
-  try {
+  if (!psum) try {
     auto ud = k.unrollable_dims();
     if (!ud.empty() && (k.upcast_size() <= 4 || k.axes_of({AxisType::UNROLL}).empty()) && k.upcast_size() < 64) {
       const std::int64_t s = k.full_shape()[ud.back()];

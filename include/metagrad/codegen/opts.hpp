@@ -201,6 +201,11 @@ class BasicScheduler {
     if (real < 0) throw KernelOptError("apply_opt " + opt.repr() + ": the opt needs an axis");
     const U rng = rs[std::size_t(real)];
     const AxisType rt = detail::range_type(rng);
+    if (opt.op == OptOps::SWAP) {
+      swap(opt, rs, rng);
+      if (append_opt) applied_opts.push_back(opt);
+      return;
+    }
     const std::int64_t amt = opt.arg == 0 ? rng.vmax().clamped_int64() + 1 : opt.arg;
     opt_check(amt > 0, opt, "amount " + std::to_string(amt) + " must be positive");
     AxisType nt = AxisType::UPCAST;
@@ -228,6 +233,24 @@ class BasicScheduler {
     }
     shift_to(rng, amt, nt, opt.op == OptOps::THREAD);
     if (append_opt) applied_opts.push_back(opt);
+  }
+
+  // tinygrad's SWAP: two axes of one type trade places in the loop nest (their axis numbers), for GLOBAL
+  // axes as in tinygrad and for LOOP axes, a CPU's
+  void swap(const Opt& opt, const std::vector<U>& rs, const U& rng) {
+    detail::opt_check(opt.arg >= 0 && std::size_t(opt.arg) < rs.size(), opt, "invalid axis to swap with (the kernel has " + std::to_string(rs.size()) + ")");
+    const U alt = rs[std::size_t(opt.arg)];
+    const AxisType rt = detail::range_type(rng);
+    detail::opt_check(rt == detail::range_type(alt) && (rt == AxisType::GLOBAL || rt == AxisType::LOOP), opt, "swap only for two GLOBAL or two LOOP axes");
+    auto with_axis_of = [](const U& r, const U& from) {
+      ArgTuple a = from.arg().as_tuple();
+      a.back() = r.arg().as_tuple().back();
+      return r.replace({.arg = Arg(std::move(a)), .tag = Arg("swap")});
+    };
+    // tagged first: two ranges of one size would otherwise become each other mid-substitution
+    const U r2 = with_axis_of(rng, alt), a2 = with_axis_of(alt, rng);
+    ast = ast.substitute({{rng, r2}, {alt, a2}});
+    ast = ast.substitute({{r2, r2.rtag(Arg())}, {a2, a2.rtag(Arg())}});
   }
 
   // the AST with ranges flattened, ready for the expander

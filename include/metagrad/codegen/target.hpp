@@ -43,6 +43,11 @@ struct Target {
   // metagrad's register blocking in the heuristic (a CPU with 16 vector registers): after tinygrad's upcasts,
   // one more output axis of a reduce by 2 where a buffer stays put along it (a convolution's weights along y)
   bool register_blocking = false;
+  // metagrad's partial sums: a reduce loop whose input has unrolled lanes (an UNROLL opt) keeps an accumulator
+  // per lane, up to this many lanes in all, and adds them across after the loop (a CPU: the unrolled loads
+  // then feed vector FMAs instead of a scalar chain per output). 0: tinygrad's, the lanes are added every
+  // iteration
+  std::int64_t partial_sums = 0;
   // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.

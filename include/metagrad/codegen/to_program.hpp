@@ -112,7 +112,7 @@ U full_rewrite_to_sink(const U& ast, const Target& target, std::int64_t* threads
   const bool expanded = detail::has_expand_ranges(sink);
   if (expanded) sink = graph_rewrite(sink, sym.template get<U>() + pm_pre_expander.template get<U>() + expander.template get<U>());
   // REDUCE -> accumulator in a DEFINE_REG
-  detail::ReduceContext rctx;
+  detail::ReduceContext rctx{.partial_sums = ren.partial_sums};
   sink = graph_rewrite(sink, pm_reduce.template get<U>() + gep_pushing.template get<U>(), rctx);
   sink = detail::add_gpudims(sink);
   sink = graph_rewrite(sink, pm_add_loads);
