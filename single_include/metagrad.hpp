@@ -10233,8 +10233,9 @@ class BasicScheduler {
     if (real < 0) throw KernelOptError("apply_opt " + opt.repr() + ": the opt needs an axis");
     const U rng = rs[std::size_t(real)];
     const AxisType rt = detail::range_type(rng);
-    if (opt.op == OptOps::SWAP) {
-      swap(opt, rs, rng);
+    if (opt.op == OptOps::SWAP || opt.op == OptOps::PADTO) {
+      if (opt.op == OptOps::SWAP) swap(opt, rs, rng);
+      else padto(opt, rng);
       if (append_opt) applied_opts.push_back(opt);
       return;
     }
@@ -10283,6 +10284,31 @@ class BasicScheduler {
     const U r2 = with_axis_of(rng, alt), a2 = with_axis_of(alt, rng);
     ast = ast.substitute({{rng, r2}, {alt, a2}});
     ast = ast.substitute({{r2, r2.rtag(Arg())}, {a2, a2.rtag(Arg())}});
+  }
+
+  // tinygrad's PADTO: an output axis grows to a multiple of arg (so that it upcasts by arg); every buffer
+  // access along it is gated to the old size (loads read 0, stores are skipped). Reduce axes are not padded
+  // (tinygrad pads them only where every op on the way is safe to pad).
+  void padto(const Opt& opt, const U& rng) {
+    const AxisType rt = detail::range_type(rng);
+    detail::opt_check(rt == AxisType::GLOBAL || rt == AxisType::LOOP, opt, "pad is for GLOBAL or LOOP axes, not " + std::string(axis_type_names[std::size_t(rt)]));
+    detail::opt_check(rng.src(0).op() == Ops::CONST, opt, "only pad const");
+    detail::opt_check(opt.arg > 1, opt, "pad to a multiple of at least 2");
+    const std::int64_t sz = rng.src(0).arg().as_int(), padded = (sz + opt.arg - 1) / opt.arg * opt.arg;
+    detail::opt_check(padded < 4 * sz, opt, "pad adds more than quadruple the work (" + std::to_string(sz) + " to " + std::to_string(padded) + ")");
+    if (padded == sz) return;
+    const U valid = rng < UOp::const_(dtypes::weakint, sz);
+    std::vector<std::pair<UOp, UOp>> gated;
+    for (const UOp& b : bufs()) {
+      if (b.nsrc() < 2) continue;
+      const UOp i = detail::get_idx(b.src(1));
+      if (i != rng && !detail::in_list(i.toposort(), rng)) continue;
+      std::vector<UOp> src(b.src().begin(), b.src().end());
+      src[1] = (valid & detail::get_valid(b.src(1))).where(i, UOp::invalid(i.dtype().count));
+      gated.emplace_back(b, b.replace({.src = std::move(src)}));
+    }
+    ast = ast.substitute(gated);
+    ast = ast.substitute({{rng, rng.replace({.src = std::vector<UOp>{UOp::const_(dtypes::weakint, padded)}})}});
   }
 
   // the AST with ranges flattened, ready for the expander
@@ -10477,7 +10503,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     for (std::size_t i = 0; i < ud.size(); ++i)
       if (rs[ud[i]] == psum) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(i), 4});
     ud = k.unrollable_dims();
-    if (!ud.empty() && k.full_shape()[ud.back()] <= 3) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+    if (!ud.empty() && k.full_shape()[ud.back()] <= 3 && detail::range_axis(k.rngs()[ud.back()]) != detail::range_axis(psum))
+      k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
   }
   // unroll the last reduce axis when small(ish), or by 4
   if (!psum) try {

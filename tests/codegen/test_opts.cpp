@@ -391,3 +391,37 @@ TEST_CASE("opts: SWAP trades the places of two loop axes; other axes are errors"
   }
   CHECK(msg == "apply_opt Opt(op=OptOps.SWAP, axis=0, arg=1): swap only for two GLOBAL or two LOOP axes");
 }
+
+TEST_CASE("opts: PADTO grows an output axis to a multiple, gating its loads and stores") {
+  // out[co,y,x] = sum_{ky,kx} img[y+ky, x+kx] * w[co,ky,kx]: 4 out channels, 3x3 on 12x12 -> x of 10, padded to 16 and upcast by 8
+  const UOp out = param(0, dtypes::float32, 4 * 100), img = param(1, dtypes::float32, 144), w = param(2, dtypes::float32, 4 * 9);
+  const UOp co = UOp::range(4, 0), y = UOp::range(10, 1), x = UOp::range(10, 2);
+  const UOp ky = UOp::range(3, 3, AxisType::REDUCE), kx = UOp::range(3, 4, AxisType::REDUCE);
+  const UOp v = img.index({(y + ky) * idx(12) + x + kx}) * w.index({co * idx(9) + ky * idx(3) + kx});
+  const UOp ast = kernel({out.index({co * idx(100) + y * idx(10) + x}).store(v.reduce(Ops::ADD, {ky, kx})).end({co, y, x})});
+  Target ua = cpu(1);
+  ua.unaligned_vectors = true, ua.masked_loads = true;
+  const std::vector<Opt> opts{{OptOps::PADTO, 2, 8}, {OptOps::UPCAST, 2, 8}};
+  const Program p = to_program(ast, ua, &opts);
+  CHECK(p.name == "r_4_10_2_8_3_3");
+  std::vector<float> iv = iota_f(144), wv = iota_f(36, 1), o(400, -1);
+  run(p, o, iv, wv);
+  for (int c = 0; c < 4; ++c)
+    for (int yy = 0; yy < 10; ++yy)
+      for (int xx = 0; xx < 10; ++xx) {
+        float s = 0;
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) s += iv[std::size_t((yy + a) * 12 + xx + b)] * wv[std::size_t(c * 9 + a * 3 + b)];
+        REQUIRE(o[std::size_t(c * 100 + yy * 10 + xx)] == Approx(s).epsilon(1e-5));
+      }
+  auto err = [&](std::vector<Opt> o2) {
+    try {
+      to_program(ast, ua, &o2);
+    } catch (const KernelOptError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(err({{OptOps::PADTO, 3, 4}}) == "apply_opt Opt(op=OptOps.PADTO, axis=3, arg=4): pad is for GLOBAL or LOOP axes, not REDUCE");
+  CHECK(err({{OptOps::PADTO, 0, 16}}) == "apply_opt Opt(op=OptOps.PADTO, axis=0, arg=16): pad adds more than quadruple the work (4 to 16)");
+}

@@ -173,7 +173,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     for (std::size_t i = 0; i < ud.size(); ++i)
       if (rs[ud[i]] == psum) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(i), 4});
     ud = k.unrollable_dims();
-    if (!ud.empty() && k.full_shape()[ud.back()] <= 3) k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
+    if (!ud.empty() && k.full_shape()[ud.back()] <= 3 && detail::range_axis(k.rngs()[ud.back()]) != detail::range_axis(psum))
+      k.apply_opt(Opt{OptOps::UNROLL, std::int64_t(ud.size()) - 1, 0});
   }
   // unroll the last reduce axis when small(ish), or by 4
   if (!psum) try {
