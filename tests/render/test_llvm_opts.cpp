@@ -131,3 +131,37 @@ TEST_CASE("llvm opts: a padded convolution loads its gated lanes as masked vecto
     for (std::size_t i = 0; i < o.size(); ++i) REQUIRE(oi[i] == o[i]);
   }
 }
+
+TEST_CASE("llvm opts: a weight gradient with partial sums along x agrees with loops, with and without them") {
+  // dw[co,ci,ky,kx] = sum_{n,y,x} g[n,co,y,x] * img[n,ci,y+ky,x+kx]: 2 images, 16 out channels, 3 in, 5x5 on 20x20 (g 16x16)
+  const UOp dw = param(0, dtypes::float32, 16 * 3 * 25), g = param(1, dtypes::float32, 2 * 16 * 256), img = param(2, dtypes::float32, 2 * 3 * 400);
+  const UOp co = UOp::range(16, 0), ci = UOp::range(3, 1), ky = UOp::range(5, 2), kx = UOp::range(5, 3);
+  const UOp n = UOp::range(2, 4, AxisType::REDUCE), y = UOp::range(16, 5, AxisType::REDUCE), x = UOp::range(16, 6, AxisType::REDUCE);
+  const UOp v = g.index({n * idx(4096) + co * idx(256) + y * idx(16) + x}) * img.index({n * idx(1200) + ci * idx(400) + (y + ky) * idx(20) + x + kx});
+  const UOp ast = kernel({dw.index({co * idx(75) + ci * idx(25) + ky * idx(5) + kx}).store(v.reduce(Ops::ADD, {n, y, x})).end({co, ci, ky, kx})});
+  std::vector<float> gv = data(2 * 16 * 256, -1), iv = data(2 * 3 * 400, 0.5f);
+  for (std::int64_t ps : {96, 0}) {
+    INFO("partial_sums " << ps);
+    Target t = cpu();
+    t.unaligned_vectors = t.masked_loads = t.register_blocking = true;
+    t.partial_sums = ps;
+    const Program p = to_program(ast, t);
+    // out channels by 4 and x unrolled by 4: 4 accumulators, or 16 partial sums
+    std::int64_t lanes = 0;
+    for (const UOp& u : p.uops) if (u.op() == Ops::DEFINE_REG) lanes += u.dtype().size * u.dtype().base().count;
+    CHECK(lanes == (ps ? 16 : 4));
+    std::vector<float> o(16 * 75, -1);
+    run_all(p, o, gv, iv);
+    for (int c = 0; c < 16; ++c)
+      for (int i = 0; i < 3; ++i)
+        for (int a = 0; a < 5; ++a)
+          for (int b = 0; b < 5; ++b) {
+            double s = 0;
+            for (int nn = 0; nn < 2; ++nn)
+              for (int yy = 0; yy < 16; ++yy)
+                for (int xx = 0; xx < 16; ++xx)
+                  s += double(gv[std::size_t(nn * 4096 + c * 256 + yy * 16 + xx)]) * iv[std::size_t(nn * 1200 + i * 400 + (yy + a) * 20 + xx + b)];
+            REQUIRE(o[std::size_t(c * 75 + i * 25 + a * 5 + b)] == Approx(s).epsilon(1e-4));
+          }
+  }
+}
