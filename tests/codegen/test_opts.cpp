@@ -359,6 +359,21 @@ TEST_CASE("opts: on a target with partial sums a convolution's weight gradient s
   for (int i = 0; i < 8 * 64; ++i) av[std::size_t(i)] = float((i * 37) % 101) - 50.0f;
   run(pm, mo, av);
   for (int i = 0; i < 8; ++i) REQUIRE(mo[std::size_t(i)] == *std::max_element(av.begin() + i * 64, av.begin() + i * 64 + 64));
+  // a small reduce axis after the contiguous one unrolls whole too, as tinygrad's would: out[o] = sum_{r,s}
+  // a[o*512 + s*200 + r] (s*200 + r does not merge into one range)
+  const UOp a2 = param(1, dtypes::float32, 8 * 512), rs = UOp::range(2, 2, AxisType::REDUCE);
+  const UOp sast = kernel({m.index({ro}).store(a2.index({ro * idx(512) + rs * idx(200) + rr}).reduce(Ops::ADD, {rr, rs})).end({ro})});
+  CHECK(opts_str(heuristic_opts(sast, ps)) == "Opt(op=OptOps.UNROLL, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=1, arg=0) ");
+  const Program psm = to_program(sast, ps);
+  CHECK(reg_lanes(psm) == 8);
+  std::vector<float> so(8, -1), sv = iota_f(8 * 512);
+  run(psm, so, sv);
+  for (int i = 0; i < 8; ++i) {
+    float t = 0;
+    for (int j = 0; j < 2; ++j)
+      for (int r = 0; r < 64; ++r) t += sv[std::size_t(i * 512 + j * 200 + r)];
+    REQUIRE(so[std::size_t(i)] == Approx(t).epsilon(1e-5));
+  }
 }
 
 TEST_CASE("opts: SWAP trades the places of two loop axes; other axes are errors") {

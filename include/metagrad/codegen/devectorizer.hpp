@@ -39,6 +39,12 @@ inline std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
   }
   return lst;
 }
+// lst[0] op lst[1] op ..., left to right (tinygrad's functools.reduce)
+inline UOp alu_fold(const std::vector<UOp>& lst, Ops op) {
+  UOp ret = lst[0];
+  for (std::size_t i = 1; i < lst.size(); ++i) ret = ret.alu(op, lst[i]);
+  return ret;
+}
 
 template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red) {
   const UOp inp = red.src(0);
@@ -50,11 +56,7 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
   // cannot become vector operations)
   if (!reduce_range.empty() && inp.dtype().count > red.dtype().count && inp.dtype().count <= ctx.partial_sums &&
       (op == Ops::ADD || op == Ops::MAX)) {
-    const U part = reduce_to_acc(ctx, red.replace({.dtype = inp.dtype()}));
-    std::vector<UOp> lanes = horizontal_reduce(part, red.dtype());
-    UOp ret = lanes[0];
-    for (std::size_t i = 1; i < lanes.size(); ++i) ret = ret.alu(op, lanes[i]);
-    return ret;
+    return alu_fold(horizontal_reduce(reduce_to_acc(ctx, red.replace({.dtype = inp.dtype()})), red.dtype()), op);
   }
   std::vector<UOp> lst = horizontal_reduce(inp, red.dtype());
   for (const UOp& x : lst)
@@ -74,8 +76,7 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
     deps.insert(deps.end(), reduce_range.begin(), reduce_range.end());
     lst.insert(lst.begin(), acc.after(deps).index({zero}));  // the accumulator is the first element
   }
-  UOp ret = lst[0];
-  for (std::size_t i = 1; i < lst.size(); ++i) ret = ret.alu(op, lst[i]);
+  const UOp ret = alu_fold(lst, op);
   if (reduce_range.empty()) return ret;
   const UOp end = acc.index({zero}).store(ret).end(reduce_range).rtag(Arg("mergeable"));
   return acc.after({end}).index({zero});

@@ -3,8 +3,9 @@
 // cores (the CPU): upcast small masked axes, upcast output axes along which some buffer does not move
 // (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), block one more by 2
 // where the target asks for register blocking, unroll a small last reduce (or by 4), upcast by 4 when
-// nothing is, then split the first LOOP axis that divides over threads. Opts that do not apply are
-// skipped, as tinygrad's try/except KernelOptError.
+// nothing is, then split the first LOOP axis that divides over threads. On a target with partial sums, a
+// reduce along an axis some input walks by 1 unrolls that axis by 4 instead, with fewer upcasts and no
+// blocking. Opts that do not apply are skipped, as tinygrad's try/except KernelOptError.
 #include <algorithm>
 #include <array>
 #include <concepts>

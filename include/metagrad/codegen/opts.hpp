@@ -270,7 +270,7 @@ class BasicScheduler {
     for (const UOp& b : bufs()) {
       if (b.nsrc() < 2) continue;
       const UOp i = detail::get_idx(b.src(1));
-      if (i != rng && !detail::in_list(i.toposort(), rng)) continue;
+      if (!detail::in_list(i.toposort(), rng)) continue;  // the toposort has i itself
       std::vector<UOp> src(b.src().begin(), b.src().end());
       src[1] = (valid & detail::get_valid(b.src(1))).where(i, UOp::invalid(i.dtype().count));
       gated.emplace_back(b, b.replace({.src = std::move(src)}));
