@@ -236,6 +236,66 @@ TEST_CASE("opts: on a target with unaligned vectors a convolution upcasts x by 4
   }
 }
 
+TEST_CASE("opts: with 8-lane vectors a convolution upcasts x of 20 whole, counts accumulators in vectors, loads 8 lanes") {
+  // out[co,y,x] = sum_{ci,ky,kx} img[ci, y+ky, x+kx] * w[co,ci,ky,kx]: 32 out channels, 2 in, 5x5 on 36x24 -> 32x20
+  const UOp out = param(0, dtypes::float32, 32 * 640), img = param(1, dtypes::float32, 2 * 864), w = param(2, dtypes::float32, 32 * 50);
+  const UOp co = UOp::range(32, 0), y = UOp::range(32, 1), x = UOp::range(20, 2);
+  const UOp ci = UOp::range(2, 3, AxisType::REDUCE), ky = UOp::range(5, 4, AxisType::REDUCE), kx = UOp::range(5, 5, AxisType::REDUCE);
+  const UOp v = img.index({ci * idx(864) + (y + ky) * idx(24) + x + kx}) * w.index({co * idx(50) + ci * idx(25) + ky * idx(5) + kx});
+  const UOp ast = kernel({out.index({co * idx(640) + y * idx(20) + x}).store(v.reduce(Ops::ADD, {ci, ky, kx})).end({co, y, x})});
+  Target wide = cpu(1);
+  wide.unaligned_vectors = true, wide.register_blocking = true, wide.float_lanes = 8;
+  // x whole (4 then 5: 8+8+4 lanes, 3 vectors), out channels by 2 (6 vectors; by 4 would be 12), y by 2
+  CHECK(opts_str(heuristic_opts(ast, wide)) ==
+        "Opt(op=OptOps.UPCAST, axis=2, arg=4) Opt(op=OptOps.UPCAST, axis=2, arg=5) Opt(op=OptOps.UPCAST, axis=0, arg=2) "
+        "Opt(op=OptOps.UPCAST, axis=1, arg=2) ");
+  const Program p = to_program(ast, wide);
+  CHECK(count_vec(p, Ops::LOAD, 8) > 0);
+  CHECK(count_vec(p, Ops::STORE, 8) > 0);
+  std::vector<float> iv = iota_f(2 * 864), wv = iota_f(32 * 50, 1), o(32 * 640, -1);
+  run(p, o, iv, wv);
+  for (int c = 0; c < 32; ++c)
+    for (int yy = 0; yy < 32; ++yy)
+      for (int xx = 0; xx < 20; ++xx) {
+        float s = 0;
+        for (int i = 0; i < 2; ++i)
+          for (int a = 0; a < 5; ++a)
+            for (int b = 0; b < 5; ++b) s += iv[std::size_t(i * 864 + (yy + a) * 24 + xx + b)] * wv[std::size_t(c * 50 + i * 25 + a * 5 + b)];
+        REQUIRE(o[std::size_t(c * 640 + yy * 20 + xx)] == Approx(s).epsilon(1e-4));
+      }
+}
+
+TEST_CASE("opts: with 8-lane vectors a padded convolution's gated taps load as masked vectors of 8") {
+  // out[co,y,x] = sum_{ky,kx} img[y+ky-1, x+kx-1] (0 outside 16x16) * w[co,ky,kx]: 8 out channels, 3x3, padding 1
+  const UOp out = param(0, dtypes::float32, 8 * 256), img = param(1, dtypes::float32, 256), w = param(2, dtypes::float32, 8 * 9);
+  const UOp co = UOp::range(8, 0), y = UOp::range(16, 1), x = UOp::range(16, 2);
+  const UOp ky = UOp::range(3, 3, AxisType::REDUCE), kx = UOp::range(3, 4, AxisType::REDUCE);
+  const UOp yi = y + ky - idx(1), xi = x + kx - idx(1);
+  const UOp ok = (yi >= idx(0)) & (yi < idx(16)) & (xi >= idx(0)) & (xi < idx(16));
+  const UOp pix = ok.where(img.index({(yi * idx(16) + xi).valid(ok)}), UOp::const_(dtypes::float32, 0.0));
+  const UOp v = pix * w.index({co * idx(9) + ky * idx(3) + kx});
+  const UOp ast = kernel({out.index({co * idx(256) + y * idx(16) + x}).store(v.reduce(Ops::ADD, {ky, kx})).end({co, y, x})});
+  Target wide = cpu(1);
+  wide.unaligned_vectors = true, wide.masked_loads = true, wide.register_blocking = true, wide.float_lanes = 8;
+  const Program p = to_program(ast, wide);
+  INFO(p.name);
+  const auto masked8 = std::count_if(p.uops.begin(), p.uops.end(), [](const UOp& u) { return u.op() == Ops::LOAD && u.dtype().count == 8 && u.nsrc() == 3; });
+  CHECK(masked8 > 0);
+  std::vector<float> iv = iota_f(256), wv = iota_f(8 * 9, 1), o(8 * 256, -1);
+  run(p, o, iv, wv);
+  for (int c = 0; c < 8; ++c)
+    for (int yy = 0; yy < 16; ++yy)
+      for (int xx = 0; xx < 16; ++xx) {
+        float s = 0;
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) {
+            const int r = yy + a - 1, q = xx + b - 1;
+            if (r >= 0 && r < 16 && q >= 0 && q < 16) s += iv[std::size_t(r * 16 + q)] * wv[std::size_t(c * 9 + a * 3 + b)];
+          }
+        REQUIRE(o[std::size_t(c * 256 + yy * 16 + xx)] == Approx(s).epsilon(1e-5));
+      }
+}
+
 TEST_CASE("opts: explicit opts apply exactly, NOOPT applies none, bad opts are errors naming the opt") {
   const UOp ast = matmul(16);
   std::vector<Opt> opts{{OptOps::UPCAST, 0, 2}, {OptOps::UNROLL, 0, 8}, {OptOps::UPCAST, 1, 4}};

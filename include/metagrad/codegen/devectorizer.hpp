@@ -327,7 +327,7 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
   if (!(base == dtypes::float32 || base == dtypes::float16 || base.is_fp8())) {
   } else if (buf.dtype().addrspace == AddrSpace::REG) {
   } else if (ren.supports_float4) {
-    lengths = {4, 2};
+    for (int w = ren.float_lanes; w >= 2; w /= 2) lengths.push_back(w);
   }
   lengths.push_back(1);
   const UOp offset = get_idx(idx.src(1)), mask = get_valid(idx.src(1));
@@ -366,7 +366,7 @@ template <std::same_as<UOp> U> std::optional<U> split_load_store(const Target& r
 
 // LOAD through a PTRCAT: one load per part. On a target with masked loads, the scalar gated parts that read
 // one buffer at consecutive offsets of one root (lanes whose gates differ, which fold_expanded_index keeps
-// apart: a convolution's taps along x, each with its own 0<=x+i-kx<w) load as one vector of 4 or 2 lanes
+// apart: a convolution's taps along x, each with its own 0<=x+i-kx<w) load as one vector of up to float_lanes
 // with a gate per lane, read only where it holds (LOAD(ptr, 0, STACK(gates))); the rest load as before.
 template <std::same_as<UOp> U> U load_ptrcat(const Target& ren, const U& ld, const U& cat) {
   auto plain = [&](const UOp& x) {
@@ -401,9 +401,11 @@ template <std::same_as<UOp> U> U load_ptrcat(const Target& ren, const U& ld, con
     for (std::size_t a = 0; a < lanes.size();) {
       std::size_t b = a + 1;
       while (b < lanes.size() && lanes[b].off == lanes[b - 1].off + 1) ++b;
-      // the run [a, b) in loads of 4, then 2; a lone lane stays a scalar gated load
+      // the run [a, b) in loads of the target's widest float vector (Target::float_lanes), then halves; a lone
+      // lane stays a scalar gated load
       while (b - a >= 2) {
-        const std::size_t k = b - a >= 4 ? 4 : 2;
+        std::size_t k = std::size_t(std::max(ren.float_lanes, 2));
+        while (k > b - a) k /= 2;
         const UOp& buf = key.first;
         const DType bdt = buf.dtype(), vd = bdt.base().scalar().vec(int(k));
         const std::int64_t o = lanes[a].off;

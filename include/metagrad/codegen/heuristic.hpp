@@ -5,7 +5,9 @@
 // where the target asks for register blocking, unroll a small last reduce (or by 4), upcast by 4 when
 // nothing is, then split the first LOOP axis that divides over threads. On a target with partial sums, a
 // reduce along an axis some input walks by 1 unrolls that axis by 4 instead, with fewer upcasts and no
-// blocking. Opts that do not apply are skipped, as tinygrad's try/except KernelOptError.
+// blocking. On a target with 8-lane float vectors the first upcast of a contiguous axis is 8 lanes or the
+// whole axis, and the upcasts after it are counted in vector registers instead of lanes. Opts that do not
+// apply are skipped, as tinygrad's try/except KernelOptError.
 #include <algorithm>
 #include <array>
 #include <concepts>
@@ -58,6 +60,26 @@ template <class K> UOp partial_sum_axis(const K& k) {
   }
   return best;
 }
+// a buffer's index has rng itself as a term: the buffer walks rng's axis by 1 (its lanes lie side by side)
+inline bool walked_by_one(const std::vector<UOp>& bufs, const UOp& rng) {
+  for (const UOp& b : bufs)
+    for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
+      if (c == rng) return true;
+  return false;
+}
+// a gated load moves along rng: a padded input read at rng (its lanes need masks; masked vectors shorter
+// than two registers of the axis's lanes did not pay on the CPU)
+inline bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
+  for (const UOp& b : bufs)
+    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && in_list(b.src(1).toposort(), rng)) return true;
+  return false;
+}
+// the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along
+// one contiguous axis (vectors of `lanes`; the rest of the upcasts repeat them); 0 axis_lanes: packed densely
+inline std::int64_t vector_regs(std::int64_t upcasts, std::int64_t axis_lanes, std::int64_t lanes) {
+  if (axis_lanes <= 0) return (upcasts + lanes - 1) / lanes;
+  return upcasts / axis_lanes * ((axis_lanes + lanes - 1) / lanes);
+}
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
 inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
   std::int64_t n = 1;
@@ -99,11 +121,19 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   }
   for (auto it = to_upcast.rbegin(); it != to_upcast.rend(); ++it) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(*it), 0});
 
-  // more upcasts of output axes: prefer the axis fewest buffers move along, with the smallest strides
+  // more upcasts of output axes: prefer the axis fewest buffers move along, with the smallest strides.
+  // metagrad's wide vectors (Target::float_lanes 8, the CPU): the first upcast of an axis some buffer walks
+  // by 1 takes 8 lanes, or the whole axis when 8 does not divide it and it fits in 3 vectors; the upcasts
+  // are then counted in the vector registers their accumulators take (detail::vector_regs): this loop goes
+  // on while they are fewer than 4, a further upcast (by 2, 3 or 4) only while they stay at most 8, and
+  // register blocking below doubles them to at most 12
+  bool wide = k.ren.float_lanes > 4 && !psum;
+  std::int64_t wide_axis_lanes = 0;  // the first upcast's lanes along its contiguous axis (0: none yet)
+  auto vector_regs = [&](std::int64_t upcasts) { return detail::vector_regs(upcasts, wide_axis_lanes, k.ren.float_lanes); };
   std::vector<std::size_t> upcasted_axis;
   while (true) {
     const std::int64_t out_sz = detail::prod_known(k.output_shape(), k.upcastable_dims());
-    if (!(out_sz >= 1024 && k.upcast_size() < 32)) break;
+    if (!(out_sz >= 1024 && (wide ? vector_regs(k.upcast_size()) < 4 : k.upcast_size() < 32))) break;
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();
@@ -112,9 +142,18 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     // a target that loads vectors at any offset (the CPU) tries 4 first, so loads and stores fold into float4
     std::vector<std::array<std::int64_t, 5>> choices;
     for (std::size_t axis : k.upcastable_dims()) {
-      for (std::int64_t amount : {3, 4}) {
+      // the first wide upcast of an axis some buffer walks by 1: 8 lanes, or the whole axis in at most 3
+      // vectors (so 20 loads as 8+8+4 lanes instead of five float4)
+      const std::int64_t lanes = k.ren.float_lanes, s = fs[axis];
+      std::int64_t w = 0;
+      if (wide && upcasted_axis.empty() && s > 1 && detail::walked_by_one(bufs, rs[axis]) &&
+          (s >= 2 * lanes || !detail::gated_along(bufs, rs[axis])))
+        w = s % lanes == 0 ? lanes : s <= 16 || (s <= 3 * lanes && s % 4 == 0) ? s : 0;
+      for (const std::int64_t amount : std::array<std::int64_t, 4>{w, 2, 3, 4}) {
+        if (amount == 0 || (w && amount != w) || (amount == 2 && !(wide && !upcasted_axis.empty()))) continue;
         if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
         if (psum && k.upcast_size() * amount > psum_cap) continue;
+        if (wide && !upcasted_axis.empty() && vector_regs(k.upcast_size() * amount) > 8) continue;
         const UOp& rng = rs[axis];
         bool some = false;
         for (const UOp& b : bufs) {
@@ -131,8 +170,17 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     }
     if (choices.empty()) break;
     std::sort(choices.begin(), choices.end());
-    k.apply_opt(Opt{OptOps::UPCAST, choices[0][2], choices[0][4]});
-    upcasted_axis.push_back(std::size_t(choices[0][2]));
+    const std::size_t axis = std::size_t(choices[0][2]);
+    const std::int64_t amount = choices[0][4];
+    // an upcast is at most 16 lanes: 20 is 4, then 5
+    if (amount > 16) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(axis), 4});
+    k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(axis), amount > 16 ? amount / 4 : amount});
+    // a first upcast that is not a wide one leaves the rest to tinygrad's rules
+    if (wide && upcasted_axis.empty()) {
+      if (amount > 4) wide_axis_lanes = amount;  // only a wide upcast takes more than 4
+      else wide = false;
+    }
+    upcasted_axis.push_back(axis);
   }
 
   // metagrad's own, on a target that asks for it (Target::register_blocking, the CPU). tinygrad stops upcasting
@@ -140,8 +188,10 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   // move with its output channels but not with x, which lies in one vector, so each weight is loaded and
   // broadcast for a single FMA. One more output axis by 2 along which such a buffer stays put (y) makes
   // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
-  // (its accumulators stay in registers), and at most 32 of them: more spill with 16 vector registers.
-  if (k.ren.register_blocking && !psum && k.upcast_size() <= 16 && !k.unrollable_dims().empty()) {
+  // (its accumulators stay in registers), and at most 32 of them (12 vectors with wide vectors): more
+  // spill with 16 vector registers.
+  if (k.ren.register_blocking && !psum && (wide ? vector_regs(k.upcast_size()) <= 6 : k.upcast_size() <= 16) &&
+      !k.unrollable_dims().empty()) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();

@@ -32,6 +32,9 @@ struct Target {
   bool has_local = false;
   // tinygrad's supports_float4: contiguous float/half lanes load and store as float4/float2 vectors
   bool supports_float4 = true;
+  // the widest float vector a load or store folds into where supports_float4 holds: tinygrad's 4 (float4), or
+  // 8 on a CPU with 256-bit vectors (AVX2), so lanes along an axis of 8 or more load as one ymm register
+  int float_lanes = 4;
   // vector loads and stores need not be aligned to the vector (a CPU: LLVM's renderer gives each access its
   // element's alignment, x86 loads unaligned vectors at full speed): float4/float2 fold wherever lanes are
   // consecutive, not only where the offset divides the width (conv taps at odd offsets); the heuristic then

@@ -67,6 +67,7 @@ template <class = void> Target device_target(DeviceKind k) {
   t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
   t.unaligned_vectors = true;
   t.masked_loads = true;
+  t.float_lanes = 8;
   t.register_blocking = true;
   t.partial_sums = 96;  // accumulators in at most 12 of the 16 AVX2 vector registers
   t.threads = getenv_int("THREADS", cpu_count());
