@@ -130,10 +130,11 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   bool wide = k.ren.float_lanes > 4 && !psum;
   std::int64_t wide_axis_lanes = 0;  // the first upcast's lanes along its contiguous axis (0: none yet)
   auto vector_regs = [&](std::int64_t upcasts) { return detail::vector_regs(upcasts, wide_axis_lanes, k.ren.float_lanes); };
+  auto widened = [&] { return wide && wide_axis_lanes > 0; };  // a wide upcast was made: count in vectors
   std::vector<std::size_t> upcasted_axis;
   while (true) {
     const std::int64_t out_sz = detail::prod_known(k.output_shape(), k.upcastable_dims());
-    if (!(out_sz >= 1024 && (wide ? vector_regs(k.upcast_size()) < 4 : k.upcast_size() < 32))) break;
+    if (!(out_sz >= 1024 && (widened() ? vector_regs(k.upcast_size()) < 4 : k.upcast_size() < 32))) break;
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     const auto bufs = k.bufs();
@@ -150,10 +151,10 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
           (s >= 2 * lanes || !detail::gated_along(bufs, rs[axis])))
         w = s % lanes == 0 ? lanes : s <= 16 || (s <= 3 * lanes && s % 4 == 0) ? s : 0;
       for (const std::int64_t amount : std::array<std::int64_t, 4>{w, 2, 3, 4}) {
-        if (amount == 0 || (w && amount != w) || (amount == 2 && !(wide && !upcasted_axis.empty()))) continue;
+        if (amount == 0 || (w && amount != w) || (amount == 2 && !widened())) continue;
         if (std::find(upcasted_axis.begin(), upcasted_axis.end(), axis) != upcasted_axis.end() || fs[axis] % amount != 0) continue;
         if (psum && k.upcast_size() * amount > psum_cap) continue;
-        if (wide && !upcasted_axis.empty() && vector_regs(k.upcast_size() * amount) > 8) continue;
+        if (widened() && vector_regs(k.upcast_size() * amount) > 8) continue;
         const UOp& rng = rs[axis];
         bool some = false;
         for (const UOp& b : bufs) {
@@ -190,7 +191,7 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   // each of those loads feed two (the forward convolution of beautiful_mnist: 1.6x). Only for a reduce
   // (its accumulators stay in registers), and at most 32 of them (12 vectors with wide vectors): more
   // spill with 16 vector registers.
-  if (k.ren.register_blocking && !psum && (wide ? vector_regs(k.upcast_size()) <= 6 : k.upcast_size() <= 16) &&
+  if (k.ren.register_blocking && !psum && (widened() ? vector_regs(k.upcast_size()) <= 6 : k.upcast_size() <= 16) &&
       !k.unrollable_dims().empty()) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
