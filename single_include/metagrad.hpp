@@ -10377,6 +10377,14 @@ inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>
   }
   return {num_strides, sum_strides};
 }
+// how many buffers walk rng's axis by 1: a term of the buffer's index is rng itself
+inline std::int64_t buffers_walking_by_one(const std::vector<UOp>& bufs, const UOp& rng) {
+  std::int64_t n = 0;
+  for (const UOp& b : bufs)
+    for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
+      if (c == rng) ++n;
+  return n;
+}
 // metagrad's partial sums (Target::partial_sums): a reduce axis of at least 8 that divides by 4 along which
 // some loaded buffer moves by 1 (a term of its index is the range itself), the one most buffers do so
 // along; null if none
@@ -10388,21 +10396,13 @@ template <class K> UOp partial_sum_axis(const K& k) {
   std::int64_t best_n = 0;
   for (std::size_t axis : k.unrollable_dims()) {
     if (detail::range_type(rs[axis]) != AxisType::REDUCE || fs[axis] < 8 || fs[axis] % 4 != 0) continue;
-    std::int64_t n = 0;
-    for (const UOp& b : bufs)
-      for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
-        if (c == rs[axis]) ++n;
+    const std::int64_t n = buffers_walking_by_one(bufs, rs[axis]);
     if (n > best_n) best = rs[axis], best_n = n;
   }
   return best;
 }
 // a buffer's index has rng itself as a term: the buffer walks rng's axis by 1 (its lanes lie side by side)
-inline bool walked_by_one(const std::vector<UOp>& bufs, const UOp& rng) {
-  for (const UOp& b : bufs)
-    for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
-      if (c == rng) return true;
-  return false;
-}
+inline bool walked_by_one(const std::vector<UOp>& bufs, const UOp& rng) { return buffers_walking_by_one(bufs, rng) > 0; }
 // a gated load moves along rng: a padded input read at rng (its lanes need masks; masked vectors shorter
 // than two registers of the axis's lanes did not pay on the CPU)
 inline bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
