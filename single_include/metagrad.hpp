@@ -10411,9 +10411,8 @@ inline bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
   return false;
 }
 // the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along
-// one contiguous axis (vectors of `lanes`; the rest of the upcasts repeat them); 0 axis_lanes: packed densely
+// one contiguous axis (vectors of `lanes`; the rest of the upcasts repeat them)
 inline std::int64_t vector_regs(std::int64_t upcasts, std::int64_t axis_lanes, std::int64_t lanes) {
-  if (axis_lanes <= 0) return (upcasts + lanes - 1) / lanes;
   return upcasts / axis_lanes * ((axis_lanes + lanes - 1) / lanes);
 }
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
@@ -10463,10 +10462,10 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   // are then counted in the vector registers their accumulators take (detail::vector_regs): this loop goes
   // on while they are fewer than 4, a further upcast (by 2, 3 or 4) only while they stay at most 8, and
   // register blocking below doubles them to at most 12
-  bool wide = k.ren.float_lanes > 4 && !psum;
-  std::int64_t wide_axis_lanes = 0;  // the first upcast's lanes along its contiguous axis (0: none yet)
+  const bool wide = k.ren.float_lanes > 4 && !psum;
+  std::int64_t wide_axis_lanes = 0;  // the lanes of the first upcast when it was a wide one (then count in vectors)
   auto vector_regs = [&](std::int64_t upcasts) { return detail::vector_regs(upcasts, wide_axis_lanes, k.ren.float_lanes); };
-  auto widened = [&] { return wide && wide_axis_lanes > 0; };  // a wide upcast was made: count in vectors
+  auto widened = [&] { return wide_axis_lanes > 0; };
   std::vector<std::size_t> upcasted_axis;
   while (true) {
     const std::int64_t out_sz = detail::prod_known(k.output_shape(), k.upcastable_dims());
@@ -10512,11 +10511,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     // an upcast is at most 16 lanes: 20 is 4, then 5
     if (amount > 16) k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(axis), 4});
     k.apply_opt(Opt{OptOps::UPCAST, std::int64_t(axis), amount > 16 ? amount / 4 : amount});
-    // a first upcast that is not a wide one leaves the rest to tinygrad's rules
-    if (wide && upcasted_axis.empty()) {
-      if (amount > 4) wide_axis_lanes = amount;  // only a wide upcast takes more than 4
-      else wide = false;
-    }
+    // only a wide upcast takes more than 4 lanes; a first upcast that is not one leaves the rest to tinygrad's rules
+    if (wide && upcasted_axis.empty() && amount > 4) wide_axis_lanes = amount;
     upcasted_axis.push_back(axis);
   }
 

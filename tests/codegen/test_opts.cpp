@@ -178,37 +178,49 @@ TEST_CASE("opts: a full sum and a small reduce unroll as tinygrad does") {
   }
 }
 
+// a valid convolution out[co,y,x] = sum_{ci,ky,kx} img[ci, y+ky, x+kx] * w[co,ci,ky,kx] of co out channels,
+// ci in, k x k taps on an h x w image; check() runs a program of it on INTERP and compares with loops
+struct Conv {
+  int co, ci, k, h, w;
+  int oh() const { return h - k + 1; }
+  int ow() const { return w - k + 1; }
+  UOp ast() const {
+    const UOp out = param(0, dtypes::float32, co * oh() * ow()), img = param(1, dtypes::float32, ci * h * w),
+              wt = param(2, dtypes::float32, co * ci * k * k);
+    const UOp c = UOp::range(co, 0), y = UOp::range(oh(), 1), x = UOp::range(ow(), 2);
+    const UOp i = UOp::range(ci, 3, AxisType::REDUCE), ky = UOp::range(k, 4, AxisType::REDUCE), kx = UOp::range(k, 5, AxisType::REDUCE);
+    const UOp v = img.index({i * idx(h * w) + (y + ky) * idx(w) + x + kx}) * wt.index({c * idx(ci * k * k) + i * idx(k * k) + ky * idx(k) + kx});
+    return kernel({out.index({c * idx(oh() * ow()) + y * idx(ow()) + x}).store(v.reduce(Ops::ADD, {i, ky, kx})).end({c, y, x})});
+  }
+  void check(const Program& p) const {
+    INFO(p.name);
+    std::vector<float> o(std::size_t(co * oh() * ow()), -1), iv = iota_f(ci * h * w), wv = iota_f(co * ci * k * k, 1);
+    run(p, o, iv, wv);
+    for (int c = 0; c < co; ++c)
+      for (int yy = 0; yy < oh(); ++yy)
+        for (int xx = 0; xx < ow(); ++xx) {
+          float s = 0;
+          for (int i = 0; i < ci; ++i)
+            for (int a = 0; a < k; ++a)
+              for (int b = 0; b < k; ++b) s += iv[std::size_t((i * h + yy + a) * w + xx + b)] * wv[std::size_t(((c * ci + i) * k + a) * k + b)];
+          REQUIRE(o[std::size_t((c * oh() + yy) * ow() + xx)] == Approx(s).epsilon(1e-4));
+        }
+  }
+};
+
 TEST_CASE("opts: conv-like reduce (8 out channels, 4 in, 3x3 on 16x16) picks tinygrad's opts") {
-  // out[co,y,x] = sum_{ci,ky,kx} img[ci, y+ky, x+kx] * w[co,ci,ky,kx]
-  const UOp out = param(0, dtypes::float32, 8 * 14 * 14), img = param(1, dtypes::float32, 4 * 16 * 16), w = param(2, dtypes::float32, 8 * 4 * 9);
-  const UOp co = UOp::range(8, 0), y = UOp::range(14, 1), x = UOp::range(14, 2);
-  const UOp ci = UOp::range(4, 3, AxisType::REDUCE), ky = UOp::range(3, 4, AxisType::REDUCE), kx = UOp::range(3, 5, AxisType::REDUCE);
-  const UOp v = img.index({ci * idx(256) + (y + ky) * idx(16) + x + kx}) * w.index({co * idx(36) + ci * idx(9) + ky * idx(3) + kx});
-  const UOp ast = kernel({out.index({co * idx(196) + y * idx(14) + x}).store(v.reduce(Ops::ADD, {ci, ky, kx})).end({co, y, x})});
+  const Conv cv{8, 4, 3, 16, 16};
+  const UOp ast = cv.ast();
   CHECK(opts_str(heuristic_opts(ast, cpu())) ==
         "Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=0) Opt(op=OptOps.UNROLL, axis=1, arg=0) ");
   const Program p = to_program(ast, cpu());
   CHECK(p.name == "r_2_14_14_4_4_3_3");
-  std::vector<float> o(8 * 14 * 14, -1), iv = iota_f(4 * 256), wv = iota_f(8 * 36, 1);
-  run(p, o, iv, wv);
-  for (int c = 0; c < 8; ++c)
-    for (int yy = 0; yy < 14; ++yy)
-      for (int xx = 0; xx < 14; ++xx) {
-        float s = 0;
-        for (int i = 0; i < 4; ++i)
-          for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) s += iv[std::size_t(i * 256 + (yy + a) * 16 + xx + b)] * wv[std::size_t(c * 36 + i * 9 + a * 3 + b)];
-        REQUIRE(o[std::size_t(c * 196 + yy * 14 + xx)] == Approx(s).epsilon(1e-4));
-      }
+  cv.check(p);
 }
 
 TEST_CASE("opts: on a target with unaligned vectors a convolution upcasts x by 4 and blocks y by 2") {
-  // out[co,y,x] = sum_{ci,ky,kx} img[ci, y+ky, x+kx] * w[co,ci,ky,kx]: 32 out channels, 2 in, 5x5 on 16x16
-  const UOp out = param(0, dtypes::float32, 32 * 144), img = param(1, dtypes::float32, 2 * 256), w = param(2, dtypes::float32, 32 * 50);
-  const UOp co = UOp::range(32, 0), y = UOp::range(12, 1), x = UOp::range(12, 2);
-  const UOp ci = UOp::range(2, 3, AxisType::REDUCE), ky = UOp::range(5, 4, AxisType::REDUCE), kx = UOp::range(5, 5, AxisType::REDUCE);
-  const UOp v = img.index({ci * idx(256) + (y + ky) * idx(16) + x + kx}) * w.index({co * idx(50) + ci * idx(25) + ky * idx(5) + kx});
-  const UOp ast = kernel({out.index({co * idx(144) + y * idx(12) + x}).store(v.reduce(Ops::ADD, {ci, ky, kx})).end({co, y, x})});
+  const Conv cv{32, 2, 5, 16, 16};  // 32 out channels, 2 in, 5x5 on 16x16
+  const UOp ast = cv.ast();
   // tinygrad's choice: x by 3 (it tries 3 lanes first), then out channels by 4
   CHECK(opts_str(heuristic_opts(ast, cpu())) ==
         "Opt(op=OptOps.UPCAST, axis=2, arg=3) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=0) ");
@@ -218,31 +230,12 @@ TEST_CASE("opts: on a target with unaligned vectors a convolution upcasts x by 4
   CHECK(opts_str(heuristic_opts(ast, ua)) ==
         "Opt(op=OptOps.UPCAST, axis=2, arg=4) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UPCAST, axis=1, arg=2) "
         "Opt(op=OptOps.UNROLL, axis=2, arg=0) ");
-  std::vector<float> iv = iota_f(2 * 256), wv = iota_f(32 * 50, 1);
-  for (const Target& t : {cpu(), ua}) {
-    const Program p = to_program(ast, t);
-    INFO(p.name);
-    std::vector<float> o(32 * 144, -1);
-    run(p, o, iv, wv);
-    for (int c = 0; c < 32; ++c)
-      for (int yy = 0; yy < 12; ++yy)
-        for (int xx = 0; xx < 12; ++xx) {
-          float s = 0;
-          for (int i = 0; i < 2; ++i)
-            for (int a = 0; a < 5; ++a)
-              for (int b = 0; b < 5; ++b) s += iv[std::size_t(i * 256 + (yy + a) * 16 + xx + b)] * wv[std::size_t(c * 50 + i * 25 + a * 5 + b)];
-          REQUIRE(o[std::size_t(c * 144 + yy * 12 + xx)] == Approx(s).epsilon(1e-4));
-        }
-  }
+  for (const Target& t : {cpu(), ua}) cv.check(to_program(ast, t));
 }
 
 TEST_CASE("opts: with 8-lane vectors a convolution upcasts x of 20 whole, counts accumulators in vectors, loads 8 lanes") {
-  // out[co,y,x] = sum_{ci,ky,kx} img[ci, y+ky, x+kx] * w[co,ci,ky,kx]: 32 out channels, 2 in, 5x5 on 36x24 -> 32x20
-  const UOp out = param(0, dtypes::float32, 32 * 640), img = param(1, dtypes::float32, 2 * 864), w = param(2, dtypes::float32, 32 * 50);
-  const UOp co = UOp::range(32, 0), y = UOp::range(32, 1), x = UOp::range(20, 2);
-  const UOp ci = UOp::range(2, 3, AxisType::REDUCE), ky = UOp::range(5, 4, AxisType::REDUCE), kx = UOp::range(5, 5, AxisType::REDUCE);
-  const UOp v = img.index({ci * idx(864) + (y + ky) * idx(24) + x + kx}) * w.index({co * idx(50) + ci * idx(25) + ky * idx(5) + kx});
-  const UOp ast = kernel({out.index({co * idx(640) + y * idx(20) + x}).store(v.reduce(Ops::ADD, {ci, ky, kx})).end({co, y, x})});
+  const Conv cv{32, 2, 5, 36, 24};  // 32 out channels, 2 in, 5x5 on 36x24 -> 32x20
+  const UOp ast = cv.ast();
   Target wide = cpu(1);
   wide.unaligned_vectors = true, wide.register_blocking = true, wide.float_lanes = 8;
   // x whole (4 then 5: 8+8+4 lanes, 3 vectors), out channels by 2 (6 vectors; by 4 would be 12), y by 2
@@ -252,17 +245,7 @@ TEST_CASE("opts: with 8-lane vectors a convolution upcasts x of 20 whole, counts
   const Program p = to_program(ast, wide);
   CHECK(count_vec(p, Ops::LOAD, 8) > 0);
   CHECK(count_vec(p, Ops::STORE, 8) > 0);
-  std::vector<float> iv = iota_f(2 * 864), wv = iota_f(32 * 50, 1), o(32 * 640, -1);
-  run(p, o, iv, wv);
-  for (int c = 0; c < 32; ++c)
-    for (int yy = 0; yy < 32; ++yy)
-      for (int xx = 0; xx < 20; ++xx) {
-        float s = 0;
-        for (int i = 0; i < 2; ++i)
-          for (int a = 0; a < 5; ++a)
-            for (int b = 0; b < 5; ++b) s += iv[std::size_t(i * 864 + (yy + a) * 24 + xx + b)] * wv[std::size_t(c * 50 + i * 25 + a * 5 + b)];
-        REQUIRE(o[std::size_t(c * 640 + yy * 20 + xx)] == Approx(s).epsilon(1e-4));
-      }
+  cv.check(p);
 }
 
 TEST_CASE("opts: with 8-lane vectors a padded convolution's gated taps load as masked vectors of 8") {
