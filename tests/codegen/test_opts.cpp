@@ -419,6 +419,61 @@ TEST_CASE("opts: on a target with partial sums a convolution's weight gradient s
   }
 }
 
+TEST_CASE("opts: with 8-lane vectors a split weight gradient sums x in 8 lanes apart and loops over its batch group outermost") {
+  // the first kernel of a split weight gradient (tinygrad's split_reduceop): dw[co,ci,ky,kx,grp] =
+  // sum_{n,y,x} g[grp*2+n, co, y, x] * img[grp*2+n, ci, y+ky, x+kx]; 32 out channels, 2 in, 3x3 on 10x10 (g 8x8),
+  // 8 groups of 2 images. The group is a LOOP axis both inputs move along; no other output axis is
+  const int CO = 32, CI = 2, K = 3, H = 10, G = 8, GRP = 8, N = 2;
+  const UOp dw = param(0, dtypes::float32, CO * CI * K * K * GRP), g = param(1, dtypes::float32, GRP * N * CO * G * G),
+            img = param(2, dtypes::float32, GRP * N * CI * H * H);
+  const UOp co = UOp::range(CO, 0), ci = UOp::range(CI, 1), ky = UOp::range(K, 2), kx = UOp::range(K, 3), grp = UOp::range(GRP, 4);
+  const UOp n = UOp::range(N, 5, AxisType::REDUCE), y = UOp::range(G, 6, AxisType::REDUCE), x = UOp::range(G, 7, AxisType::REDUCE);
+  const UOp b = grp * idx(N) + n;
+  const UOp v = g.index({b * idx(CO * G * G) + co * idx(G * G) + y * idx(G) + x}) *
+                img.index({b * idx(CI * H * H) + ci * idx(H * H) + (y + ky) * idx(H) + x + kx});
+  const UOp out = dw.index({co * idx(CI * K * K * GRP) + ci * idx(K * K * GRP) + ky * idx(K * GRP) + kx * idx(GRP) + grp});
+  const UOp ast = kernel({out.store(v.reduce(Ops::ADD, {n, y, x})).end({co, ci, ky, kx, grp})});
+  Target t = cpu(1);
+  t.unaligned_vectors = t.masked_loads = t.register_blocking = true;
+  t.partial_sums = 96, t.float_lanes = 8, t.inputs_axis_outermost = true;
+  // kx whole and out channels by 4 (12 outputs of 8 lanes: 96), x unrolled by 8, the group swapped with co
+  CHECK(opts_str(heuristic_opts(ast, t)) ==
+        "Opt(op=OptOps.UPCAST, axis=3, arg=3) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=8) "
+        "Opt(op=OptOps.SWAP, axis=0, arg=3) ");
+  const Program p = to_program(ast, t);
+  std::int64_t lanes = 0;
+  for (const UOp& u : p.uops) if (u.op() == Ops::DEFINE_REG) lanes += u.dtype().size * u.dtype().base().count;
+  CHECK(lanes == 96);
+  CHECK(count_vec(p, Ops::LOAD, 8) > 0);
+  // the outermost loop is the group's
+  const auto first_range = std::find_if(p.uops.begin(), p.uops.end(), [](const UOp& u) { return u.op() == Ops::RANGE; });
+  REQUIRE(first_range != p.uops.end());
+  CHECK(first_range->src(0).arg().as_int() == GRP);
+  // without 8-lane vectors or the loop order: 4 lanes apart (48 in all), co outermost; all three agree with loops
+  Target t4 = t;
+  t4.float_lanes = 4, t4.inputs_axis_outermost = false;
+  CHECK(opts_str(heuristic_opts(ast, t4)) ==
+        "Opt(op=OptOps.UPCAST, axis=3, arg=3) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=4) ");
+  std::vector<float> gv = iota_f(GRP * N * CO * G * G), iv = iota_f(GRP * N * CI * H * H, 1);
+  for (const Program& q : {p, to_program(ast, t4), to_program(ast, cpu(1))}) {
+    INFO(q.name);
+    std::vector<float> o(std::size_t(CO * CI * K * K * GRP), -1);
+    run(q, o, gv, iv);
+    for (int c = 0; c < CO; ++c)
+      for (int i = 0; i < CI; ++i)
+        for (int a = 0; a < K; ++a)
+          for (int bb = 0; bb < K; ++bb)
+            for (int r = 0; r < GRP; ++r) {
+              float s = 0;
+              for (int nn = r * N; nn < r * N + N; ++nn)
+                for (int yy = 0; yy < G; ++yy)
+                  for (int xx = 0; xx < G; ++xx)
+                    s += gv[std::size_t(((nn * CO + c) * G + yy) * G + xx)] * iv[std::size_t(((nn * CI + i) * H + yy + a) * H + xx + bb)];
+              REQUIRE(o[std::size_t((((c * CI + i) * K + a) * K + bb) * GRP + r)] == Approx(s).epsilon(1e-5));
+            }
+  }
+}
+
 TEST_CASE("opts: SWAP trades the places of two loop axes; other axes are errors") {
   // out[j*4+i] = a[i*6+j] * 2: a transpose, so the two ranges stay apart
   const UOp out = param(0, dtypes::float32, 24), a = param(1, dtypes::float32, 24);

@@ -51,6 +51,10 @@ struct Target {
   // then feed vector FMAs instead of a scalar chain per output). 0: tinygrad's, the lanes are added every
   // iteration
   std::int64_t partial_sums = 0;
+  // metagrad's loop order for caches (a CPU): a reduce's LOOP axis along which every input moves (the group
+  // axis of a split reduce, tinygrad's split_reduceop) runs outermost, so the loops inside it read one slice
+  // of each input, which stays in cache, instead of the whole of them once per output tile
+  bool inputs_axis_outermost = false;
   // tinygrad's Renderer.extra_matcher: the backend's own rewrite of the kernel, run as its own pass after the final rewrite
   // (the LLVM renderer computes bfloat16 in float32 and converts by hand: a CPU without native bfloat16
   // would call compiler-rt's __truncsfbf2, which the JIT does not have). Null: none.

@@ -70,6 +70,7 @@ template <class = void> Target device_target(DeviceKind k) {
   t.float_lanes = 8;
   t.register_blocking = true;
   t.partial_sums = 96;  // accumulators in at most 12 of the 16 AVX2 vector registers
+  t.inputs_axis_outermost = true;
   t.threads = getenv_int("THREADS", cpu_count());
   if (t.threads < 1) throw Error("THREADS=" + std::to_string(t.threads) + ": must be at least 1");
   return t;
