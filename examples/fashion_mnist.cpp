@@ -5,7 +5,7 @@
 // The model, optimizer (Adam, tinygrad's defaults) and loop are tinygrad's: batches of BS (512) images
 // drawn at random from the 60,000 training images, STEPS (70) steps, the accuracy on all 10,000 test
 // images every 10 steps and at the end. The data is Debian's dataset-fashion-mnist. The last line printed
-// is the final test accuracy.
+// is the final test accuracy. SEED (unset) fixes the random numbers.
 #include <cstdio>
 #include <metagrad/metagrad.hpp>
 #include <metagrad/nn/datasets.hpp>
@@ -32,6 +32,9 @@ int main() try {
   auto data = nn::datasets::fashion_mnist();
   Tensor &X_train = std::get<0>(data), &Y_train = std::get<1>(data), &X_test = std::get<2>(data), &Y_test = std::get<3>(data);
   const std::int64_t steps = getenv_int("STEPS", 70), bs = getenv_int("BS", 512);
+  // SEED, when set, fixes the initial weights and the batches drawn (else they change with the time, as
+  // tinygrad's do), so that two runs or two builds can be compared exactly
+  if (const std::int64_t seed = getenv_int("SEED", -1); seed >= 0) Tensor::manual_seed(std::uint64_t(seed));
 
   Model model;
   auto opt = nn::Adam(nn::get_parameters(model));
