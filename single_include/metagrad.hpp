@@ -10046,10 +10046,11 @@ inline UOp add_gpudims(const UOp& sink) {
 // (3 or 4 lanes, 4 first on targets with unaligned vectors, up to 32 in all), block one more by 2
 // where the target asks for register blocking, unroll a small last reduce (or by 4), upcast by 4 when
 // nothing is, then split the first LOOP axis that divides over threads. On a target with partial sums, a
-// reduce along an axis some input walks by 1 unrolls that axis by 4 instead, with fewer upcasts and no
+// reduce along an axis some input walks by 1 unrolls that axis by 4 (8) instead, with fewer upcasts and no
 // blocking. On a target with 8-lane float vectors the first upcast of a contiguous axis is 8 lanes or the
-// whole axis, and the upcasts after it are counted in vector registers instead of lanes. Opts that do not
-// apply are skipped, as tinygrad's try/except KernelOptError.
+// whole axis, and the upcasts after it are counted in vector registers instead of lanes. A reduce's LOOP axis
+// along which every input moves (a split reduce's group) runs outermost where the target asks. Opts that do
+// not apply are skipped, as tinygrad's try/except KernelOptError.
 
 
 // ---- metagrad/codegen/opts.hpp ----
@@ -10437,11 +10438,11 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   if (k.ren.has_local) return k;  // the GROUP/LOCAL/matvec heuristics are not ported: no backend here has locals
 
   // metagrad's partial sums (Target::partial_sums, the CPU): a reduce along an axis some input is contiguous
-  // along is unrolled by 4 on it, each lane a partial sum (4 lanes of a vector). The accumulators are then 4
-  // per output: the upcasts stop at partial_sums / 4 outputs (tinygrad's 7 * 7 for small masked axes and 32
-  // would spill), and register blocking, for kernels whose loads are broadcast, is not done.
+  // along is unrolled on it by one vector (4 lanes, 8 where the target has 8-lane vectors and 8 divides the
+  // axis), each lane a partial sum. The accumulators are then 4 or 8 per output: the upcasts stop at
+  // partial_sums / lanes outputs (tinygrad's 7 * 7 for small masked axes and 32 would spill), and register
+  // blocking, for kernels whose loads are broadcast, is not done.
   const UOp psum = k.ren.partial_sums >= 8 ? detail::partial_sum_axis(k) : UOp();
-  // a vector register of partial sums: 8 lanes where the target has them and the axis divides by 8, else 4
   const std::int64_t psum_lanes = psum && k.ren.float_lanes > 4 && psum.src(0).arg().as_int() % k.ren.float_lanes == 0 ? k.ren.float_lanes : 4;
   const std::int64_t psum_cap = k.ren.partial_sums / psum_lanes;
 
@@ -10590,8 +10591,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
   }
 
   // metagrad's loop order for caches (Target::inputs_axis_outermost): a reduce's LOOP axis along which every
-  // input moves goes outermost (a split weight gradient's batch group: conv3's 5x faster than looping over
-  // the whole batch inside each output tile)
+  // input moves goes outermost (a split weight gradient's batch group: conv2's 1.3x, conv3's 1.2x faster than
+  // looping over the whole batch inside each output tile)
   if (k.ren.inputs_axis_outermost && !k.unrollable_dims().empty()) {
     const auto rs = k.rngs();
     const auto loops = k.axes_of({AxisType::LOOP});
