@@ -5,7 +5,7 @@
 // The model, optimizer (Adam, tinygrad's defaults) and loop are tinygrad's: batches of BS (512) images
 // drawn at random from the 60,000 training images, STEPS (70) steps, the accuracy on all 10,000 test
 // images every 10 steps and at the end. The data is Debian's dataset-fashion-mnist. The last line printed
-// is the final test accuracy. SEED (unset) fixes the random numbers.
+// is the final test accuracy. SEED, when set, fixes the random numbers (weights and batches).
 #include <cstdio>
 #include <metagrad/metagrad.hpp>
 #include <metagrad/nn/datasets.hpp>

@@ -50,6 +50,12 @@ int count_vec(const Program& p, Ops o, int width) {
     return d.count == width;
   }));
 }
+// the accumulator lanes a program keeps (its DEFINE_REGs' elements times their vector width)
+std::int64_t reg_lanes(const Program& p) {
+  std::int64_t n = 0;
+  for (const UOp& u : p.uops) if (u.op() == Ops::DEFINE_REG) n += u.dtype().size * u.dtype().base().count;
+  return n;
+}
 std::vector<float> iota_f(int n, float start = 0) {
   auto v = std::vector<float>(std::size_t(n));
   for (int i = 0; i < n; ++i) v[std::size_t(i)] = start + float(i % 13) * 0.5f;
@@ -365,11 +371,6 @@ TEST_CASE("opts: on a target with partial sums a convolution's weight gradient s
   // out channels by 4 (img stays put along them), then x, which both inputs walk by 1, unrolled by 4:
   // 16 accumulator lanes, 4 per output, added across after the loop
   CHECK(opts_str(heuristic_opts(ast, ps)) == "Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=1, arg=4) ");
-  auto reg_lanes = [](const Program& p) {
-    std::int64_t n = 0;
-    for (const UOp& u : p.uops) if (u.op() == Ops::DEFINE_REG) n += u.dtype().size * u.dtype().base().count;
-    return n;
-  };
   const Program pp = to_program(ast, ps);
   CHECK(reg_lanes(pp) == 16);
   // the same opts without partial sums: one accumulator per output
@@ -441,9 +442,7 @@ TEST_CASE("opts: with 8-lane vectors a split weight gradient sums x in 8 lanes a
         "Opt(op=OptOps.UPCAST, axis=3, arg=3) Opt(op=OptOps.UPCAST, axis=0, arg=4) Opt(op=OptOps.UNROLL, axis=2, arg=8) "
         "Opt(op=OptOps.SWAP, axis=0, arg=3) ");
   const Program p = to_program(ast, t);
-  std::int64_t lanes = 0;
-  for (const UOp& u : p.uops) if (u.op() == Ops::DEFINE_REG) lanes += u.dtype().size * u.dtype().base().count;
-  CHECK(lanes == 96);
+  CHECK(reg_lanes(p) == 96);
   CHECK(count_vec(p, Ops::LOAD, 8) > 0);
   // the outermost loop is the group's
   const auto first_range = std::find_if(p.uops.begin(), p.uops.end(), [](const UOp& u) { return u.op() == Ops::RANGE; });
