@@ -285,6 +285,45 @@ TEST_CASE("opts: with 8-lane vectors a padded convolution's gated taps load as m
       }
 }
 
+TEST_CASE("opts: a fused relu is not a mask: a 6x6 convolution output takes 6-lane vectors, not 36 scalars") {
+  // out[b,co,y,x] = sum_{ci,ky,kx} relu(img[b,ci,y+ky,x+kx]) * w[co,ci,ky,kx]: conv4 of beautiful_mnist, smaller
+  // (4 images, 4 in and 16 out channels, 8x8 -> 6x6). relu's where(x > 0, x, 0) depends on y and x through the
+  // load; tinygrad's small-masked-axes rule took it for a valid mask and upcast y and x whole (36 scalar
+  // accumulators, half the speed on the CPU)
+  constexpr int B = 4, CI = 4, CO = 16;
+  const UOp out = param(0, dtypes::float32, B * CO * 36), img = param(1, dtypes::float32, B * CI * 64), w = param(2, dtypes::float32, CO * CI * 9);
+  const UOp b = UOp::range(B, 0), co = UOp::range(CO, 1), y = UOp::range(6, 2), x = UOp::range(6, 3);
+  const UOp ci = UOp::range(CI, 4, AxisType::REDUCE), ky = UOp::range(3, 5, AxisType::REDUCE), kx = UOp::range(3, 6, AxisType::REDUCE);
+  const UOp px = img.index({b * idx(CI * 64) + ci * idx(64) + (y + ky) * idx(8) + x + kx});
+  const UOp zero = UOp::const_(dtypes::float32, 0.0);
+  const UOp v = (zero < px).where(px, zero) * w.index({co * idx(CI * 9) + ci * idx(9) + ky * idx(3) + kx});
+  const UOp ast = kernel({out.index({b * idx(CO * 36) + co * idx(36) + y * idx(6) + x}).store(v.reduce(Ops::ADD, {ci, ky, kx})).end({b, co, y, x})});
+  Target wide = cpu(1);
+  wide.unaligned_vectors = true, wide.masked_loads = true, wide.register_blocking = true, wide.float_lanes = 8;
+  const std::vector<Opt> opts = heuristic_opts(ast, wide);
+  INFO(opts_str(opts));
+  // x (axis 3) in one 6-lane upcast, y (axis 2) not whole
+  CHECK(std::any_of(opts.begin(), opts.end(), [](const Opt& o) { return o.op == OptOps::UPCAST && o.axis == 3 && (o.arg == 0 || o.arg == 6); }));
+  CHECK(std::none_of(opts.begin(), opts.end(), [](const Opt& o) { return o.op == OptOps::UPCAST && o.axis == 2 && (o.arg == 0 || o.arg == 6); }));
+  const Program p = to_program(ast, wide);
+  // the row of 6 loads as vectors (the CPU splits 6 lanes into widths it folds), not as 6 scalars
+  CHECK(std::any_of(p.uops.begin(), p.uops.end(), [](const UOp& u) { return u.op() == Ops::LOAD && u.dtype().count > 1; }));
+  std::vector<float> iv(std::size_t(B * CI * 64)), wv = iota_f(CO * CI * 9, -3), o(std::size_t(B * CO * 36), -1);
+  for (std::size_t i = 0; i < iv.size(); ++i) iv[i] = float(int(i * 7 % 11) - 5) * 0.5f;  // negatives too, for relu
+  run(p, o, iv, wv);
+  for (int bb = 0; bb < B; ++bb)
+    for (int c = 0; c < CO; ++c)
+      for (int yy = 0; yy < 6; ++yy)
+        for (int xx = 0; xx < 6; ++xx) {
+          float s = 0;
+          for (int i = 0; i < CI; ++i)
+            for (int a = 0; a < 3; ++a)
+              for (int e = 0; e < 3; ++e)
+                s += std::max(iv[std::size_t(bb * CI * 64 + i * 64 + (yy + a) * 8 + xx + e)], 0.0f) * wv[std::size_t(c * CI * 9 + i * 9 + a * 3 + e)];
+          REQUIRE(o[std::size_t(bb * CO * 36 + c * 36 + yy * 6 + xx)] == Approx(s).epsilon(1e-5).margin(1e-4));
+        }
+}
+
 TEST_CASE("opts: explicit opts apply exactly, NOOPT applies none, bad opts are errors naming the opt") {
   const UOp ast = matmul(16);
   std::vector<Opt> opts{{OptOps::UPCAST, 0, 2}, {OptOps::UNROLL, 0, 8}, {OptOps::UPCAST, 1, 4}};
