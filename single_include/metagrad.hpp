@@ -7824,9 +7824,9 @@ template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
 //    INDEX(PARAM i, idx) (a load; a padded index is `valid.where(idx, Invalid)`), REDUCE(value, ranges)
 //    reduces, and ranges are renumbered from 0 so that identical kernels are the same interned UOp.
 //
-// 0. Before all that, tinygrad's split_reduceop: a reduce of at least REDUCEOP_SPLIT_THRESHOLD (32768)
-//    inputs per output becomes two kernels, the first with up to 256 outputs, so that it runs on
-//    several threads (SPLIT_REDUCEOP=0 turns it off, as in tinygrad).
+// 0. Before all that, tinygrad's split_reduceop: a reduce of at least REDUCEOP_SPLIT_THRESHOLD (32768;
+//    16384 for a CPU schedule, see split_threshold) inputs per output becomes two kernels, the first with
+//    up to 256 outputs, so that it runs on several threads (SPLIT_REDUCEOP=0 turns it off, as in tinygrad).
 //
 // A root may be given a target BUFFER (tinygrad's assign: a STORE into the target): its kernel writes
 // there instead of into a new buffer.
@@ -8423,11 +8423,20 @@ class Rangeify {
       if (const UOp* r = repl.find(roots_[i].node())) roots_[i] = *r;
     return true;
   }
-  static std::optional<UOp> split_reduceop(const UOp& reduce, const Shape& rshape, const Shape& xshape, detail::PtrMap<std::optional<Shape>>& shapes) {
-    static const std::int64_t threshold = getenv_int("REDUCEOP_SPLIT_THRESHOLD", 32768);
+  // tinygrad's REDUCEOP_SPLIT_THRESHOLD: the inputs per output from which a reduce is split, 32768. metagrad
+  // splits from 16384 on the CPU: its CPU kernels have no grouped (LOCAL) reductions, so an unsplit reduce
+  // streams all of its inputs once per tile of outputs (beautiful_mnist's conv4 weight gradient, 18,432 per
+  // output over 12.7 MB of inputs, ran 143 -> 63 ms on one thread split). The variable, when set, is used
+  // on every device.
+  std::int64_t split_threshold() const {
+    static const std::int64_t env = getenv_int("REDUCEOP_SPLIT_THRESHOLD", -1);
+    if (env >= 0) return env;
+    return default_device_ == "CPU" || default_device_.rfind("CPU:", 0) == 0 ? 16384 : 32768;
+  }
+  std::optional<UOp> split_reduceop(const UOp& reduce, const Shape& rshape, const Shape& xshape, detail::PtrMap<std::optional<Shape>>& shapes) const {
     static const std::int64_t split_size = getenv_int("REDUCEOP_SPLIT_SIZE", 22);
     const std::int64_t rprod = shape_prod(rshape);
-    if (rprod == 0 || shape_prod(xshape) / rprod < threshold) return std::nullopt;
+    if (rprod == 0 || shape_prod(xshape) / rprod < split_threshold()) return std::nullopt;
     // which axes of x reach its base (the first non-movement node below it): an expanded axis does not,
     // and splitting it would reduce copies of the same values in the first kernel
     const UOp& x = reduce.src(0);

@@ -109,6 +109,18 @@ TEST_CASE("split_reduceop: kernel counts as tinygrad's", "[schedule][split]") {
   CHECK(kernels(E.expand({4096, 64}).sum()) == 2);  // the expanded axis is not split, the other one is
 }
 
+TEST_CASE("split_reduceop: a CPU schedule splits from 16384 inputs per output, others from tinygrad's 32768", "[schedule][split]") {
+  // 64 sums of 18,432 (beautiful_mnist's conv4 weight gradient reduces 18,432 per output): split on the CPU,
+  // where an unsplit reduce streams its inputs once per tile of outputs; tinygrad's threshold elsewhere
+  const Tensor A = Tensor::empty({64, 18432}), B = Tensor::empty({64, 16383});
+  CHECK(create_schedule({A.sum(1).uop()}, "CPU").items.size() == 2);
+  CHECK(create_schedule({A.sum(1).uop()}, "NULL").items.size() == 1);
+  CHECK(create_schedule({B.sum(1).uop()}, "CPU").items.size() == 1);  // under the threshold
+  const Tensor C = Tensor::from(ramp(8 * 18432, 0.125f, -1.0f), {8, 18432});
+  CHECK(create_schedule({C.sum(1).uop()}, "CPU").items.size() == 2);
+  check_against_reference(C.sum(1), 1e-2, 1e-5);
+}
+
 TEST_CASE("split_reduceop: split reductions compute what the reference does", "[engine][split]") {
   for (const std::string dev : {"CPU", "INTERP"}) {
     Tensor Y = Tensor::from(ramp(4096 * 64, 0.125f, -1.0f), {4096, 64}, std::nullopt, dev);
