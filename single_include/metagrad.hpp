@@ -1745,7 +1745,12 @@ class PtrMap {
   // empties the map; a big table is dropped rather than swept, so reuse costs little
   void clear() {
     if (size_ == 0) return;
-    if (keys_.size() > 1024) return rehash(16);
+    if (keys_.size() > 1024) {  // (not rehash(16): that would insert every entry again)
+      keys_.assign(16, nullptr);
+      vals_.assign(16, V{});
+      mask_ = 15, size_ = 0;
+      return;
+    }
     std::fill(keys_.begin(), keys_.end(), nullptr);
     std::fill(vals_.begin(), vals_.end(), V{});
     size_ = 0;
@@ -13064,6 +13069,18 @@ struct Diagnostics {
 
 template <class = void> const HostTarget& host_target() { return detail::host().info; }
 
+namespace detail {
+// set once a compile() has finished. ThreadSanitizer saw libLLVM make a lock of its pass timers on first
+// use while another thread used it, so the first compile of a process runs alone (the engine's parallel
+// compiles wait for it); after that, compiles on separate contexts run on several threads at once
+template <class = void> std::atomic<bool>& warmed_flag() {
+  static std::atomic<bool> f = false;
+  return f;
+}
+}  // namespace detail
+// some compile() has run to its end in this process, so others may run on several threads at once
+template <class = void> bool warmed_up() { return detail::warmed_flag().load(std::memory_order_acquire); }
+
 // LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
 // pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
 // LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
@@ -13122,7 +13139,9 @@ template <class = void> std::string compile(const std::string& ir, const std::st
   take_message(api, err);
   Defer obj_guard{[&] { api.LLVMDisposeMemoryBuffer(obj); }};
   check_diags();
-  return std::string(api.LLVMGetBufferStart(obj), api.LLVMGetBufferSize(obj));
+  std::string out(api.LLVMGetBufferStart(obj), api.LLVMGetBufferSize(obj));
+  detail::warmed_flag().store(true, std::memory_order_release);
+  return out;
 }
 
 // One ORC LLJIT for the process, made on first use. Each loaded object goes into a JITDylib of its
@@ -13378,6 +13397,7 @@ class Engine {
   }
 
   void run(const Schedule& s) {
+    precompile(s);
     for (const ScheduleItem& item : s.items) run_item(item);
   }
   // kernels run so far, copies included (tinygrad's GlobalCounters.kernel_count)
@@ -13394,6 +13414,39 @@ class Engine {
   detail::Mutex mu_;
   std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
   std::atomic<std::int64_t> runs_ = 0;
+
+  // Compiles the CPU kernels of s that are not cached yet on the worker threads, before any runs: a first
+  // step's kernels (a hundred or so) compile in parallel instead of one by one between the runs. Each LLVM
+  // compile has a context of its own, and interning and the rewrite engines are thread-safe. A kernel that
+  // fails to compile here is left out; run_item compiles it again and reports the error where it runs.
+  void precompile(const Schedule& s) {
+    const std::int64_t threads = device_target(DeviceKind::CPU).threads;
+    if (threads < 2) return;
+    std::vector<UOp> todo;
+    {
+      detail::LockGuard lock(mu_);
+      const auto& c = cache_[std::size_t(DeviceKind::CPU)];
+      for (const ScheduleItem& item : s.items)
+        if (item.ast.op() != Ops::COPY && device_kind(item.device) == DeviceKind::CPU && !c.contains(item.ast.node()) &&
+            std::find(todo.begin(), todo.end(), item.ast) == todo.end())
+          todo.push_back(item.ast);
+    }
+    // the first compiles of the process run here alone until one has gone through LLVM (llvm::warmed_up)
+    std::size_t first = 0;
+    for (; first < todo.size() && !llvm::warmed_up(); ++first) try {
+        get(todo[first], DeviceKind::CPU);
+      } catch (...) {
+      }
+    if (todo.size() - first < 2) return;
+    std::atomic<std::size_t> next = first;
+    auto task = [&](std::int64_t) {
+      for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < todo.size();) try {
+          get(todo[i], DeviceKind::CPU);
+        } catch (...) {
+        }
+    };
+    WorkerPool<T>::instance().run(std::min<std::int64_t>(threads, std::int64_t(todo.size() - first)), task);
+  }
 
   void run_item(const ScheduleItem& item) {
     const DeviceKind k = device_kind(item.device);

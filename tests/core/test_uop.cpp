@@ -1013,3 +1013,20 @@ TEST_CASE("uop: every ALU op has a builder that makes one node of it", "[core][u
   CHECK(a.cmpeq(b).dtype() == dtypes::bool_);
   CHECK(a.mulacc(b, c).src(2) == c);
 }
+
+TEST_CASE("PtrMap: clear empties a big table too, so a reused rewrite scratch starts empty", "[uop][ptrmap]") {
+  // a rewrite's scratch keeps its node -> slot table between rewrites of a thread; clear() used to
+  // re-insert every entry of a table over 1024 slots, so the next rewrite saw stale replacements for
+  // nodes made at the same addresses (a use after free once rewrites ran on two threads)
+  mg::detail::PtrMap<int> m;
+  std::vector<int> keys(2000);
+  for (std::size_t i = 0; i < keys.size(); ++i) m.set(&keys[i], int(i) + 1);
+  REQUIRE(m.size() == 2000);
+  m.clear();
+  CHECK(m.size() == 0);
+  for (const int& k : keys) REQUIRE(m.find(&k) == nullptr);
+  m.set(&keys[7], 5);
+  CHECK(m.size() == 1);
+  CHECK(*m.find(&keys[7]) == 5);
+  CHECK(m.find(&keys[8]) == nullptr);
+}

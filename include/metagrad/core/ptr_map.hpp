@@ -39,7 +39,12 @@ class PtrMap {
   // empties the map; a big table is dropped rather than swept, so reuse costs little
   void clear() {
     if (size_ == 0) return;
-    if (keys_.size() > 1024) return rehash(16);
+    if (keys_.size() > 1024) {  // (not rehash(16): that would insert every entry again)
+      keys_.assign(16, nullptr);
+      vals_.assign(16, V{});
+      mask_ = 15, size_ = 0;
+      return;
+    }
     std::fill(keys_.begin(), keys_.end(), nullptr);
     std::fill(vals_.begin(), vals_.end(), V{});
     size_ = 0;

@@ -12,6 +12,7 @@
 // from the host allocator's cache of freed buffers (runtime/allocator.hpp, tinygrad's LRUAllocator).
 // DEBUG (environment, read once): 2 prints a line per kernel run with its time, GFLOP/s and GB/s, 3 the
 // kernel ASTs, 4 the generated source, 5 the linear UOps.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -115,6 +116,7 @@ class Engine {
   }
 
   void run(const Schedule& s) {
+    precompile(s);
     for (const ScheduleItem& item : s.items) run_item(item);
   }
   // kernels run so far, copies included (tinygrad's GlobalCounters.kernel_count)
@@ -131,6 +133,39 @@ class Engine {
   detail::Mutex mu_;
   std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
   std::atomic<std::int64_t> runs_ = 0;
+
+  // Compiles the CPU kernels of s that are not cached yet on the worker threads, before any runs: a first
+  // step's kernels (a hundred or so) compile in parallel instead of one by one between the runs. Each LLVM
+  // compile has a context of its own, and interning and the rewrite engines are thread-safe. A kernel that
+  // fails to compile here is left out; run_item compiles it again and reports the error where it runs.
+  void precompile(const Schedule& s) {
+    const std::int64_t threads = device_target(DeviceKind::CPU).threads;
+    if (threads < 2) return;
+    std::vector<UOp> todo;
+    {
+      detail::LockGuard lock(mu_);
+      const auto& c = cache_[std::size_t(DeviceKind::CPU)];
+      for (const ScheduleItem& item : s.items)
+        if (item.ast.op() != Ops::COPY && device_kind(item.device) == DeviceKind::CPU && !c.contains(item.ast.node()) &&
+            std::find(todo.begin(), todo.end(), item.ast) == todo.end())
+          todo.push_back(item.ast);
+    }
+    // the first compiles of the process run here alone until one has gone through LLVM (llvm::warmed_up)
+    std::size_t first = 0;
+    for (; first < todo.size() && !llvm::warmed_up(); ++first) try {
+        get(todo[first], DeviceKind::CPU);
+      } catch (...) {
+      }
+    if (todo.size() - first < 2) return;
+    std::atomic<std::size_t> next = first;
+    auto task = [&](std::int64_t) {
+      for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < todo.size();) try {
+          get(todo[i], DeviceKind::CPU);
+        } catch (...) {
+        }
+    };
+    WorkerPool<T>::instance().run(std::min<std::int64_t>(threads, std::int64_t(todo.size() - first)), task);
+  }
 
   void run_item(const ScheduleItem& item) {
     const DeviceKind k = device_kind(item.device);

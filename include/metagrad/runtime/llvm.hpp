@@ -96,6 +96,18 @@ struct Diagnostics {
 
 template <class = void> const HostTarget& host_target() { return detail::host().info; }
 
+namespace detail {
+// set once a compile() has finished. ThreadSanitizer saw libLLVM make a lock of its pass timers on first
+// use while another thread used it, so the first compile of a process runs alone (the engine's parallel
+// compiles wait for it); after that, compiles on separate contexts run on several threads at once
+template <class = void> std::atomic<bool>& warmed_flag() {
+  static std::atomic<bool> f = false;
+  return f;
+}
+}  // namespace detail
+// some compile() has run to its end in this process, so others may run on several threads at once
+template <class = void> bool warmed_up() { return detail::warmed_flag().load(std::memory_order_acquire); }
+
 // LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
 // pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
 // LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
@@ -154,7 +166,9 @@ template <class = void> std::string compile(const std::string& ir, const std::st
   take_message(api, err);
   Defer obj_guard{[&] { api.LLVMDisposeMemoryBuffer(obj); }};
   check_diags();
-  return std::string(api.LLVMGetBufferStart(obj), api.LLVMGetBufferSize(obj));
+  std::string out(api.LLVMGetBufferStart(obj), api.LLVMGetBufferSize(obj));
+  detail::warmed_flag().store(true, std::memory_order_release);
+  return out;
 }
 
 // One ORC LLJIT for the process, made on first use. Each loaded object goes into a JITDylib of its
