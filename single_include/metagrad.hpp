@@ -13420,8 +13420,6 @@ class Engine {
   // compile has a context of its own, and interning and the rewrite engines are thread-safe. A kernel that
   // fails to compile here is left out; run_item compiles it again and reports the error where it runs.
   void precompile(const Schedule& s) {
-    const std::int64_t threads = device_target(DeviceKind::CPU).threads;
-    if (threads < 2) return;
     std::vector<UOp> todo;
     {
       detail::LockGuard lock(mu_);
@@ -13431,6 +13429,10 @@ class Engine {
             std::find(todo.begin(), todo.end(), item.ast) == todo.end())
           todo.push_back(item.ast);
     }
+    // a step whose kernels are all cached (every step after the first) stops here, before reading THREADS
+    if (todo.size() < 2) return;
+    const std::int64_t threads = device_target(DeviceKind::CPU).threads;
+    if (threads < 2) return;
     // the first compiles of the process run here alone until one has gone through LLVM (llvm::warmed_up)
     std::size_t first = 0;
     for (; first < todo.size() && !llvm::warmed_up(); ++first) try {
