@@ -1206,7 +1206,7 @@ class UOp {
 
   // ---- graph queries ----
   std::vector<UOp> toposort() const;  // sources before users; iterative
-  UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
+  template <class = void> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
   // tinygrad's substitute(map, extra_pm=...): the extra rewriter (a rule set) is tried on each node first
   template <class RW> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk = false) const;
   std::optional<AddrSpace> addrspace() const;
@@ -1214,10 +1214,10 @@ class UOp {
 
   // ---- symbolic queries (core/bounds.hpp, core/algebra.hpp) ----
   // tinygrad's vmin/vmax: bounds on every value this node can take, computed once per node
-  SymVal vmin() const { return min_max().first; }
-  SymVal vmax() const { return min_max().second; }
-  const std::pair<SymVal, SymVal>& min_max() const;
-  bool overflows(DType dt) const;  // some value is outside dt's range
+  template <class = void> SymVal vmin() const { return min_max().first; }
+  template <class = void> SymVal vmax() const { return min_max().second; }
+  template <class = void> const std::pair<SymVal, SymVal>& min_max() const;
+  template <class = void> bool overflows(DType dt) const;  // some value is outside dt's range
   std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
   std::int64_t const_factor() const;          // the largest known int that divides this
   std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly
@@ -2073,7 +2073,7 @@ inline void bounds_deps(const Node* n, std::vector<const Node*>& out) {
 }
 
 // _min_max of one node whose dependencies have bounds
-inline Bounds compute_bounds(const Node* n) {
+template <class = void> Bounds compute_bounds(const Node* n) {
   const Ops op = n->op;
   const DType dt = n->dtype;
   auto B = [&](std::size_t i) -> const Bounds& { return cached_bounds(n->src[i].node()); };
@@ -2170,7 +2170,7 @@ inline Bounds compute_bounds(const Node* n) {
   return dtype_bounds(dt);
 }
 
-inline const Bounds& bounds_of(const Node* root) {
+template <class = void> const Bounds& bounds_of(const Node* root) {
   if (has_bounds(root)) return cached_bounds(root);
   std::vector<const Node*> stack{root}, deps;
   while (!stack.empty()) {
@@ -2192,8 +2192,8 @@ inline const Bounds& bounds_of(const Node* root) {
 
 }  // namespace detail
 
-inline const std::pair<SymVal, SymVal>& UOp::min_max() const { return detail::bounds_of(checked()); }
-inline bool UOp::overflows(DType dt) const {
+template <class> const std::pair<SymVal, SymVal>& UOp::min_max() const { return detail::bounds_of(checked()); }
+template <class> bool UOp::overflows(DType dt) const {
   auto d = detail::dtype_bounds(dt);
   return vmin() < d.first || d.second < vmax();
 }
@@ -2595,7 +2595,7 @@ struct NoRules {
 // Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
 // replaced again while its replacement is in the map, and the replacement's sources are visited too.
 // walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
-inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
+template <class> UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
   return substitute(map, detail::NoRules{}, walk);
 }
 template <class RW>
@@ -2800,7 +2800,7 @@ namespace mg {
 // float &, a negative shift, THREEFRY and FDIV, which python_alu lacks) throw mg::Error. Where
 // Python raises OverflowError/ValueError instead (math.trunc(inf), 10.0 ** 400.0) the IEEE value
 // (inf, nan) is returned.
-std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output = true);
+template <class = void> std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output = true);
 
 namespace detail {
 using i128 = __int128;
@@ -2857,7 +2857,9 @@ inline double int_reciprocal(i128 n) {
 }
 
 // python_alu's ops on PyVals, with errors that name the op and the dtype
-struct Alu {
+// a class template with one instance: its members compile only where exec_alu does
+template <class = void>
+struct AluT {
   Ops op;
   DType dtype;
   std::string_view who = "exec_alu";
@@ -3033,10 +3035,11 @@ struct Alu {
     return P::integer(s.kind() == Scalar::uint64 ? i128(std::uint64_t(w)) : i128(w));
   }
 };
+using Alu = AluT<>;
 
 // tinygrad's CAST of a value: truncate[dtype](dtype.const(x)). A float becomes an int by truncating
 // toward zero (nan and inf have no int), anything becomes a bool as x != 0. Invalid stays Invalid.
-inline Arg cast_value(const Arg& x, DType from, DType to, std::string_view who = "cast") {
+template <class = void> Arg cast_value(const Arg& x, DType from, DType to, std::string_view who = "cast") {
   if (x.is_tuple()) {
     ArgTuple out;
     for (const Arg& e : x.as_tuple()) out.push_back(cast_value(e, from.scalar(), to.scalar(), who));
@@ -3060,7 +3063,7 @@ inline Arg cast_value(const Arg& x, DType from, DType to, std::string_view who =
 }
 
 // IEEE half bits of a double (rounded to half first) and back
-inline std::uint16_t half_bits(double x) {
+template <class = void> std::uint16_t half_bits(double x) {
   x = truncate_float(dtypes::float16, x);
   const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   const double a = std::fabs(x);
@@ -3071,7 +3074,7 @@ inline std::uint16_t half_bits(double x) {
   const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
   return std::uint16_t(sign | (e + 14) << 10 | std::uint16_t((m * 2 - 1) * 1024));
 }
-inline double half_value(std::uint16_t b) {
+template <class = void> double half_value(std::uint16_t b) {
   const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
   const double v = e == 0x1f ? (m ? Alu::nan : Alu::inf) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
   return (b & 0x8000) ? -v : v;
@@ -3080,7 +3083,7 @@ inline double half_value(std::uint16_t b) {
 }  // namespace detail
 
 // tinygrad's identity_element: what a reduction starts from, and what an empty one gives
-inline Arg identity_element(Ops op, DType dt) {
+template <class = void> Arg identity_element(Ops op, DType dt) {
   if (op == Ops::ADD) return dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(std::int64_t(0));
   if (op == Ops::MUL) return dt.is_float() ? Arg(1.0) : dt.is_bool() ? Arg(true) : Arg(std::int64_t(1));
   if (op == Ops::MAX) {
@@ -3101,7 +3104,7 @@ inline Arg identity_element(Ops op, DType dt) {
 inline bool has_storage(DType dtype) {  // a scalar that is not void or weakint
   return dtype.count == 1 && !dtype.is_ptr && dtype != dtypes::weakint && dtype.kind() != Scalar::void_;
 }
-inline void store_element(DType dtype, const Arg& v, std::byte* dst) {
+template <class = void> void store_element(DType dtype, const Arg& v, std::byte* dst) {
   auto fail = [&](const std::string& why) { throw Error("store_element(" + dtype.repr() + ", " + v.repr() + "): " + why); };
   if (!has_storage(dtype)) fail("no storage format");
   if (!v.is_number()) fail("not a number");
@@ -3119,7 +3122,7 @@ inline void store_element(DType dtype, const Arg& v, std::byte* dst) {
   }
   for (int k = 0; k < dtype.itemsize(); ++k) dst[k] = std::byte(b >> (8 * k));
 }
-inline Arg load_element(DType dtype, const std::byte* src) {
+template <class = void> Arg load_element(DType dtype, const std::byte* src) {
   if (!has_storage(dtype)) throw Error("load_element(" + dtype.repr() + "): no storage format");
   std::uint64_t b = 0;
   for (int k = 0; k < dtype.itemsize(); ++k) b |= std::uint64_t(src[k]) << (8 * k);
@@ -3136,7 +3139,7 @@ inline Arg load_element(DType dtype, const std::byte* src) {
 
 namespace detail {
 // tinygrad's bitcast(x, in_dtype, out_dtype): pack the values in their storage format, unpack as the other
-inline Arg bitcast_value(const Arg& x, DType in, DType out) {
+template <class = void> Arg bitcast_value(const Arg& x, DType in, DType out) {
   const DType is = in.scalar(), os = out.scalar();
   auto fail = [&](const std::string& why) -> void {
     throw Error("bitcast(" + x.repr() + ", " + in.repr() + ", " + out.repr() + "): " + why);
@@ -3160,7 +3163,7 @@ inline Arg bitcast_value(const Arg& x, DType in, DType out) {
 }
 }  // namespace detail
 
-inline std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output) {
+template <class> std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output) {
   const detail::Alu alu{op, dtype};
   if (dtype.count > 1) {  // elementwise, a scalar operand broadcast; tinygrad truncates each element
     ArgTuple out;
@@ -6970,12 +6973,12 @@ namespace mg {
 using Shape = std::vector<std::int64_t>;
 
 // Python's repr of a tuple of ints: (2, 3), (4,), ()
-inline std::string shape_str(const Shape& s) {
+template <class = void> std::string shape_str(const Shape& s) {
   std::string out = "(";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + (s.size() == 1 ? ",)" : ")");
 }
-inline std::int64_t shape_prod(const Shape& s) {
+template <class = void> std::int64_t shape_prod(const Shape& s) {
   std::int64_t p = 1;
   for (std::int64_t d : s) p *= d;
   return p;
@@ -6983,20 +6986,20 @@ inline std::int64_t shape_prod(const Shape& s) {
 
 // ---- devices, buffers, constants ----
 
-inline UOp device_uop(const std::string& device) { return UOp(Ops::DEVICE, dtypes::void_, {}, Arg(device)); }
+template <class = void> UOp device_uop(const std::string& device) { return UOp(Ops::DEVICE, dtypes::void_, {}, Arg(device)); }
 // a node no other is equal to: what makes two buffers of the same size and dtype different buffers
-inline UOp unique_uop() {
+template <class = void> UOp unique_uop() {
   static std::atomic<std::int64_t> next{0};
   return UOp(Ops::UNIQUE, dtypes::void_, {}, Arg(next.fetch_add(1, std::memory_order_relaxed)));
 }
-inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype) {
+template <class = void> UOp new_buffer(const std::string& device, std::int64_t size, DType dtype) {
   if (size < 0) throw Error("new_buffer: negative size " + std::to_string(size));
   return UOp(Ops::BUFFER, dtype, {unique_uop(), device_uop(device)}, Arg(size));
 }
 
 namespace detail {
 // tinygrad's UOp.base: below the movement ops
-inline const UOp& view_base(const UOp& u) {
+template <class = void> const UOp& view_base(const UOp& u) {
   const UOp* b = &u;
   while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
   return *b;
@@ -7026,7 +7029,7 @@ using AlignedBytes = std::vector<std::byte, detail::AlignedAllocator<std::byte>>
 struct HostBuffer final : detail::Attachment {
   AlignedBytes bytes;
 };
-inline HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
+template <class = void> HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
   if (buf.op() != Ops::BUFFER) throw Error("host_buffer: " + op_repr(buf.op()) + " is not a BUFFER");
   if (auto* h = dynamic_cast<HostBuffer*>(buf.attachment())) return *h;
   auto fresh = std::make_unique<HostBuffer>();
@@ -7038,7 +7041,7 @@ inline HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
 // ---- movement ops ----
 
 // tinygrad's shape_to_shape_arg: a weakint vector constant (one CONST when all sizes are equal)
-inline UOp shape_arg(const Shape& s) {
+template <class = void> UOp shape_arg(const Shape& s) {
   if (s.empty()) return UOp(Ops::STACK, dtypes::weakint.vec(0));
   if (s.size() == 1) return UOp::const_(dtypes::weakint, Arg(s[0]));
   ArgTuple t;
@@ -7046,7 +7049,7 @@ inline UOp shape_arg(const Shape& s) {
   return UOp::const_(dtypes::weakint.vec(int(s.size())), Arg(std::move(t)));
 }
 // the sizes a shape argument holds (tinygrad's sgep over it)
-inline Shape shape_arg_values(const UOp& a) {
+template <class = void> Shape shape_arg_values(const UOp& a) {
   const int n = a.dtype().count;
   Shape out;
   for (int i = 0; i < n; ++i) {
@@ -7058,36 +7061,36 @@ inline Shape shape_arg_values(const UOp& a) {
 }
 
 namespace detail {
-inline ArgTuple int_tuple(const std::vector<std::int64_t>& v) {
+template <class = void> ArgTuple int_tuple(const std::vector<std::int64_t>& v) {
   ArgTuple t;
   for (std::int64_t x : v) t.emplace_back(x);
   return t;
 }
 }  // namespace detail
 
-inline UOp mop_reshape(const UOp& x, const Shape& s) { return UOp(Ops::RESHAPE, x.dtype(), {x, shape_arg(s)}); }
-inline UOp mop_expand(const UOp& x, const Shape& s) { return UOp(Ops::EXPAND, x.dtype(), {x, shape_arg(s)}); }
-inline UOp mop_permute(const UOp& x, const std::vector<std::int64_t>& order) {
+template <class = void> UOp mop_reshape(const UOp& x, const Shape& s) { return UOp(Ops::RESHAPE, x.dtype(), {x, shape_arg(s)}); }
+template <class = void> UOp mop_expand(const UOp& x, const Shape& s) { return UOp(Ops::EXPAND, x.dtype(), {x, shape_arg(s)}); }
+template <class = void> UOp mop_permute(const UOp& x, const std::vector<std::int64_t>& order) {
   return UOp(Ops::PERMUTE, x.dtype(), {x}, Arg(detail::int_tuple(order)));
 }
-inline UOp mop_flip(const UOp& x, const std::vector<bool>& axes) {
+template <class = void> UOp mop_flip(const UOp& x, const std::vector<bool>& axes) {
   ArgTuple t;
   for (bool b : axes) t.emplace_back(b);
   return UOp(Ops::FLIP, x.dtype(), {x}, Arg(std::move(t)));
 }
 // PAD takes (offset of the old data in the new, new size) per axis; SHRINK takes (start, size)
-inline UOp mop_pad(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
+template <class = void> UOp mop_pad(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
   Shape a, b;
   for (auto [o, sz] : arg) a.push_back(o), b.push_back(sz);
   return UOp(Ops::PAD, x.dtype(), {x, shape_arg(a), shape_arg(b)});
 }
-inline UOp mop_shrink(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
+template <class = void> UOp mop_shrink(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
   Shape a, b;
   for (auto [o, sz] : arg) a.push_back(o), b.push_back(sz);
   return UOp(Ops::SHRINK, x.dtype(), {x, shape_arg(a), shape_arg(b)});
 }
 // tinygrad's marg for PAD / SHRINK: the (offset, size) pairs
-inline std::vector<std::pair<std::int64_t, std::int64_t>> mop_pairs(const UOp& m) {
+template <class = void> std::vector<std::pair<std::int64_t, std::int64_t>> mop_pairs(const UOp& m) {
   const Shape a = shape_arg_values(m.src(1)), b = shape_arg_values(m.src(2));
   if (a.size() != b.size())
     throw Error(op_repr(m.op()) + ": " + std::to_string(a.size()) + " offsets but " + std::to_string(b.size()) + " sizes");
@@ -7096,7 +7099,7 @@ inline std::vector<std::pair<std::int64_t, std::int64_t>> mop_pairs(const UOp& m
   return out;
 }
 // a reduction over axes (tinygrad's _rop at the tensor level: REDUCE with arg (op, axes))
-inline UOp rop(const UOp& x, Ops op, std::vector<std::int64_t> axes) {
+template <class = void> UOp rop(const UOp& x, Ops op, std::vector<std::int64_t> axes) {
   std::sort(axes.begin(), axes.end());
   if (axes.empty()) return x;
   return UOp(Ops::REDUCE, x.dtype(), {x}, Arg(ArgTuple{Arg(op), Arg(detail::int_tuple(axes))}));
@@ -7105,7 +7108,7 @@ inline UOp rop(const UOp& x, Ops op, std::vector<std::int64_t> axes) {
 // ---- shapes ----
 
 // tinygrad's _broadcast_shape: sizes align at the right, 1 stretches, a size-0 axis wins
-inline Shape broadcast_shape(const std::vector<Shape>& shapes, const std::string& op = "broadcast") {
+template <class = void> Shape broadcast_shape(const std::vector<Shape>& shapes, const std::string& op = "broadcast") {
   std::size_t n = 0;
   for (const Shape& s : shapes) n = std::max(n, s.size());
   Shape out(n, 1);
@@ -7127,7 +7130,7 @@ inline Shape broadcast_shape(const std::vector<Shape>& shapes, const std::string
 
 namespace detail {
 // the shape of one node from its sources' shapes (tinygrad's UOp._shape); nullopt: no shape
-inline std::optional<Shape> node_shape(const UOp& u, const std::vector<const std::optional<Shape>*>& src) {
+template <class = void> std::optional<Shape> node_shape(const UOp& u, const std::vector<const std::optional<Shape>*>& src) {
   auto need = [&](std::size_t i) -> const Shape& {
     if (!*src[i]) throw Error(op_repr(u.op()) + ": source " + std::to_string(i) + " (" + op_repr(u.src(i).op()) + ") has no shape");
     return **src[i];
@@ -7223,7 +7226,7 @@ inline std::optional<Shape> node_shape(const UOp& u, const std::vector<const std
 
 // The shape of a tensor-graph node, or nullopt for nodes without one (DEVICE, SINK, ...). Throws an
 // mg::Error naming the op and the shapes when a movement or broadcast in the graph is invalid.
-inline std::optional<Shape> shape_of(const UOp& u) {
+template <class = void> std::optional<Shape> shape_of(const UOp& u) {
   detail::PtrMap<std::optional<Shape>> memo;
   std::optional<Shape> out;
   for (const UOp& n : u.toposort()) {
@@ -7242,7 +7245,7 @@ namespace mg {
 // The forward graph under root: its nodes (sources first), their shapes and devices.
 class ForwardGraph {
  public:
-  explicit ForwardGraph(const UOp& root) : nodes_(root.toposort()) {
+  template <class = void> explicit ForwardGraph(const UOp& root) : nodes_(root.toposort()) {
     for (const UOp& n : nodes_) {
       std::vector<const std::optional<Shape>*> src;
       for (const UOp& s : n.src()) src.push_back(shapes_.find(s.node()));
@@ -7281,7 +7284,7 @@ struct GradientCtx {
 
   const Shape& shape(const UOp& u) const { return fwd.shape(u); }
   // a constant shaped like node, on its device (tinygrad's const_like); of grad's dtype unless told
-  UOp full(Arg v, std::optional<DType> dtype = std::nullopt) const {
+  template <class = void> UOp full(Arg v, std::optional<DType> dtype = std::nullopt) const {
     const DType dt = dtype.value_or(grad.dtype()).scalar();
     const UOp dev = fwd.device(node);
     const UOp c(Ops::CONST, dt, dev ? std::vector<UOp>{dev} : std::vector<UOp>{}, normalize_const(dt, v));
@@ -7295,12 +7298,12 @@ struct GradientCtx {
 
 namespace detail {
 // a rule's answer: one gradient per source, std::nullopt for none
-inline UOp no_grad(std::nullopt_t) { return UOp(Ops::NOOP); }
-inline UOp no_grad(const UOp& g) { return g; }
+template <class = void> UOp no_grad(std::nullopt_t) { return UOp(Ops::NOOP); }
+template <class = void> UOp no_grad(const UOp& g) { return g; }
 template <class... G> UOp grads(const G&... g) { return UOp(Ops::TUPLE, dtypes::void_, {no_grad(g)...}); }
 
 // g of shape `from` summed to `to`, which broadcasts to `from` (aligned at the right): what EXPAND gives back
-inline UOp sum_to(const UOp& g, const Shape& from, const Shape& to) {
+template <class = void> UOp sum_to(const UOp& g, const Shape& from, const Shape& to) {
   const Shape padded = [&] { Shape p(from.size() - to.size(), 1); p.insert(p.end(), to.begin(), to.end()); return p; }();
   std::vector<std::int64_t> axes;
   for (std::size_t i = 0; i < from.size(); ++i) if (padded[i] != from[i]) axes.push_back(std::int64_t(i));
@@ -7308,9 +7311,9 @@ inline UOp sum_to(const UOp& g, const Shape& from, const Shape& to) {
   return padded == to ? r : mop_reshape(r, to);
 }
 // u of a reduction's shape (reduced axes kept as 1) expanded back to the input's
-inline UOp expand_to(const UOp& u, const Shape& from, const Shape& to) { return from == to ? u : mop_expand(u, to); }
+template <class = void> UOp expand_to(const UOp& u, const Shape& from, const Shape& to) { return from == to ? u : mop_expand(u, to); }
 
-inline std::optional<UOp> reduce_gradient(const GradientCtx& ctx, const UOp& ret, const UOp& x) {
+template <class = void> std::optional<UOp> reduce_gradient(const GradientCtx& ctx, const UOp& ret, const UOp& x) {
   const Shape &out = ctx.shape(ret), &in = ctx.shape(x);
   auto to_input = [&](const UOp& u) { return expand_to(u, out, in); };
   switch (ret.arg()[0].as_op()) {
@@ -7550,7 +7553,7 @@ struct HostArray {
 
 namespace detail {
 // row-major strides of a shape, in elements
-inline Shape strides_of(const Shape& s) {
+template <class = void> Shape strides_of(const Shape& s) {
   Shape st(s.size(), 1);
   for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
   return st;
@@ -7580,14 +7583,14 @@ HostArray gather(const HostArray& src, const Shape& out_shape, F&& src_index) {
   return out;
 }
 // the strides that read a source of shape s broadcast to out (aligned at the right, a size-1 axis repeats)
-inline Shape broadcast_strides(const Shape& s, const Shape& out) {
+template <class = void> Shape broadcast_strides(const Shape& s, const Shape& out) {
   const Shape st = strides_of(s);
   Shape b(out.size(), 0);
   for (std::size_t i = 0; i < s.size(); ++i)
     if (s[i] != 1) b[out.size() - s.size() + i] = st[i];
   return b;
 }
-inline std::int64_t dot(const Shape& idx, const Shape& strides) {
+template <class = void> std::int64_t dot(const Shape& idx, const Shape& strides) {
   std::int64_t r = 0;
   for (std::size_t i = 0; i < idx.size(); ++i) r += idx[i] * strides[i];
   return r;
@@ -7607,7 +7610,7 @@ HostArray elementwise(DType dt, const Shape& out_shape, const std::vector<const 
 }
 
 // exec_alu's value, which every dtype with a storage format has
-inline Arg alu_value(Ops op, DType dt, std::span<const Arg> operands, DType operand_dtype) {
+template <class = void> Arg alu_value(Ops op, DType dt, std::span<const Arg> operands, DType operand_dtype) {
   if (auto r = exec_alu(op, dt, operands, operand_dtype)) return std::move(*r);
   throw Error(op_repr(op) + " on " + dt.repr() + " has no value");
 }
@@ -7629,12 +7632,12 @@ template <std::same_as<HostArray> H> H reduce(const H& x, Ops op, const Shape& o
   return out;
 }
 
-inline Arg threefry_value(const Arg& x, const Arg& key) {
+template <class = void> Arg threefry_value(const Arg& x, const Arg& key) {
   return Arg(std::int64_t(threefry2x32_value(std::uint64_t(x.as_int()), std::uint64_t(key.as_int()))));
 }
 
 // how many of u's sources carry values (the rest are shape arguments, devices, uniques)
-inline std::size_t value_srcs(const UOp& u) {
+template <class = void> std::size_t value_srcs(const UOp& u) {
   const Ops op = u.op();
   std::size_t n = 1;
   if (op == Ops::BUFFER || op == Ops::CONST) n = 0;
@@ -7850,10 +7853,10 @@ template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
 namespace mg::detail {
 
 // axis id and type of a RANGE: its arg is (axis_id, ..., AxisType)
-inline std::int64_t range_axis(const UOp& r) { return r.arg()[0].as_int(); }
-inline AxisType range_type(const UOp& r) { return r.arg()[r.arg().size() - 1].as_axis_type(); }
+template <class = void> std::int64_t range_axis(const UOp& r) { return r.arg()[0].as_int(); }
+template <class = void> AxisType range_type(const UOp& r) { return r.arg()[r.arg().size() - 1].as_axis_type(); }
 
-inline std::vector<UOp> ended_ranges(const UOp& u) {
+template <class = void> std::vector<UOp> ended_ranges(const UOp& u) {
   switch (u.op()) {
     case Ops::REDUCE: case Ops::END: case Ops::STAGE: return {u.src().begin() + 1, u.src().end()};
     case Ops::AFTER: {
@@ -7896,7 +7899,7 @@ class RangeMap {
   PtrMap<std::vector<UOp>> memo_;
 };
 
-inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
+template <class = void> std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 
 
 // std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
@@ -7916,7 +7919,7 @@ void stable_sort_by(std::vector<T>& v, Less less) {
   v = std::move(out);
 }
 
-inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
+template <class = void> bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
 
 }  // namespace mg::detail
 
@@ -7960,7 +7963,7 @@ template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp&
   return simplify(ret);
 }
 
-inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
+template <class = void> Arg range_arg_with(const UOp& k, std::int64_t sub) {
   ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
   a.emplace_back(sub);
   a.push_back(k.arg()[k.arg().size() - 1]);
@@ -7986,7 +7989,7 @@ struct pm_split_ranges_def {
 };
 
 // index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
-inline std::size_t count_divmod(const UOp& x) {
+template <class = void> std::size_t count_divmod(const UOp& x) {
   std::size_t n = 0;
   for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
   return n;
@@ -8092,7 +8095,7 @@ template <std::same_as<UOp> U> bool no_range(const U& u) { return !op_in_backwar
 template <std::same_as<UOp> U> bool no_load(const U& u) { return !op_in_backward_slice_with_self(u, OpSet{Ops::INDEX}); }
 
 // the sum of val over the values of r where lo <= r < hi (lo, hi clamped to [0, n])
-inline UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
+template <class = void> UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
 
 struct pm_reduce_collapse_def {
   template <class T> static constexpr auto make() {
@@ -8260,7 +8263,7 @@ struct Schedule {
 
 namespace detail {
 
-inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
+template <class = void> UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
 
 // tinygrad's apply_movement_op: the index expressions of the source from those of the output
 template <class T = void>
@@ -8347,7 +8350,7 @@ std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Sh
 // A target a kernel can store through (tinygrad's assign into a view): a BUFFER, or RESHAPE, PERMUTE,
 // SHRINK and FLIP ops over one, so that each element of the view is one element of the buffer. (A PAD has
 // elements that are no buffer's; an EXPAND writes one element several times.)
-inline bool store_view_ok(const UOp& target) {
+template <class = void> bool store_view_ok(const UOp& target) {
   const UOp* u = &target;
   for (; u->op() != Ops::BUFFER; u = &u->src(0))
     if (!OpSet{Ops::RESHAPE, Ops::PERMUTE, Ops::SHRINK, Ops::FLIP}.contains(u->op())) return false;
@@ -8979,7 +8982,7 @@ MG_ENGINE_TEMPLATE(std::int64_t memory_plan<void>(Schedule&))
 namespace mg::detail {
 
 // the number of online CPUs (at least 1)
-inline std::int64_t cpu_count() {
+template <class = void> std::int64_t cpu_count() {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? std::int64_t(n) : 1;
 }
@@ -9154,7 +9157,7 @@ struct Target {
 };
 
 // tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
-inline Target interp_target() { return Target{}; }
+template <class = void> Target interp_target() { return Target{}; }
 
 }  // namespace mg
 
@@ -9168,7 +9171,7 @@ struct ReduceContext {
 };
 
 // [0 1 2 3 4 5 6 7] -> [0+4, 1+5, 2+6, 3+7] when the input is wider than the output
-inline std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
+template <class = void> std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
   if (inp.dtype() == out) return {inp};
   const int amount = inp.dtype().count / out.count;
   std::vector<UOp> lst;
@@ -9180,7 +9183,7 @@ inline std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
   return lst;
 }
 // lst[0] op lst[1] op ..., left to right (tinygrad's functools.reduce)
-inline UOp alu_fold(const std::vector<UOp>& lst, Ops op) {
+template <class = void> UOp alu_fold(const std::vector<UOp>& lst, Ops op) {
   UOp ret = lst[0];
   for (std::size_t i = 1; i < lst.size(); ++i) ret = ret.alu(op, lst[i]);
   return ret;
@@ -9756,23 +9759,23 @@ namespace detail {
 // an UNROLL/CONTRACT arg: ((axis, size), ...)
 using ExpandArgs = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
-inline ExpandArgs expand_args_of(const Arg& a) {
+template <class = void> ExpandArgs expand_args_of(const Arg& a) {
   ExpandArgs out;
   for (const Arg& p : a.as_tuple()) out.emplace_back(p[0].as_int(), p[1].as_int());
   return out;
 }
-inline Arg expand_args_arg(const ExpandArgs& e) {
+template <class = void> Arg expand_args_arg(const ExpandArgs& e) {
   ArgTuple t;
   for (const auto& [ax, sz] : e) t.push_back(Arg(ArgTuple{Arg(ax), Arg(sz)}));
   return Arg(std::move(t));
 }
-inline std::int64_t expand_prod(const ExpandArgs& e) {
+template <class = void> std::int64_t expand_prod(const ExpandArgs& e) {
   std::int64_t n = 1;
   for (const auto& p : e) n *= p.second;
   return n;
 }
 // the lane of an expansion for the value each axis takes (tinygrad's _expand_arg_to_idx)
-inline int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t, std::int64_t>& rpk) {
+template <class = void> int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t, std::int64_t>& rpk) {
   std::int64_t idx = 0, mul = 1;
   for (auto it = args.rbegin(); it != args.rend(); ++it) {
     idx += rpk.at(it->first) * mul;
@@ -9781,7 +9784,7 @@ inline int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t
   return int(idx);
 }
 // every assignment of values to the axes, the last axis fastest (itertools.product)
-inline std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const ExpandArgs& args) {
+template <class = void> std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const ExpandArgs& args) {
   std::vector<std::map<std::int64_t, std::int64_t>> out{{}};
   for (const auto& [ax, m] : args) {
     std::vector<std::map<std::int64_t, std::int64_t>> next;
@@ -9795,17 +9798,17 @@ inline std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const
   }
   return out;
 }
-inline std::vector<int> swizzle_args(const ExpandArgs& cargs, const ExpandArgs& eargs) {
+template <class = void> std::vector<int> swizzle_args(const ExpandArgs& cargs, const ExpandArgs& eargs) {
   std::vector<int> out;
   for (const auto& rpk : choices_from_args(cargs)) out.push_back(expand_arg_to_idx(eargs, rpk));
   return out;
 }
 // GEP that lets void through (tinygrad's GEP on void is dropped by gep_pushing)
-inline UOp gep_lanes(const UOp& x, const std::vector<int>& idx) {
+template <class = void> UOp gep_lanes(const UOp& x, const std::vector<int>& idx) {
   if (x.dtype() == dtypes::void_) return x;
   return x.gep(idx);
 }
-inline int range_start_of(Ops o) {
+template <class = void> int range_start_of(Ops o) {
   switch (o) {
     case Ops::STAGE: case Ops::REDUCE: case Ops::END: return 1;
     case Ops::WMMA: return 3;
@@ -10040,7 +10043,7 @@ inline constexpr LazyRules<detail::pm_move_gates_from_index_def> pm_move_gates_f
 
 namespace mg::detail {
 
-inline UOp add_gpudims(const UOp& sink) {
+template <class = void> UOp add_gpudims(const UOp& sink) {
   std::vector<std::pair<UOp, UOp>> subs;
   for (const UOp& r : sink.toposort()) {
     if (r.op() != Ops::RANGE || range_type(r) != AxisType::THREAD) continue;
@@ -10076,7 +10079,7 @@ inline UOp add_gpudims(const UOp& sink) {
 
 namespace mg::detail {
 
-inline int axis_to_pos(AxisType t) {
+template <class = void> int axis_to_pos(AxisType t) {
   switch (t) {
     case AxisType::LOOP: return -1;
     case AxisType::THREAD: case AxisType::GLOBAL: return 0;
@@ -10090,7 +10093,7 @@ inline int axis_to_pos(AxisType t) {
 }
 
 // the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
-inline std::vector<UOp> kernel_rngs(const UOp& ast) {
+template <class = void> std::vector<UOp> kernel_rngs(const UOp& ast) {
   std::vector<UOp> out;
   for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
   auto key = [](const UOp& r) {
@@ -10103,7 +10106,7 @@ inline std::vector<UOp> kernel_rngs(const UOp& ast) {
 }
 
 // the LOOP ranges of the kernel's outputs (those its END nodes close): the ones a THREAD split may take
-inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
+template <class = void> std::vector<UOp> globalizable_rngs(const UOp& ast) {
   std::vector<UOp> out;
   for (const UOp& s : ast.src()) {
     if (s.op() != Ops::END) continue;
@@ -10114,13 +10117,13 @@ inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
   return out;
 }
 
-inline std::string range_size_str(const UOp& r) {
+template <class = void> std::string range_size_str(const UOp& r) {
   const UOp& e = r.src(0);
   return e.op() == Ops::CONST && e.arg().is_int() ? std::to_string(e.arg().as_int()) : e.render();
 }
 
 // tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
-inline std::string default_kernel_name(const UOp& ast) {
+template <class = void> std::string default_kernel_name(const UOp& ast) {
   bool reduce = false;
   for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
   std::string name = reduce ? "r" : "E";
@@ -10134,7 +10137,7 @@ namespace mg {
 
 // tinygrad's OptOps (codegen/opt/__init__.py), in its order
 enum class OptOps : std::uint8_t { TC, UPCAST, UNROLL, LOCAL, THREAD, GROUP, GROUPTOP, NOLOCALS, PADTO, SWAP };
-inline const char* optops_name(OptOps o) {
+template <class = void> const char* optops_name(OptOps o) {
   static constexpr const char* names[] = {"TC", "UPCAST", "UNROLL", "LOCAL", "THREAD", "GROUP", "GROUPTOP", "NOLOCALS", "PADTO", "SWAP"};
   return names[std::size_t(o)];
 }
@@ -10157,7 +10160,7 @@ struct KernelOptError : Error {
 };
 
 namespace detail {
-inline void opt_check(bool cond, const Opt& opt, const std::string& why) {
+template <class = void> void opt_check(bool cond, const Opt& opt, const std::string& why) {
   if (!cond) throw KernelOptError("apply_opt " + opt.repr() + ": " + why);
 }
 }  // namespace detail
@@ -10377,13 +10380,13 @@ namespace mg {
 
 namespace detail {
 // x in root's backward slice, root itself excluded (tinygrad's backward_slice)
-inline bool in_backward_slice(const UOp& root, const UOp& x) {
+template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) {
   if (root == x) return false;
   return in_list(root.toposort(), x);
 }
-inline UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
+template <class = void> UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
 // tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
-inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
+template <class = void> std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
   std::int64_t num_strides = 0, sum_strides = 0;
   for (const UOp& b : bufs) {
     const UOp idx = buf_idx(b);
@@ -10397,7 +10400,7 @@ inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>
   return {num_strides, sum_strides};
 }
 // how many buffers walk rng's axis by 1: a term of the buffer's index is rng itself
-inline std::int64_t buffers_walking_by_one(const std::vector<UOp>& bufs, const UOp& rng) {
+template <class = void> std::int64_t buffers_walking_by_one(const std::vector<UOp>& bufs, const UOp& rng) {
   std::int64_t n = 0;
   for (const UOp& b : bufs)
     for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
@@ -10422,27 +10425,27 @@ template <class K> UOp partial_sum_axis(const K& k) {
 }
 // c reads a buffer (an INDEX into one is in its backward slice): a condition on data, such as a fused relu's
 // x > 0, rather than on indices alone, such as the valid mask of a pad or a stack
-inline bool reads_memory(const UOp& c) {
+template <class = void> bool reads_memory(const UOp& c) {
   for (const UOp& u : c.toposort())
     if (u.op() == Ops::INDEX || u.op() == Ops::LOAD) return true;
   return false;
 }
 // a buffer's index has rng itself as a term: the buffer walks rng's axis by 1 (its lanes lie side by side)
-inline bool walked_by_one(const std::vector<UOp>& bufs, const UOp& rng) { return buffers_walking_by_one(bufs, rng) > 0; }
+template <class = void> bool walked_by_one(const std::vector<UOp>& bufs, const UOp& rng) { return buffers_walking_by_one(bufs, rng) > 0; }
 // a gated load moves along rng: a padded input read at rng (its lanes need masks; masked vectors shorter
 // than two registers of the axis's lanes did not pay on the CPU)
-inline bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
+template <class = void> bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
   for (const UOp& b : bufs)
     if (b.nsrc() > 1 && is_gated_index(b.src(1)) && in_list(b.src(1).toposort(), rng)) return true;
   return false;
 }
 // the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along
 // one contiguous axis (vectors of `lanes`; the rest of the upcasts repeat them)
-inline std::int64_t vector_regs(std::int64_t upcasts, std::int64_t axis_lanes, std::int64_t lanes) {
+template <class = void> std::int64_t vector_regs(std::int64_t upcasts, std::int64_t axis_lanes, std::int64_t lanes) {
   return upcasts / axis_lanes * ((axis_lanes + lanes - 1) / lanes);
 }
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
-inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
+template <class = void> std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
   std::int64_t n = 1;
   for (std::size_t a : axes) {
     if (shape[a] < 0) return -1;
@@ -10682,19 +10685,19 @@ namespace mg {
 
 namespace detail {
 // log2(c) for a power of two c >= 2, else 0 (tinygrad's powers_of_two.get(c, 0))
-inline int pow2_log(const Arg& c) {
+template <class = void> int pow2_log(const Arg& c) {
   if (!c.is_int()) return 0;
   const std::int64_t v = c.as_int();
   return v > 1 && std::has_single_bit(std::uint64_t(v)) ? std::countr_zero(std::uint64_t(v)) : 0;
 }
-inline bool same_sign_division(const UOp& a, const UOp& b) {
+template <class = void> bool same_sign_division(const UOp& a, const UOp& b) {
   return (a.vmin() >= 0 && b.vmin() > 0) || (a.vmax() <= 0 && b.vmax() < 0);
 }
-inline UOp floordiv_to_idiv(const UOp& a, const UOp& b) {
+template <class = void> UOp floordiv_to_idiv(const UOp& a, const UOp& b) {
   if (same_sign_division(a, b)) return a.cdiv(b);
   return a.cdiv(b) - (a.cmod(b).ne(a.const_like(0)) & (a < a.const_like(0)).ne(b < b.const_like(0))).cast(a.dtype());
 }
-inline UOp floormod_to_mod(const UOp& a, const UOp& b) {
+template <class = void> UOp floormod_to_mod(const UOp& a, const UOp& b) {
   if (same_sign_division(a, b)) return a.cmod(b);
   const UOp r = a.cmod(b);
   // where instead of mul, so it is not fused into MULACC
@@ -10702,7 +10705,7 @@ inline UOp floormod_to_mod(const UOp& a, const UOp& b) {
 }
 
 // m, s with x//d == (x*m) >> s for every 0 <= x <= vmax, d > 0 (Hacker's Delight, chapter 10)
-inline std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64_t d) {
+template <class = void> std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64_t d) {
   using u128 = unsigned __int128;
   const u128 nc = u128((vmax + 1) / d) * d - 1;
   const int nbits = vmax ? 64 - std::countl_zero(vmax) : 0;
@@ -10713,14 +10716,14 @@ inline std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64
   throw Error("magicgu: no magic number for division by " + std::to_string(d));
 }
 // m*v within [lo, hi], without overflow
-inline bool mul_in(unsigned __int128 m, std::int64_t v, std::int64_t lo, std::uint64_t hi) {
+template <class = void> bool mul_in(unsigned __int128 m, std::int64_t v, std::int64_t lo, std::uint64_t hi) {
   if (m >> 64) return v == 0;
   __int128 r;
   if (__builtin_mul_overflow(__int128(std::uint64_t(m)), __int128(v), &r)) return false;
   return r >= lo && r <= __int128(hi);
 }
 // tinygrad's fast_idiv: x // d as a multiply and a shift (x >= 0, or unsigned)
-inline std::optional<UOp> fast_idiv(const UOp& x, std::int64_t d, bool dont_cast = false) {
+template <class = void> std::optional<UOp> fast_idiv(const UOp& x, std::int64_t d, bool dont_cast = false) {
   const DType dt = x.dtype().scalar();
   const bool is_unsigned = x.vmin() >= 0 || dt.is_unsigned();
   const std::int64_t vmin = std::max(x.vmin().clamped_int64(), dt.imin());
@@ -10879,7 +10882,7 @@ namespace mg {
 
 namespace detail {
 // Python's < on range args (ints..., AxisType)
-inline bool arg_less(const Arg& a, const Arg& b) {
+template <class = void> bool arg_less(const Arg& a, const Arg& b) {
   const std::size_t n = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (a[i].is_int() && b[i].is_int()) {
@@ -11089,10 +11092,10 @@ template <std::same_as<UOp> U> std::vector<U> add_ifs(const std::vector<U>& lst)
 namespace mg {
 
 namespace detail {
-inline DType select_index_dtype(const UOp& u) {
+template <class = void> DType select_index_dtype(const UOp& u) {
   return (u.overflows(dtypes::int32) ? dtypes::int64 : dtypes::int32).vec(u.dtype().count);
 }
-inline DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
+template <class = void> DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
 
 struct pm_lower_index_dtype_def {
   template <class T> static constexpr auto make() {
@@ -11160,12 +11163,12 @@ inline constexpr LazyRules<detail::pm_lower_index_dtype_def> pm_lower_index_dtyp
 namespace mg {
 
 namespace detail {
-inline std::string spec_where(std::size_t i, const UOp& u) {
+template <class = void> std::string spec_where(std::size_t i, const UOp& u) {
   std::string s = "verify: uop " + std::to_string(i) + " " + op_repr(u.op()) + " " + u.dtype().repr();
   if (!u.arg().is_none()) s += " arg " + u.arg().repr();
   return s;
 }
-inline bool is_index_like(const UOp& u) { return u.op() == Ops::INDEX || (u.op() == Ops::CAST && u.nsrc() == 1 && u.src(0).op() == Ops::INDEX); }
+template <class = void> bool is_index_like(const UOp& u) { return u.op() == Ops::INDEX || (u.op() == Ops::CAST && u.nsrc() == 1 && u.src(0).op() == Ops::INDEX); }
 }  // namespace detail
 
 template <class = void> void verify(const Program& p) {
@@ -11283,19 +11286,19 @@ struct pm_early_def {
         }));
   }
 };
-inline bool spec_on() {
+template <class = void> bool spec_on() {
 #ifndef NDEBUG
   return true;
 #else
   return getenv_int("SPEC", 0) > 0;
 #endif
 }
-inline bool has_expand_ranges(const UOp& sink) {
+template <class = void> bool has_expand_ranges(const UOp& sink) {
   for (const UOp& u : sink.toposort())
     if (u.op() == Ops::RANGE && (range_type(u) == AxisType::UPCAST || range_type(u) == AxisType::UNROLL)) return true;
   return false;
 }
-inline std::string c_identifier(std::string s) {
+template <class = void> std::string c_identifier(std::string s) {
   for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "k_" + s;
   return s;
@@ -11472,7 +11475,7 @@ inline constexpr OpSet llvm_intrinsic_ops{Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::S
 namespace detail {
 
 // tinygrad's ldt: the LLVM type of a dtype
-inline std::string llvm_type(DType dt) {
+template <class = void> std::string llvm_type(DType dt) {
   if (dt.is_ptr) return dt.v > 1 ? "<" + std::to_string(dt.v) + " x ptr>" : "ptr";
   if (dt.count > 1) return "<" + std::to_string(dt.count) + " x " + llvm_type(dt.scalar()) + ">";
   switch (dt.kind()) {
@@ -11492,7 +11495,7 @@ inline std::string llvm_type(DType dt) {
 }
 
 // the suffix LLVM mangles an overloaded intrinsic's name with: f32, v4f32, i64
-inline std::string llvm_mangle(DType dt) {
+template <class = void> std::string llvm_mangle(DType dt) {
   std::string s;
   switch (dt.kind()) {
     case Scalar::float16: s = "f16"; break;
@@ -11508,7 +11511,7 @@ inline std::string llvm_mangle(DType dt) {
 // exact for its type (float32/half/bfloat constants are rounded to the type first, as tinygrad's
 // truncate does); inf, nan and exponent-only spellings ("1e-05", which LLVM does not read) use the
 // hexadecimal double form.
-inline std::string llvm_const_scalar(const Arg& v, DType dt) {
+template <class = void> std::string llvm_const_scalar(const Arg& v, DType dt) {
   if (v.is<Invalid>()) throw Error("render_llvm: an Invalid constant of " + dt.repr() + " reached the renderer");
   if (dt.is_float()) {
     if (dt.is_fp8()) return std::to_string(unsigned(float_to_fp8(v.as_float(), dt.kind())));
@@ -11523,7 +11526,7 @@ inline std::string llvm_const_scalar(const Arg& v, DType dt) {
   const std::int64_t i = v.is_float() ? std::int64_t(v.as_float()) : v.as_int();
   return dt.kind() == Scalar::uint64 ? std::to_string(std::uint64_t(i)) : std::to_string(i);
 }
-inline std::string llvm_const(const Arg& v, DType dt) {
+template <class = void> std::string llvm_const(const Arg& v, DType dt) {
   if (dt.count == 1) return llvm_const_scalar(v, dt);
   // a vector CONST (tinygrad's linear form has none after devectorize; hand-built programs may)
   const std::string t = llvm_type(dt.scalar());
@@ -11534,7 +11537,7 @@ inline std::string llvm_const(const Arg& v, DType dt) {
 }
 
 // tinygrad's lcast: the cast instruction from one scalar kind to another
-inline std::string llvm_cast(DType in, DType out) {
+template <class = void> std::string llvm_cast(DType in, DType out) {
   in = in.scalar(), out = out.scalar();
   if (in.is_float()) {
     if (out.is_float()) return out.itemsize() > in.itemsize() ? "fpext" : "fptrunc";
@@ -11552,7 +11555,7 @@ inline std::string llvm_cast(DType in, DType out) {
 }
 
 // tinygrad's lop tables: the instruction for a binary op on a scalar kind, or nullptr
-inline const char* llvm_binary(Ops op, DType dt) {
+template <class = void> const char* llvm_binary(Ops op, DType dt) {
   dt = dt.scalar();
   if (dt.is_float()) {
     switch (op) {
@@ -11585,7 +11588,7 @@ inline const char* llvm_binary(Ops op, DType dt) {
 }
 
 // tinygrad's range_str: a RANGE's axis ids joined by '_', negatives as m<n>
-inline std::string llvm_range_str(const UOp& r) {
+template <class = void> std::string llvm_range_str(const UOp& r) {
   std::string s;
   const auto& a = r.arg();
   for (std::size_t i = 0; i + 1 < a.size(); ++i) {
@@ -11631,7 +11634,7 @@ struct LLVMCtxT {
 };
 using LLVMCtx = LLVMCtxT<>;
 
-inline std::string llvm_align(DType dt) { return ", align " + std::to_string(dt.scalar().itemsize()); }
+template <class = void> std::string llvm_align(DType dt) { return ", align " + std::to_string(dt.scalar().itemsize()); }
 
 // MAX as tinygrad's decomposition has it, (a<b).where(b, a): the first of equals (and of a NaN) wins
 template <class C> std::string llvm_max(C& ctx, const UOp& x, const UOp& a, const UOp& b) {
@@ -11643,7 +11646,7 @@ template <class C> std::string llvm_max(C& ctx, const UOp& x, const UOp& a, cons
          v + "_lt, " + t + " " + ctx[b] + ", " + t + " " + ctx[a];
 }
 
-inline const char* llvm_intrinsic_name(Ops op) {
+template <class = void> const char* llvm_intrinsic_name(Ops op) {
   switch (op) {
     case Ops::EXP2: return "exp2";
     case Ops::LOG2: return "log2";
@@ -11852,7 +11855,7 @@ template <std::same_as<UOp> U = UOp> U llvm_extra_rewrite(const U& sink) {
 }
 
 // an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
-inline std::string llvm_ident(const std::string& s) {
+template <class = void> std::string llvm_ident(const std::string& s) {
   bool plain = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
   for (char c : s) plain = plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$');
   if (plain) return s;
@@ -12003,7 +12006,7 @@ struct InterpPtr {
   bool gate = true;      // false: an INDEX gated off, nothing is loaded or stored through it
 };
 
-inline bool interp_truthy(const Arg& a) { return a.is_float() ? a.as_float() != 0 : a.is_number() && a.as_int() != 0; }
+template <class = void> bool interp_truthy(const Arg& a) { return a.is_float() ? a.as_float() != 0 : a.is_number() && a.as_int() != 0; }
 
 template <std::same_as<UOp> U>
 class Interpreter {
@@ -12588,8 +12591,8 @@ struct Hash128 {
   std::uint64_t lo = 0, hi = 0;
 };
 
-inline std::uint64_t rotl64(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-inline std::uint64_t fmix64(std::uint64_t k) {
+template <class = void> std::uint64_t rotl64(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+template <class = void> std::uint64_t fmix64(std::uint64_t k) {
   k ^= k >> 33;
   k *= 0xff51afd7ed558ccdULL;
   k ^= k >> 33;
@@ -12597,7 +12600,7 @@ inline std::uint64_t fmix64(std::uint64_t k) {
   return k ^ (k >> 33);
 }
 
-inline Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
+template <class = void> Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
   constexpr std::uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
   std::uint64_t h1 = seed, h2 = seed ^ 0x9e3779b97f4a7c15ULL;
   const char* p = s.data();
@@ -12631,7 +12634,7 @@ inline Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
 }
 
 // 32 lowercase hex digits: the key the runtimes use for a source
-inline std::string hash_hex(std::string_view s) {
+template <class = void> std::string hash_hex(std::string_view s) {
   const Hash128 h = hash128(s);
   static constexpr char digits[] = "0123456789abcdef";
   std::string out(32, '0');
@@ -12643,35 +12646,35 @@ inline std::string hash_hex(std::string_view s) {
 }
 
 // CACHELEVEL as in tinygrad: unset means 2 (on); 0 disables the disk cache
-inline bool disk_cache_enabled() { return getenv_int("CACHELEVEL", 2) != 0; }
+template <class = void> bool disk_cache_enabled() { return getenv_int("CACHELEVEL", 2) != 0; }
 
-inline std::string disk_cache_dir() {
+template <class = void> std::string disk_cache_dir() {
   if (const char* d = std::getenv("MG_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/metagrad";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/metagrad";
   return {};
 }
 
-inline bool safe_name_char(char c) {
+template <class = void> bool safe_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 // a file name for the key: the key itself when it is short and plain, else its hash (the header keeps
 // the full key, so a hashed name that collides still reads as a miss)
-inline std::string disk_cache_file_name(std::string_view s) {
+template <class = void> std::string disk_cache_file_name(std::string_view s) {
   if (s.empty() || s.size() > 64) return hash_hex(s);
   for (char c : s)
     if (!safe_name_char(c)) return hash_hex(s);
   return std::string(s);
 }
 
-inline std::string disk_cache_path(std::string_view table, std::string_view key) {
+template <class = void> std::string disk_cache_path(std::string_view table, std::string_view key) {
   std::string dir = disk_cache_dir();
   if (dir.empty()) return {};
   return dir + "/" + disk_cache_file_name(table) + "/" + disk_cache_file_name(key);
 }
 
 // mkdir -p; true when the folder exists afterwards
-inline bool make_dirs(const std::string& path) {
+template <class = void> bool make_dirs(const std::string& path) {
   for (std::size_t i = 1; i <= path.size(); ++i) {
     if (i < path.size() && path[i] != '/') continue;
     const std::string part = path.substr(0, i);
@@ -12687,7 +12690,7 @@ struct DiskCacheHeader {
   std::uint64_t key_len, payload_len, checksum_lo, checksum_hi;
 };
 
-inline Hash128 disk_cache_checksum(std::string_view key, std::string_view payload) {
+template <class = void> Hash128 disk_cache_checksum(std::string_view key, std::string_view payload) {
   const Hash128 k = hash128(key);
   return hash128(payload, k.lo ^ k.hi);
 }
@@ -12702,7 +12705,7 @@ struct FileCloser {
 }  // namespace detail
 
 // The payload stored for (table, key), or nullopt when there is none that is whole and correct.
-inline std::optional<std::string> disk_cache_get(std::string_view table, std::string_view key) {
+template <class = void> std::optional<std::string> disk_cache_get(std::string_view table, std::string_view key) {
   if (!detail::disk_cache_enabled()) return std::nullopt;
   const std::string path = detail::disk_cache_path(table, key);
   if (path.empty()) return std::nullopt;
@@ -12728,7 +12731,7 @@ inline std::optional<std::string> disk_cache_get(std::string_view table, std::st
 
 // Stores payload for (table, key); returns whether it was written (false when the cache is off or the
 // folder is unwritable: callers just carry on without the cache).
-inline bool disk_cache_put(std::string_view table, std::string_view key, std::string_view payload) {
+template <class = void> bool disk_cache_put(std::string_view table, std::string_view key, std::string_view payload) {
   if (!detail::disk_cache_enabled()) return false;
   const std::string path = detail::disk_cache_path(table, key);
   if (path.empty() || !detail::make_dirs(path.substr(0, path.rfind('/')))) return false;
@@ -12898,7 +12901,7 @@ struct Api {
   std::string path;  // the library that was opened, for messages
 };
 
-inline void* resolve(void* handle, const char* name, const std::string& path) {
+template <class = void> void* resolve(void* handle, const char* name, const std::string& path) {
   ::dlerror();
   void* p = ::dlsym(handle, name);
   if (!p) throw Error("CPU device: " + path + " has no symbol " + name + ": it is not LLVM 19's libLLVM");
@@ -13014,13 +13017,13 @@ template <class F>
 Defer(F) -> Defer<F>;
 
 // an LLVM-allocated message as a std::string, freed
-inline std::string take_message(const Api& api, char* m) {
+template <class = void> std::string take_message(const Api& api, char* m) {
   std::string s = m ? m : "";
   if (m) api.LLVMDisposeMessage(m);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
 }
-inline std::string take_error(const Api& api, ErrorRef e) {
+template <class = void> std::string take_error(const Api& api, ErrorRef e) {
   char* m = api.LLVMGetErrorMessage(e);  // consumes e
   std::string s = m ? m : "";
   if (m) api.LLVMDisposeErrorMessage(m);
@@ -13322,7 +13325,7 @@ namespace mg {
 enum class DeviceKind : std::uint8_t { CPU, INTERP, NULL_ };
 
 // the kind of a device name ("CPU", "INTERP", "NULL"; a ":n" suffix names one of several)
-inline DeviceKind device_kind(const std::string& device) {
+template <class = void> DeviceKind device_kind(const std::string& device) {
   const std::string base = device.substr(0, device.find(':'));
   if (base == "CPU") return DeviceKind::CPU;
   if (base == "INTERP" || base == "PYTHON") return DeviceKind::INTERP;
@@ -13332,7 +13335,7 @@ inline DeviceKind device_kind(const std::string& device) {
 
 namespace detail {
 
-inline std::int64_t debug_level() {
+template <class = void> std::int64_t debug_level() {
   static const std::int64_t d = getenv_int("DEBUG", 0);
   return d;
 }
@@ -13617,7 +13620,7 @@ struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
   AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
 };
 // pad/shrink's argument that touches one axis: (a, b) at dim, nothing on the other ndim - 1 axes
-inline std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
+template <class = void> std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
   std::vector<AxisPair> r(ndim);
   r[dim] = AxisPair(a, b);
   return r;
@@ -13628,7 +13631,10 @@ enum class PadMode { constant, reflect, replicate, circular };
 enum class Reduction { none, sum, mean };
 class Index;  // getitem's index (tensor/index.hpp)
 
-class Tensor;
+// Tensor is a class template with one instance, so that a member's body is compiled only in a translation
+// unit that uses it (an include of metagrad.hpp compiles none of them)
+template <class = void> class TensorT;
+using Tensor = TensorT<>;
 namespace detail {
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
 // Tensor do: realize() and the gradient are seen through every copy.
@@ -13698,7 +13704,7 @@ struct PendingAssigns {
   }
 };
 // whether a graph in roots reads one of the buffers in targets other than inside a graph in `inside`
-inline bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::vector<UOp>& inside) {
+template <class = void> bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::vector<UOp>& inside) {
   if (targets.empty()) return false;
   PtrMap<char> seen;
   for (const UOp& u : inside) seen.set(u.node(), 1);
@@ -13716,7 +13722,7 @@ inline bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>&
 }
 }  // namespace detail
 
-class Tensor {
+template <class> class TensorT {
  public:
   inline static std::string default_device = [] {
     const char* d = std::getenv("DEV");  // tinygrad's DEV=CPU / DEV=INTERP
@@ -13725,15 +13731,15 @@ class Tensor {
 
   // A Tensor is a handle: copies share the graph. Assigning to a temporary (`t[1] = x`) is a compile
   // error rather than a silent no-op; setitem and assign write values.
-  Tensor(const Tensor&) = default;
-  Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(const Tensor&) & = default;
-  Tensor& operator=(Tensor&&) & noexcept = default;
-  ~Tensor() = default;
+  TensorT(const TensorT&) = default;
+  TensorT(TensorT&&) noexcept = default;
+  TensorT& operator=(const TensorT&) & = default;
+  TensorT& operator=(TensorT&&) & noexcept = default;
+  ~TensorT() = default;
 
   // ---- creation ----
   // a tensor viewing a UOp graph (its shape is inferred)
-  explicit Tensor(UOp u) {
+  explicit TensorT(UOp u) {
     auto s = shape_of(u);
     if (!s) throw Error("Tensor: " + op_repr(u.op()) + " has no shape");
     std::string dev = default_device;  // the first DEVICE the graph starts from
@@ -13742,7 +13748,7 @@ class Tensor {
     d_ = detail::TensorData::make(std::move(u), std::move(*s), std::move(dev));
   }
   // a 0-d tensor holding one value
-  Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
+  TensorT(ConstType x, std::optional<DType> dtype = std::nullopt) : TensorT(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
 
   // data in row-major order with its shape (empty shape: the data's length). The dtype defaults to T's;
   // double is a Python float, so it defaults to dtypes::default_float (float32) as in tinygrad.
@@ -14570,8 +14576,8 @@ class Tensor {
   // ==== end nn ops ====
 
  private:
-  Tensor(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
-  explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
+  TensorT(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
+  explicit TensorT(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
   Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s), d_->device); }  // same device
   DType dtype_() const { return dtype(); }
   // The one way from the Tensor layer into the engine: computes roots on dev together with dev's pending
@@ -14743,13 +14749,13 @@ namespace detail {
 using PadPairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 // Python's -(a // -b): a / b rounded up, for any signs
-inline std::int64_t ceildiv(std::int64_t a, std::int64_t b) {
+template <class = void> std::int64_t ceildiv(std::int64_t a, std::int64_t b) {
   const std::int64_t q = a / b;
   return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
 }
 
 // tinygrad's make_tuple: one value repeated for every spatial dim, or one value per dim
-inline std::vector<std::int64_t> make_tuple(const char* who, const char* what, const Sizes& s, std::size_t dims,
+template <class = void> std::vector<std::int64_t> make_tuple(const char* who, const char* what, const Sizes& s, std::size_t dims,
                                             std::int64_t least = 1) {
   if (s.v.size() != 1 && s.v.size() != dims)
     throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " needs 1 or " + std::to_string(dims) + " values");
@@ -14761,7 +14767,7 @@ inline std::vector<std::int64_t> make_tuple(const char* who, const char* what, c
 // tinygrad's resolve_pool_pads then flat_to_grouped: (before, after) for each spatial dim, in order.
 // An int pads every side; one value per dim pads both its sides; 2*dims values are (left, right,
 // top, bottom, ...), the last dim first.
-inline PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dims) {
+template <class = void> PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dims) {
   const std::vector<std::int64_t>& p = padding.v;
   if (p.size() == 1) return PadPairs(dims, {p[0], p[0]});
   if (p.size() == 2 * dims) {
@@ -14780,7 +14786,7 @@ inline PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dim
 
 // tinygrad's _apply_ceil_mode: more padding after each spatial dim so that a last, partial window is
 // pooled, but never a window that starts in the padding alone
-inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std::vector<std::int64_t>& k,
+template <class = void> PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std::vector<std::int64_t>& k,
                                const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) {
   PadPairs out = pads;
   for (std::size_t j = 0; j < k.size(); ++j) {
@@ -14793,9 +14799,9 @@ inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std:
 }
 
 // the trailing `dims` sizes of a shape
-inline Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
+template <class = void> Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
 // pad's argument for pads on the trailing axes only
-inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
+template <class = void> std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
   std::vector<AxisPair> r(ndim - p.size());
   r.insert(r.end(), p.begin(), p.end());
   return r;
@@ -14804,7 +14810,7 @@ inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
 }  // namespace detail
 
 // tinygrad's _pool: x (..., *i) -> (..., *o, *k), the window of each output position on the last axes
-inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s,
+template <class D> Tensor TensorT<D>::pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s,
                             const std::vector<std::int64_t>& d) const {
   const std::size_t n = k.size(), lead = d_->shape.size() - n;
   const Shape noop(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(lead)), i = detail::spatial(d_->shape, n);
@@ -14838,7 +14844,7 @@ inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vecto
   return x.permute(order);
 }
 
-inline Tensor Tensor::do_reduction_(Reduction reduction) const {
+template <class D> Tensor TensorT<D>::do_reduction_(Reduction reduction) const {
   switch (reduction) {
     case Reduction::none: return *this;
     case Reduction::sum: return sum();
@@ -14847,12 +14853,12 @@ inline Tensor Tensor::do_reduction_(Reduction reduction) const {
   throw Error("loss: unknown reduction");
 }
 
-inline Tensor Tensor::linear(const Tensor& weight, const std::optional<Tensor>& bias) const {
+template <class D> Tensor TensorT<D>::linear(const Tensor& weight, const std::optional<Tensor>& bias) const {
   const Tensor x = weight.ndim() == 1 ? *this * weight : dot(weight);
   return bias ? x + *bias : x;
 }
 
-inline Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups, Sizes stride,
+template <class D> Tensor TensorT<D>::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups, Sizes stride,
                              Sizes dilation, Sizes padding) const {
   const Shape &xs = d_->shape, &ws = weight.shape();
   if (ws.size() < 3 || xs.size() != ws.size())
@@ -14893,7 +14899,7 @@ inline Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& 
 
 // a conv2d of the input with zeros put between its elements (the stride) by the flipped weight,
 // its channel axes swapped per group, padded so that each input touches the outputs it made
-inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups,
+template <class D> Tensor TensorT<D>::conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups,
                                        Sizes stride, Sizes dilation, Sizes padding, Sizes output_padding) const {
   const Shape &xs = d_->shape, &ws = weight.shape();
   if (ws.size() < 3 || xs.size() != ws.size())
@@ -14942,7 +14948,7 @@ struct PoolArgs {
   std::vector<std::int64_t> k, s, d, axes;  // axes: the window axes pool_ adds, to reduce over
   PadPairs reg, pads;                       // the given padding; and with ceil_mode's extra
 };
-inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
+template <class = void> PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
                           const Sizes& padding, bool ceil_mode) {
   if (kernel_size.v.empty()) throw Error(std::string(who) + ": no kernel size");
   const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
@@ -14958,7 +14964,7 @@ inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_
 }
 }  // namespace detail
 
-inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
+template <class D> Tensor TensorT<D>::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
   const detail::PoolArgs a = detail::pool_args("max_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
   // padded with the dtype's minimum, which never wins the max
   const ConstType lowest = dtype().is_float() ? ConstType(-std::numeric_limits<double>::infinity())
@@ -14967,7 +14973,7 @@ inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation
   return pad(detail::trailing(d_->shape.size(), a.pads), PadMode::constant, lowest).pool_(a.k, a.s, a.d).max(a.axes);
 }
 
-inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
+template <class D> Tensor TensorT<D>::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
                                  bool count_include_pad) const {
   const detail::PoolArgs a = detail::pool_args("avg_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
   auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(a.k, a.s, a.d); };
@@ -14979,12 +14985,12 @@ inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation
   return pool(*this, a.pads).sum(a.axes) / pool(pad(detail::trailing(d_->shape.size(), a.reg)).ones_like(), extra).sum(a.axes);
 }
 
-inline Tensor Tensor::layernorm(std::vector<std::int64_t> axes, double eps) const {
+template <class D> Tensor TensorT<D>::layernorm(std::vector<std::int64_t> axes, double eps) const {
   const Tensor y = *this - mean(axes, true);
   return y * ((y * y).mean(axes, true) + ConstType(eps)).rsqrt();
 }
 
-inline Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
+template <class D> Tensor TensorT<D>::batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
                                 const Tensor& invstd, std::vector<std::int64_t> axes) const {
   Shape shape(d_->shape.size(), 1);
   for (std::int64_t& a : axes) {
@@ -15002,7 +15008,7 @@ inline Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::
   return bias ? ret + shaped("bias", *bias) : ret;
 }
 
-inline Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
+template <class D> Tensor TensorT<D>::scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
                                                    double dropout_p, bool is_causal) const {
   if (ndim() < 2 || key.ndim() < 2 || value.ndim() < 2)
     throw Error("scaled_dot_product_attention: query " + shape_str(d_->shape) + ", key " + shape_str(key.shape()) + " and value " +
@@ -15020,7 +15026,7 @@ inline Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tens
   return p.dropout(dropout_p).dot(value);  // dropout acts only while Tensor::training
 }
 
-inline Tensor Tensor::cross_entropy(const Tensor& Y, Reduction reduction, double label_smoothing) const {
+template <class D> Tensor TensorT<D>::cross_entropy(const Tensor& Y, Reduction reduction, double label_smoothing) const {
   if (!(label_smoothing >= 0 && label_smoothing <= 1))
     throw Error("cross_entropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
   if (ndim() == 0) throw Error("cross_entropy: the logits need at least 1 dim, got shape ()");
@@ -15037,7 +15043,7 @@ inline Tensor Tensor::cross_entropy(const Tensor& Y, Reduction reduction, double
   return -(log_softmax(classes_dim) * y).sum(classes_dim).do_reduction_(reduction);
 }
 
-inline Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index, double label_smoothing,
+template <class D> Tensor TensorT<D>::sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index, double label_smoothing,
                                                       Reduction reduction) const {
   if (!(label_smoothing >= 0 && label_smoothing <= 1))
     throw Error("sparse_categorical_crossentropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
@@ -15056,12 +15062,12 @@ inline Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, std::int6
   return reduction == Reduction::mean ? -unreduced.sum() / loss_mask.sum() : -unreduced.do_reduction_(reduction);
 }
 
-inline Tensor Tensor::binary_crossentropy(const Tensor& Y, Reduction reduction) const {
+template <class D> Tensor TensorT<D>::binary_crossentropy(const Tensor& Y, Reduction reduction) const {
   broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy");
   return (-Y * log() - (ConstType(1) - Y) * (ConstType(1) - *this).log()).do_reduction_(reduction);
 }
 
-inline Tensor Tensor::binary_crossentropy_logits(const Tensor& Y, Reduction reduction, const std::optional<Tensor>& pos_weight) const {
+template <class D> Tensor TensorT<D>::binary_crossentropy_logits(const Tensor& Y, Reduction reduction, const std::optional<Tensor>& pos_weight) const {
   broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy_logits");
   const Tensor log_p = logsigmoid(), log_1_minus_p = (-*this).logsigmoid();
   const Tensor pos = pos_weight ? *pos_weight * Y : Y;
@@ -15087,7 +15093,7 @@ namespace detail {
 
 // the last 32 bits of SHA-256 of the 4-byte big-endian n: tinygrad's per-device seed word
 // (int.from_bytes(sha256(n.to_bytes(4, "big")).digest(), "big") truncated to uint32)
-inline std::uint32_t sha256_low_word(std::uint32_t n) {
+template <class = void> std::uint32_t sha256_low_word(std::uint32_t n) {
   static constexpr std::array<std::uint32_t, 64> k = {
       0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
       0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
@@ -15131,7 +15137,7 @@ struct RngState {
     return *s;
   }
   // tinygrad's _next_counter: the device's key and its counter before advancing it by n words
-  std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
+  template <class = void> std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
     detail::LockGuard lock(m);
     Device* d = nullptr;
     for (Device& e : devices) if (e.name == device) d = &e;
@@ -15147,7 +15153,7 @@ struct RngState {
 
 // tinygrad's _threefry_random_bits: threefry of the counts (c1:c0 as one uint64) under key (key[1]:key[0]);
 // the low words of the results, then the high words
-inline Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, const Tensor& counts1) {
+template <class = void> Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, const Tensor& counts1) {
   auto u64 = [](const Tensor& t) { return t.cast(dtypes::uint64); };
   auto word = [&](std::int64_t i) { return u64(key.shrink({std::pair{i, i + 1}}).expand(counts0.shape())); };
   const Tensor y = ((u64(counts1) << 32) | u64(counts0)).binop(Ops::THREEFRY, (word(1) << 32) | word(0));
@@ -15156,7 +15162,7 @@ inline Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, con
 
 // tinygrad's random_bits: n uint32 words from a key (uint32 [key0, key1]) and the 64-bit counter, in
 // chunks of at most 2^32-1 words, each under its own key threefry(key, counter + chunk start)
-inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_t n) {
+template <class = void> Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_t n) {
   std::vector<Tensor> chunks;
   constexpr std::uint64_t most = 0xffffffffu;
   for (std::uint64_t i = 0; i < n; i += most) {
@@ -15177,7 +15183,7 @@ inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_
 
 // uint32 words (n,) as the unsigned dtype of `bytes` bytes, little-endian as tinygrad's bitcast of the
 // buffer: 2 words make a uint64, a word makes 2 uint16 or 4 uint8
-inline Tensor words_as_uint(const Tensor& words, int bytes) {
+template <class = void> Tensor words_as_uint(const Tensor& words, int bytes) {
   const std::int64_t n = words.numel();
   if (bytes == 4) return words;
   if (bytes == 8) {
@@ -15192,13 +15198,13 @@ inline Tensor words_as_uint(const Tensor& words, int bytes) {
 }
 
 // the fan-in of an initializer's shape: the product of the sizes after the first (1 for a 1-d shape)
-inline std::int64_t fan_in(const char* who, const Shape& shape) {
+template <class = void> std::int64_t fan_in(const char* who, const Shape& shape) {
   if (shape.empty()) throw Error(std::string(who) + ": needs at least one dim, got shape ()");
   for (std::int64_t d : shape) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(shape));
   return shape_prod(Shape(shape.begin() + 1, shape.end()));
 }
 // kaiming's bound (gain 6) or std (gain 2): (gain / (1 + a^2) / fan_in) ** 0.5, in Python's order
-inline double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
+template <class = void> double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
   const std::int64_t f = fan_in(who, shape);
   if (f == 0) throw Error(std::string(who) + ": shape " + shape_str(shape) + " has fan-in 0");
   return std::pow(gain / (1 + a * a) / double(f), 0.5);
@@ -15206,14 +15212,14 @@ inline double kaiming_scale(const char* who, const Shape& shape, double gain, do
 
 }  // namespace detail
 
-inline void Tensor::manual_seed(std::uint64_t seed) {
+template <class D> void TensorT<D>::manual_seed(std::uint64_t seed) {
   auto& s = detail::RngState::get();
   detail::LockGuard lock(s.m);
   s.seed = seed;
   s.devices.clear();
 }
 
-inline Tensor Tensor::rand(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::rand(const Shape& shape, DType dtype, const std::string& device) {
   if (!dtype.is_float()) throw Error("rand: only float dtypes, got " + dtype.repr());
   check_shape("rand", shape);
   const std::int64_t numel = shape_prod(shape);
@@ -15229,12 +15235,12 @@ inline Tensor Tensor::rand(const Shape& shape, DType dtype, const std::string& d
   return (f.shrink({std::pair{std::int64_t(0), numel}}) - ConstType(1)).reshape(shape);
 }
 
-inline Tensor Tensor::randn(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::randn(const Shape& shape, DType dtype, const std::string& device) {
   check_shape("randn", shape);
   return zeros(shape, dtypes::default_float, device).randn_like(dtype);  // (tinygrad's Tensor.empty: only the shape counts)
 }
 
-inline Tensor Tensor::randint(const Shape& shape, std::int64_t low, std::int64_t high, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::randint(const Shape& shape, std::int64_t low, std::int64_t high, DType dtype, const std::string& device) {
   if (!dtype.is_int()) throw Error("randint: dtype must be an int dtype, got " + dtype.repr());
   if (low >= high) throw Error("randint: needs low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
   check_shape("randint", shape);
@@ -15242,44 +15248,44 @@ inline Tensor Tensor::randint(const Shape& shape, std::int64_t low, std::int64_t
   return (ConstType(span) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
 }
 
-inline Tensor Tensor::uniform(const Shape& shape, double low, double high, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::uniform(const Shape& shape, double low, double high, DType dtype, const std::string& device) {
   check_shape("uniform", shape);
   if (!(low < high)) throw Error("uniform: needs low < high, got low=" + py_float_repr(low) + ", high=" + py_float_repr(high));
   return (ConstType(high - low) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
 }
 
-inline Tensor Tensor::normal(const Shape& shape, double mean, double std_dev, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::normal(const Shape& shape, double mean, double std_dev, DType dtype, const std::string& device) {
   check_shape("normal", shape);
   if (!(std_dev >= 0)) throw Error("normal: needs std >= 0, got std=" + py_float_repr(std_dev));
   return ConstType(std_dev) * randn(shape, dtype, device) + ConstType(mean);
 }
 
-inline Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
   check_shape("scaled_uniform", shape);
   if (shape_prod(shape) == 0) throw Error("scaled_uniform: shape " + shape_str(shape) + " has no elements to scale by");
   return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(std::pow(double(shape_prod(shape)), -0.5));
 }
 
-inline Tensor Tensor::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
   const std::int64_t fan = shape.empty() ? 0 : shape[0] + detail::fan_in("glorot_uniform", shape);
   if (fan == 0) throw Error("glorot_uniform: shape " + shape_str(shape) + " has no fan (fan_out + fan_in is 0)");
   const double bound = std::pow(6.0 / double(fan), 0.5);
   return uniform(shape, -bound, bound, dtype, device);
 }
 
-inline Tensor Tensor::kaiming_uniform(const Shape& shape, double a, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::kaiming_uniform(const Shape& shape, double a, DType dtype, const std::string& device) {
   const double bound = detail::kaiming_scale("kaiming_uniform", shape, 6.0, a);
   return uniform(shape, -bound, bound, dtype, device);
 }
 
-inline Tensor Tensor::kaiming_normal(const Shape& shape, double a, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::kaiming_normal(const Shape& shape, double a, DType dtype, const std::string& device) {
   return normal(shape, 0.0, detail::kaiming_scale("kaiming_normal", shape, 2.0, a), dtype, device);
 }
 
-inline Tensor Tensor::rand_like(std::optional<DType> dtype) const { return rand(shape(), dtype.value_or(this->dtype()), device()); }
+template <class D> Tensor TensorT<D>::rand_like(std::optional<DType> dtype) const { return rand(shape(), dtype.value_or(this->dtype()), device()); }
 
 // Box-Muller on one draw of twice the size (tinygrad's stack(self, self).rand_like)
-inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
+template <class D> Tensor TensorT<D>::randn_like(std::optional<DType> dtype) const {
   Shape s2 = shape();
   s2.insert(s2.begin(), 2);
   const Tensor src = rand(s2, dtypes::float32, device());
@@ -15288,7 +15294,7 @@ inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
   return r.cast(dtype.value_or(this->dtype()));
 }
 
-inline Tensor Tensor::dropout(double p) const {
+template <class D> Tensor TensorT<D>::dropout(double p) const {
   if (!(p >= 0 && p <= 1)) throw Error("dropout: p=" + py_float_repr(p) + " is out of range [0, 1]");
   if (!training || p == 0) return *this;
   if (p == 1) return zeros_like();
@@ -15303,8 +15309,8 @@ namespace mg {
 struct Slice {
   std::optional<std::int64_t> start = std::nullopt, stop = std::nullopt, step = std::nullopt;
 };
-inline Slice slice() { return {}; }  // `:`
-inline Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step = std::nullopt) {
+template <class = void> Slice slice() { return {}; }  // `:`
+template <class = void> Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step = std::nullopt) {
   return {start, stop, step};
 }
 // numpy's newaxis (tinygrad's None index) and `...`
@@ -15335,7 +15341,7 @@ struct ParsedIndex {
 };
 
 // Python's slice.indices(size), then as a range read forwards (flipped after for a negative step)
-inline ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t size) {
+template <class = void> ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t size) {
   const std::int64_t step = std::max(s.step.value_or(1), -std::numeric_limits<std::int64_t>::max());
   if (step == 0) throw Error(std::string(who) + ": slice step cannot be 0");
   const std::int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? size - 1 : size;
@@ -15353,7 +15359,7 @@ inline ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t siz
 }
 
 // whether target is in u's graph; memo (1: no, 2: yes) is shared between calls on one target
-inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) {
+template <class = void> bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) {
   std::vector<std::pair<UOp, bool>> stack{{u, false}};
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();
@@ -15374,13 +15380,13 @@ inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) 
 }
 }  // namespace detail
 
-template <class T> Tensor Tensor::operator[](const Index& i) const { return getitem_<T>({i}, nullptr); }
-template <class T> Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_<T>(std::vector<Index>(i), nullptr); }
-template <class T> Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_<T>(indices, nullptr); }
+template <class D> template <class T> Tensor TensorT<D>::operator[](const Index& i) const { return getitem_<T>({i}, nullptr); }
+template <class D> template <class T> Tensor TensorT<D>::operator[](std::initializer_list<Index> i) const { return getitem_<T>(std::vector<Index>(i), nullptr); }
+template <class D> template <class T> Tensor TensorT<D>::getitem(const std::vector<Index>& indices) const { return getitem_<T>(indices, nullptr); }
 
 // tinygrad's _getitem: getitem when v is null; with v, the whole new value of this tensor for setitem
-template <class T>
-Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
+template <class D> template <class T>
+Tensor TensorT<D>::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
   const std::string who = v ? "setitem" : "getitem";
   // tinygrad's _normalize_indices: the ellipsis (or the end) stands for the dims no index names
   std::int64_t ellipses = 0, real = 0;
@@ -15553,8 +15559,8 @@ Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) cons
 
 // tinygrad's __setitem__: an unrealized tensor takes the new value's graph (so gradients flow to the
 // value and the old contents); a realized one gets the value written into its buffer (assign)
-template <class T>
-Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
+template <class D> template <class T>
+Tensor& TensorT<D>::setitem(const std::vector<Index>& indices, const Tensor& v) {
   if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
   if (pending_target()) compute<T>({}, device());  // an assigned tensor is realized: its buffer takes the write
   const UOp& base = detail::view_base(d_->uop);
@@ -15578,11 +15584,11 @@ Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
   }
   return assign<T>(value);  // into the buffer, through this tensor's view of it
 }
-template <class T>
-Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem<T>(indices, full({}, v, dtype(), device())); }
+template <class D> template <class T>
+Tensor& TensorT<D>::setitem(const std::vector<Index>& indices, ConstType v) { return setitem<T>(indices, full({}, v, dtype(), device())); }
 
 // tinygrad's _one_hot_along_dim: this == arange(n) laid along dim (this tensor's size there broadcasts)
-inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
+template <class D> Tensor TensorT<D>::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
   if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
   Shape s(std::size_t(ndim() - resolve_dim("one_hot", dim)), 1);
   s[0] = n;
@@ -15590,16 +15596,16 @@ inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const 
   return *this == arange(n, std::nullopt, 1, dt, device()).reshape(s);
 }
 
-template <class T>
-Tensor Tensor::one_hot(std::int64_t num_classes) const {
+template <class D> template <class T>
+Tensor TensorT<D>::one_hot(std::int64_t num_classes) const {
   if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
   if (num_classes < -1) throw Error("one_hot: num_classes must be -1 (max + 1) or non-negative, got " + std::to_string(num_classes));
   if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).template item<detail::dep_t<T, std::int64_t>>();
   return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
 }
 
-template <class T>
-Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
+template <class D> template <class T>
+Tensor TensorT<D>::gather(std::int64_t dim, const Tensor& index) const {
   if (index.device() != device()) throw Error("gather: the index is on " + index.device() + ", the tensor on " + device());
   if (index.ndim() != ndim())
     throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");
@@ -15618,7 +15624,7 @@ Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
 
 // ---- pad ----
 
-inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
+template <class D> Tensor TensorT<D>::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
   if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for shape " + shape_str(d_->shape));
   std::vector<std::pair<std::int64_t, std::int64_t>> p;
   for (const auto& a : arg) p.push_back(a.value_or(std::pair<std::int64_t, std::int64_t>{0, 0}));
@@ -15626,7 +15632,7 @@ inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstT
 }
 
 // torch's flat form: (before, after) of the last dim first, then of the one before it, ...
-inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
+template <class D> Tensor TensorT<D>::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
   if (flat.size() % 2 != 0) throw Error("pad: flat padding needs an even number of pads, got " + std::to_string(flat.size()));
   if (std::int64_t(flat.size() / 2) > ndim())
     throw Error("pad: " + std::to_string(flat.size()) + " flat pads for shape " + shape_str(d_->shape));
@@ -15636,7 +15642,7 @@ inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode,
 }
 
 // the PAD movement op: zeros around, every pad >= 0
-inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const {
+template <class D> Tensor TensorT<D>::pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const {
   std::vector<std::pair<std::int64_t, std::int64_t>> m;
   Shape s;
   bool any = false;
@@ -15648,7 +15654,7 @@ inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::i
   return any ? view(mop_pad(d_->uop, m), s) : *this;
 }
 
-inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
+template <class D> Tensor TensorT<D>::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
   auto pair_str = [](std::pair<std::int64_t, std::int64_t> x) { return "(" + std::to_string(x.first) + ", " + std::to_string(x.second) + ")"; };
   // a negative pad cuts from that side; cut first (constant, circular) or last (reflect, replicate)
   std::vector<AxisPair> cut;
@@ -15749,7 +15755,7 @@ namespace detail {
 // a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free
 // of the engine, so a translation unit that only declares layers does not compile it. Under EmptyInit,
 // a buffer of t's shape whose value is never computed.
-inline Tensor param(const Tensor& t) {
+template <class = void> Tensor param(const Tensor& t) {
   if (EmptyInit::active()) return Tensor::empty(t.shape(), t.dtype(), t.device());
   return Tensor::from_host(reference_eval(t.uop()), t.device());
 }
@@ -15759,14 +15765,14 @@ template <class F>
 Tensor drawn_param(const Shape& shape, F&& init) {
   return EmptyInit::active() ? Tensor::empty(shape) : param(init());
 }
-inline Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
+template <class = void> Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
   Tensor b = param(t);
   b.requires_grad(false);
   return b;
 }
-inline std::optional<Tensor> param_if(bool keep, const Tensor& t) { return keep ? std::optional<Tensor>(param(t)) : std::nullopt; }
+template <class = void> std::optional<Tensor> param_if(bool keep, const Tensor& t) { return keep ? std::optional<Tensor>(param(t)) : std::nullopt; }
 // 1, -1, 1, ...: a per-channel vector reshaped to broadcast along axis 1 of an ndim tensor
-inline Shape channel_shape(std::int64_t ndim) {
+template <class = void> Shape channel_shape(std::int64_t ndim) {
   Shape s(std::size_t(std::max<std::int64_t>(ndim, 2)), 1);
   s[1] = -1;
   return s;
@@ -15778,11 +15784,11 @@ class Linear {
  public:
   Tensor weight;
   std::optional<Tensor> bias;
-  Linear(std::int64_t in_features, std::int64_t out_features, bool has_bias = true)
+  template <class = void> Linear(std::int64_t in_features, std::int64_t out_features, bool has_bias = true)
       : weight(detail::drawn_param({out_features, in_features}, [&] { return Tensor::uniform({out_features, in_features}, -bound(in_features), bound(in_features)); })) {
     if (has_bias) bias = detail::drawn_param({out_features}, [&] { return Tensor::uniform({out_features}, -bound(in_features), bound(in_features)); });
   }
-  Tensor operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
 
  private:
@@ -15813,21 +15819,21 @@ class Conv2d {
   Tensor weight;
   std::optional<Tensor> bias;
 
-  Conv2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, ConvPadding padding = 0,
+  template <class = void> Conv2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, ConvPadding padding = 0,
          Sizes dilation = 1, std::int64_t groups = 1, bool has_bias = true)
       : kernel_size(kernel(kernel_size)), stride(std::move(stride)), dilation(std::move(dilation)), groups(groups),
         weight(draw(in_channels, {out_channels, in_channels / groups})) {
     if (has_bias) bias = draw(in_channels, {out_channels}, false);
     this->padding = padding.same ? same_padding() : padding.sizes;
   }
-  Tensor operator()(const Tensor& x) const { return x.conv2d(weight, bias, groups, stride, dilation, padding); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.conv2d(weight, bias, groups, stride, dilation, padding); }
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
 
  protected:
   // tinygrad's make_tuple(kernel_size, 2)
   static std::vector<std::int64_t> kernel(const Sizes& k) { return k.scalar ? std::vector<std::int64_t>{k.v[0], k.v[0]} : k.v; }
   // uniform on +-1/sqrt(in * prod(kernel_size)), of shape lead followed by the kernel size (when with_kernel)
-  Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
+  template <class = void> Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
     const double scale = 1 / std::sqrt(double(in_channels * shape_prod(kernel_size)));
     if (with_kernel) lead.insert(lead.end(), kernel_size.begin(), kernel_size.end());
     return detail::drawn_param(lead, [&] { return Tensor::uniform(lead, -scale, scale); });
@@ -15835,7 +15841,7 @@ class Conv2d {
 
  private:
   // tinygrad's: d*(k-1) split with the extra on the right, the last dim first, dilations in the given order
-  Sizes same_padding() const {
+  template <class = void> Sizes same_padding() const {
     const auto& s = stride.v;
     if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v != 1; })) throw Error("Conv2d: padding \"same\" is not supported for strided convolutions");
     std::vector<std::int64_t> d = dilation.v.size() == 1 ? std::vector<std::int64_t>(kernel_size.size(), dilation.v[0]) : dilation.v, out;
@@ -15851,22 +15857,22 @@ class Conv2d {
 class ConvTranspose2d : public Conv2d {
  public:
   Sizes output_padding;
-  ConvTranspose2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, Sizes padding = 0,
+  template <class = void> ConvTranspose2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, Sizes padding = 0,
                   Sizes output_padding = 0, Sizes dilation = 1, std::int64_t groups = 1, bool has_bias = true)
       : Conv2d(in_channels, out_channels, std::move(kernel_size), std::move(stride), std::move(padding), std::move(dilation), groups, has_bias),
         output_padding(std::move(output_padding)) {
     // tinygrad draws Conv2d's weight and bias, then this weight: the same draws give the same values
     weight = draw(in_channels, {in_channels, out_channels / groups});
   }
-  Tensor operator()(const Tensor& x) const { return x.conv_transpose2d(weight, bias, groups, stride, dilation, padding, output_padding); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.conv_transpose2d(weight, bias, groups, stride, dilation, padding, output_padding); }
 };
 
 // tinygrad's Conv1d and ConvTranspose1d: the 2-d layers with a one-dim kernel (over the last axis)
-inline Conv2d Conv1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size, std::int64_t stride = 1,
+template <class = void> Conv2d Conv1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size, std::int64_t stride = 1,
                      ConvPadding padding = 0, std::int64_t dilation = 1, std::int64_t groups = 1, bool has_bias = true) {
   return Conv2d(in_channels, out_channels, Sizes{kernel_size}, stride, std::move(padding), dilation, groups, has_bias);
 }
-inline ConvTranspose2d ConvTranspose1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size,
+template <class = void> ConvTranspose2d ConvTranspose1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size,
                                        std::int64_t stride = 1, std::int64_t padding = 0, std::int64_t output_padding = 0,
                                        std::int64_t dilation = 1, std::int64_t groups = 1, bool has_bias = true) {
   return ConvTranspose2d(in_channels, out_channels, Sizes{kernel_size}, stride, padding, output_padding, dilation, groups, has_bias);
@@ -15884,14 +15890,14 @@ class BatchNorm {
   Tensor num_batches_tracked;
   std::optional<Tensor> running_mean, running_var;
 
-  explicit BatchNorm(std::int64_t sz, double eps = 1e-5, bool affine = true, bool track_running_stats = true, double momentum = 0.1)
+  template <class = void> explicit BatchNorm(std::int64_t sz, double eps = 1e-5, bool affine = true, bool track_running_stats = true, double momentum = 0.1)
       : eps(eps), track_running_stats(track_running_stats), momentum(momentum),
         weight(detail::param_if(affine, Tensor::ones({sz}))), bias(detail::param_if(affine, Tensor::zeros({sz}))),
         num_batches_tracked(detail::state_buffer(Tensor::zeros({}, dtypes::int64))) {
     if (track_running_stats) running_mean = detail::state_buffer(Tensor::zeros({sz})), running_var = detail::state_buffer(Tensor::ones({sz}));
   }
   // the mean and variance to normalize by
-  std::pair<Tensor, Tensor> calc_stats(const Tensor& x) const {
+  template <class = void> std::pair<Tensor, Tensor> calc_stats(const Tensor& x) const {
     if (x.ndim() < 2) throw Error("BatchNorm: needs an input of at least 2 dims (batch, channels, ...), got " + shape_str(x.shape()));
     const Shape mask = detail::channel_shape(x.ndim());
     if (track_running_stats && !Tensor::training) return {*running_mean, running_var->reshape(mask).expand(x.shape())};
@@ -15929,16 +15935,16 @@ class LayerNorm {
   double eps;
   std::optional<Tensor> weight, bias;
 
-  explicit LayerNorm(Sizes normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+  template <class = void> explicit LayerNorm(Sizes normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
       : normalized_shape(normalized_shape.v), eps(eps),
         weight(detail::param_if(elementwise_affine, Tensor::ones(normalized_shape.v))),
         bias(detail::param_if(elementwise_affine, Tensor::zeros(normalized_shape.v))) {
     for (std::size_t i = 0; i < this->normalized_shape.size(); ++i) axis.push_back(-1 - std::int64_t(i));
   }
   // LayerNorm({2, 3}) is a shape, not a copy of LayerNorm{2, 3}
-  explicit LayerNorm(std::initializer_list<std::int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+  template <class = void> explicit LayerNorm(std::initializer_list<std::int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
       : LayerNorm(Sizes(normalized_shape), eps, elementwise_affine) {}
-  Tensor operator()(const Tensor& x) const {
+  template <class = void> Tensor operator()(const Tensor& x) const {
     const Shape& s = x.shape();
     if (s.size() < normalized_shape.size() || !std::equal(normalized_shape.begin(), normalized_shape.end(), s.end() - std::ptrdiff_t(normalized_shape.size())))
       throw Error("LayerNorm: the last dimensions of " + shape_str(s) + " must match " + shape_str(normalized_shape));
@@ -15955,10 +15961,10 @@ class GroupNorm {
   double eps;
   std::optional<Tensor> weight, bias;
 
-  GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps = 1e-5, bool affine = true)
+  template <class = void> GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps = 1e-5, bool affine = true)
       : num_groups(num_groups), num_channels(num_channels), eps(eps),
         weight(detail::param_if(affine, Tensor::ones({num_channels}))), bias(detail::param_if(affine, Tensor::zeros({num_channels}))) {}
-  Tensor operator()(const Tensor& x) const {
+  template <class = void> Tensor operator()(const Tensor& x) const {
     if (x.ndim() < 2) throw Error("GroupNorm: needs an input of at least 2 dims (batch, channels, ...), got " + shape_str(x.shape()));
     const Tensor y = x.reshape({x.shape()[0], num_groups, -1}).layernorm({-1}, eps).reshape(x.shape());
     if (!weight || !bias) return y;
@@ -15974,9 +15980,9 @@ class RMSNorm {
   double eps;
   std::optional<Tensor> weight;
 
-  explicit RMSNorm(std::int64_t dim, double eps = 1e-6, bool elementwise_affine = true)
+  template <class = void> explicit RMSNorm(std::int64_t dim, double eps = 1e-6, bool elementwise_affine = true)
       : eps(eps), weight(detail::param_if(elementwise_affine, Tensor::ones({dim}))) {}
-  Tensor operator()(const Tensor& x) const {
+  template <class = void> Tensor operator()(const Tensor& x) const {
     const Tensor f = x.cast(dtypes::float32);
     const Tensor y = (f * (f.square().mean(-1, true) + ConstType(eps)).rsqrt()).cast(x.dtype());
     return weight ? y * *weight : y;
@@ -15988,8 +15994,8 @@ class RMSNorm {
 class Embedding {
  public:
   Tensor weight;
-  Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::drawn_param({vocab_size, embed_size}, [&] { return Tensor::glorot_uniform({vocab_size, embed_size}); })) {}
-  Tensor operator()(const Tensor& idx) const {
+  template <class = void> Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::drawn_param({vocab_size, embed_size}, [&] { return Tensor::glorot_uniform({vocab_size, embed_size}); })) {}
+  template <class = void> Tensor operator()(const Tensor& idx) const {
     if (!idx.dtype().is_int()) throw Error("Embedding: expected an integer dtype for the index, got " + idx.dtype().repr());
     const Tensor hit = Tensor::arange(weight.shape()[0], std::nullopt, 1, std::nullopt, weight.device()) == idx.unsqueeze(-1);
     return hit.unsqueeze(-1).where(weight, ConstType(0)).sum({-2}, false, weight.dtype());
@@ -16002,7 +16008,7 @@ class Dropout {
  public:
   double p;
   explicit Dropout(double p = 0.5) : p(p) {}
-  Tensor operator()(const Tensor& x) const { return x.dropout(p); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.dropout(p); }
   void visit(auto&&) {}
 };
 
@@ -16073,7 +16079,7 @@ class Optimizer {
   }
 
  protected:
-  Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
+  template <class = void> Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const Tensor& t = ps[i];
       if (std::any_of(ps.begin(), ps.begin() + std::ptrdiff_t(i), [&](const Tensor& o) { return o.uop() == t.uop(); })) continue;  // dedup, as tinygrad does
@@ -16087,27 +16093,27 @@ class Optimizer {
   // tinygrad's _step: the amount each parameter goes down by (cast to its dtype); updates the state
   virtual std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) = 0;
   // state buffers of the params' shapes, zero, float32 (tinygrad's OPTIM_DTYPE)
-  std::vector<Tensor> new_state() const {
+  template <class = void> std::vector<Tensor> new_state() const {
     std::vector<Tensor> s;
     for (const Tensor& p : params) s.push_back(fresh(Tensor::zeros(p.shape(), dtypes::float32, p.device())));
     return s;
   }
   // a buffer of its own: equal constants are one node, which would share gradients and writes
-  static Tensor fresh(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+  template <class = void> static Tensor fresh(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
   // a state tensor's next value: step() writes it once every update is computed, as tinygrad's single
   // schedule does; the update formula goes on with the value returned
-  Tensor next(Tensor& state, const Tensor& value) {
+  template <class = void> Tensor next(Tensor& state, const Tensor& value) {
     pending_.emplace_back(&state, value);
     return value;
   }
   // lr broadcasts as tinygrad's (1,) does, but keeps a scalar parameter's update scalar
-  Tensor lr_() const { return lr.reshape({}); }
+  template <class = void> Tensor lr_() const { return lr.reshape({}); }
 
  private:
   std::vector<std::pair<Tensor*, Tensor>> pending_;  // (state, next value), written by step()
 
  private:
-  Tensor make_lr(const LearningRate& rate) const {
+  template <class = void> Tensor make_lr(const LearningRate& rate) const {
     if (rate.tensor) {
       if (rate.tensor->numel() != 1 || !rate.tensor->dtype().is_float())
         throw Error("Optimizer: a learning rate tensor must be one float, got " + rate.tensor->dtype().repr() + " " + shape_str(rate.tensor->shape()));
@@ -16128,13 +16134,14 @@ struct LARSOptions {
 };
 
 // Layer-wise Adaptive Rate Scaling (https://arxiv.org/abs/1708.03888v3)
-class LARS : public Optimizer {
+template <class = void>
+class LARST : public Optimizer {
  public:
   double momentum, wd, tcoef;
   bool nesterov, classic;
   std::vector<Tensor> b;  // momentum buffers (none without momentum)
 
-  explicit LARS(const std::vector<Tensor>& ps, const LARSOptions& o = {})
+  explicit LARST(const std::vector<Tensor>& ps, const LARSOptions& o = {})
       : Optimizer(ps, o.lr), momentum(o.momentum), wd(o.weight_decay), tcoef(o.tcoef), nesterov(o.nesterov), classic(o.classic) {
     if (momentum < 0) throw Error("LARS: invalid momentum " + std::to_string(momentum));
     if (momentum != 0) b = new_state();
@@ -16166,6 +16173,7 @@ class LARS : public Optimizer {
     return out;
   }
 };
+using LARS = LARST<>;
 
 struct SGDOptions {
   LearningRate lr = 0.001;
@@ -16174,7 +16182,7 @@ struct SGDOptions {
 };
 // Stochastic gradient descent, with momentum (classic: the update rule that scales by lr before the
 // momentum), Nesterov momentum and weight decay
-inline LARS SGD(const std::vector<Tensor>& ps, const SGDOptions& o = {}) {
+template <class = void> LARS SGD(const std::vector<Tensor>& ps, const SGDOptions& o = {}) {
   return LARS(ps, {.lr = o.lr, .momentum = o.momentum, .weight_decay = o.weight_decay, .nesterov = o.nesterov, .classic = o.classic, .tcoef = 0.0});
 }
 
@@ -16187,14 +16195,15 @@ struct LAMBOptions {
 };
 
 // LAMB (https://arxiv.org/abs/1904.00962)
-class LAMB : public Optimizer {
+template <class = void>
+class LAMBT : public Optimizer {
  public:
   double b1, b2, eps, wd;
   bool adam;
   Tensor b1_t, b2_t;       // b1^t and b2^t, float32 (1,)
   std::vector<Tensor> m, v;  // first and second moments
 
-  explicit LAMB(const std::vector<Tensor>& ps, const LAMBOptions& o = {})
+  explicit LAMBT(const std::vector<Tensor>& ps, const LAMBOptions& o = {})
       : Optimizer(ps, o.lr), b1(o.b1), b2(o.b2), eps(o.eps), wd(o.weight_decay), adam(o.adam),
         b1_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))), b2_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))),
         m(new_state()), v(new_state()) {
@@ -16223,6 +16232,7 @@ class LAMB : public Optimizer {
     return out;
   }
 };
+using LAMB = LAMBT<>;
 
 struct AdamOptions {
   LearningRate lr = 0.001;
@@ -16233,11 +16243,11 @@ struct AdamWOptions {
   double b1 = 0.9, b2 = 0.999, eps = 1e-8, weight_decay = 0.01;
 };
 // Adam (https://arxiv.org/abs/1412.6980)
-inline LAMB Adam(const std::vector<Tensor>& ps, const AdamOptions& o = {}) {
+template <class = void> LAMB Adam(const std::vector<Tensor>& ps, const AdamOptions& o = {}) {
   return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = 0.0, .adam = true});
 }
 // AdamW: Adam with decoupled weight decay (https://arxiv.org/abs/1711.05101v3)
-inline LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
+template <class = void> LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
   return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = o.weight_decay, .adam = true});
 }
 
@@ -16322,7 +16332,7 @@ concept NamedRange = Range<R> && requires(R& r) {
   (*std::begin(r)).second;
 };
 
-inline std::string join_name(const std::string& prefix, std::string_view name) {
+template <class = void> std::string join_name(const std::string& prefix, std::string_view name) {
   if (prefix.empty() || prefix.back() == '.') return prefix + std::string(name);
   return prefix + "." + std::string(name);
 }
@@ -16441,12 +16451,12 @@ inline constexpr std::pair<std::string_view, DType> safe_dtypes[] = {
 };
 
 namespace detail {
-inline std::string safe_dtype_name(DType dt) {
+template <class = void> std::string safe_dtype_name(DType dt) {
   for (const auto& [name, d] : safe_dtypes)
     if (d == dt) return std::string(name);
   throw Error("safe_save: " + dt.repr() + " has no safetensors dtype");
 }
-inline DType safe_dtype(const std::string& name, const std::string& tensor) {
+template <class = void> DType safe_dtype(const std::string& name, const std::string& tensor) {
   for (const auto& [n, d] : safe_dtypes)
     if (n == name) return d;
   throw Error("safe_load: \"" + tensor + "\" has unknown dtype \"" + name + "\"");
@@ -16578,7 +16588,7 @@ void safe_save(const StateDict& tensors, const std::string& path, const Json& me
   if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size()) throw Error("safe_save: writing " + path + " failed");
 }
 namespace detail {
-inline std::vector<std::byte> read_file_bytes(const std::string& path, const char* who) {
+template <class = void> std::vector<std::byte> read_file_bytes(const std::string& path, const char* who) {
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw Error(std::string(who) + ": cannot open " + path);
   std::vector<std::byte> bytes;

@@ -28,7 +28,7 @@ struct ReduceContext {
 };
 
 // [0 1 2 3 4 5 6 7] -> [0+4, 1+5, 2+6, 3+7] when the input is wider than the output
-inline std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
+template <class = void> std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
   if (inp.dtype() == out) return {inp};
   const int amount = inp.dtype().count / out.count;
   std::vector<UOp> lst;
@@ -40,7 +40,7 @@ inline std::vector<UOp> horizontal_reduce(const UOp& inp, DType out) {
   return lst;
 }
 // lst[0] op lst[1] op ..., left to right (tinygrad's functools.reduce)
-inline UOp alu_fold(const std::vector<UOp>& lst, Ops op) {
+template <class = void> UOp alu_fold(const std::vector<UOp>& lst, Ops op) {
   UOp ret = lst[0];
   for (std::size_t i = 1; i < lst.size(); ++i) ret = ret.alu(op, lst[i]);
   return ret;

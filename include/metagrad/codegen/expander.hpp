@@ -21,23 +21,23 @@ namespace detail {
 // an UNROLL/CONTRACT arg: ((axis, size), ...)
 using ExpandArgs = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
-inline ExpandArgs expand_args_of(const Arg& a) {
+template <class = void> ExpandArgs expand_args_of(const Arg& a) {
   ExpandArgs out;
   for (const Arg& p : a.as_tuple()) out.emplace_back(p[0].as_int(), p[1].as_int());
   return out;
 }
-inline Arg expand_args_arg(const ExpandArgs& e) {
+template <class = void> Arg expand_args_arg(const ExpandArgs& e) {
   ArgTuple t;
   for (const auto& [ax, sz] : e) t.push_back(Arg(ArgTuple{Arg(ax), Arg(sz)}));
   return Arg(std::move(t));
 }
-inline std::int64_t expand_prod(const ExpandArgs& e) {
+template <class = void> std::int64_t expand_prod(const ExpandArgs& e) {
   std::int64_t n = 1;
   for (const auto& p : e) n *= p.second;
   return n;
 }
 // the lane of an expansion for the value each axis takes (tinygrad's _expand_arg_to_idx)
-inline int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t, std::int64_t>& rpk) {
+template <class = void> int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t, std::int64_t>& rpk) {
   std::int64_t idx = 0, mul = 1;
   for (auto it = args.rbegin(); it != args.rend(); ++it) {
     idx += rpk.at(it->first) * mul;
@@ -46,7 +46,7 @@ inline int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t
   return int(idx);
 }
 // every assignment of values to the axes, the last axis fastest (itertools.product)
-inline std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const ExpandArgs& args) {
+template <class = void> std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const ExpandArgs& args) {
   std::vector<std::map<std::int64_t, std::int64_t>> out{{}};
   for (const auto& [ax, m] : args) {
     std::vector<std::map<std::int64_t, std::int64_t>> next;
@@ -60,17 +60,17 @@ inline std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const
   }
   return out;
 }
-inline std::vector<int> swizzle_args(const ExpandArgs& cargs, const ExpandArgs& eargs) {
+template <class = void> std::vector<int> swizzle_args(const ExpandArgs& cargs, const ExpandArgs& eargs) {
   std::vector<int> out;
   for (const auto& rpk : choices_from_args(cargs)) out.push_back(expand_arg_to_idx(eargs, rpk));
   return out;
 }
 // GEP that lets void through (tinygrad's GEP on void is dropped by gep_pushing)
-inline UOp gep_lanes(const UOp& x, const std::vector<int>& idx) {
+template <class = void> UOp gep_lanes(const UOp& x, const std::vector<int>& idx) {
   if (x.dtype() == dtypes::void_) return x;
   return x.gep(idx);
 }
-inline int range_start_of(Ops o) {
+template <class = void> int range_start_of(Ops o) {
   switch (o) {
     case Ops::STAGE: case Ops::REDUCE: case Ops::END: return 1;
     case Ops::WMMA: return 3;

@@ -8,7 +8,7 @@
 
 namespace mg::detail {
 
-inline UOp add_gpudims(const UOp& sink) {
+template <class = void> UOp add_gpudims(const UOp& sink) {
   std::vector<std::pair<UOp, UOp>> subs;
   for (const UOp& r : sink.toposort()) {
     if (r.op() != Ops::RANGE || range_type(r) != AxisType::THREAD) continue;

@@ -23,13 +23,13 @@ namespace mg {
 
 namespace detail {
 // x in root's backward slice, root itself excluded (tinygrad's backward_slice)
-inline bool in_backward_slice(const UOp& root, const UOp& x) {
+template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) {
   if (root == x) return false;
   return in_list(root.toposort(), x);
 }
-inline UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
+template <class = void> UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
 // tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
-inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
+template <class = void> std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
   std::int64_t num_strides = 0, sum_strides = 0;
   for (const UOp& b : bufs) {
     const UOp idx = buf_idx(b);
@@ -43,7 +43,7 @@ inline std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>
   return {num_strides, sum_strides};
 }
 // how many buffers walk rng's axis by 1: a term of the buffer's index is rng itself
-inline std::int64_t buffers_walking_by_one(const std::vector<UOp>& bufs, const UOp& rng) {
+template <class = void> std::int64_t buffers_walking_by_one(const std::vector<UOp>& bufs, const UOp& rng) {
   std::int64_t n = 0;
   for (const UOp& b : bufs)
     for (const UOp& c : buf_idx(b).split_uop(Ops::ADD))
@@ -68,27 +68,27 @@ template <class K> UOp partial_sum_axis(const K& k) {
 }
 // c reads a buffer (an INDEX into one is in its backward slice): a condition on data, such as a fused relu's
 // x > 0, rather than on indices alone, such as the valid mask of a pad or a stack
-inline bool reads_memory(const UOp& c) {
+template <class = void> bool reads_memory(const UOp& c) {
   for (const UOp& u : c.toposort())
     if (u.op() == Ops::INDEX || u.op() == Ops::LOAD) return true;
   return false;
 }
 // a buffer's index has rng itself as a term: the buffer walks rng's axis by 1 (its lanes lie side by side)
-inline bool walked_by_one(const std::vector<UOp>& bufs, const UOp& rng) { return buffers_walking_by_one(bufs, rng) > 0; }
+template <class = void> bool walked_by_one(const std::vector<UOp>& bufs, const UOp& rng) { return buffers_walking_by_one(bufs, rng) > 0; }
 // a gated load moves along rng: a padded input read at rng (its lanes need masks; masked vectors shorter
 // than two registers of the axis's lanes did not pay on the CPU)
-inline bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
+template <class = void> bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
   for (const UOp& b : bufs)
     if (b.nsrc() > 1 && is_gated_index(b.src(1)) && in_list(b.src(1).toposort(), rng)) return true;
   return false;
 }
 // the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along
 // one contiguous axis (vectors of `lanes`; the rest of the upcasts repeat them)
-inline std::int64_t vector_regs(std::int64_t upcasts, std::int64_t axis_lanes, std::int64_t lanes) {
+template <class = void> std::int64_t vector_regs(std::int64_t upcasts, std::int64_t axis_lanes, std::int64_t lanes) {
   return upcasts / axis_lanes * ((axis_lanes + lanes - 1) / lanes);
 }
 // the product of the output sizes over axes; -1 when one is symbolic (tinygrad's resolve(..., False) then fails)
-inline std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
+template <class = void> std::int64_t prod_known(const std::vector<std::int64_t>& shape, const std::vector<std::size_t>& axes) {
   std::int64_t n = 1;
   for (std::size_t a : axes) {
     if (shape[a] < 0) return -1;

@@ -15,19 +15,19 @@ namespace mg {
 
 namespace detail {
 // log2(c) for a power of two c >= 2, else 0 (tinygrad's powers_of_two.get(c, 0))
-inline int pow2_log(const Arg& c) {
+template <class = void> int pow2_log(const Arg& c) {
   if (!c.is_int()) return 0;
   const std::int64_t v = c.as_int();
   return v > 1 && std::has_single_bit(std::uint64_t(v)) ? std::countr_zero(std::uint64_t(v)) : 0;
 }
-inline bool same_sign_division(const UOp& a, const UOp& b) {
+template <class = void> bool same_sign_division(const UOp& a, const UOp& b) {
   return (a.vmin() >= 0 && b.vmin() > 0) || (a.vmax() <= 0 && b.vmax() < 0);
 }
-inline UOp floordiv_to_idiv(const UOp& a, const UOp& b) {
+template <class = void> UOp floordiv_to_idiv(const UOp& a, const UOp& b) {
   if (same_sign_division(a, b)) return a.cdiv(b);
   return a.cdiv(b) - (a.cmod(b).ne(a.const_like(0)) & (a < a.const_like(0)).ne(b < b.const_like(0))).cast(a.dtype());
 }
-inline UOp floormod_to_mod(const UOp& a, const UOp& b) {
+template <class = void> UOp floormod_to_mod(const UOp& a, const UOp& b) {
   if (same_sign_division(a, b)) return a.cmod(b);
   const UOp r = a.cmod(b);
   // where instead of mul, so it is not fused into MULACC
@@ -35,7 +35,7 @@ inline UOp floormod_to_mod(const UOp& a, const UOp& b) {
 }
 
 // m, s with x//d == (x*m) >> s for every 0 <= x <= vmax, d > 0 (Hacker's Delight, chapter 10)
-inline std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64_t d) {
+template <class = void> std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64_t d) {
   using u128 = unsigned __int128;
   const u128 nc = u128((vmax + 1) / d) * d - 1;
   const int nbits = vmax ? 64 - std::countl_zero(vmax) : 0;
@@ -46,14 +46,14 @@ inline std::pair<unsigned __int128, int> magicgu(std::uint64_t vmax, std::uint64
   throw Error("magicgu: no magic number for division by " + std::to_string(d));
 }
 // m*v within [lo, hi], without overflow
-inline bool mul_in(unsigned __int128 m, std::int64_t v, std::int64_t lo, std::uint64_t hi) {
+template <class = void> bool mul_in(unsigned __int128 m, std::int64_t v, std::int64_t lo, std::uint64_t hi) {
   if (m >> 64) return v == 0;
   __int128 r;
   if (__builtin_mul_overflow(__int128(std::uint64_t(m)), __int128(v), &r)) return false;
   return r >= lo && r <= __int128(hi);
 }
 // tinygrad's fast_idiv: x // d as a multiply and a shift (x >= 0, or unsigned)
-inline std::optional<UOp> fast_idiv(const UOp& x, std::int64_t d, bool dont_cast = false) {
+template <class = void> std::optional<UOp> fast_idiv(const UOp& x, std::int64_t d, bool dont_cast = false) {
   const DType dt = x.dtype().scalar();
   const bool is_unsigned = x.vmin() >= 0 || dt.is_unsigned();
   const std::int64_t vmin = std::max(x.vmin().clamped_int64(), dt.imin());

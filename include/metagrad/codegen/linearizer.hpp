@@ -17,7 +17,7 @@ namespace mg {
 
 namespace detail {
 // Python's < on range args (ints..., AxisType)
-inline bool arg_less(const Arg& a, const Arg& b) {
+template <class = void> bool arg_less(const Arg& a, const Arg& b) {
   const std::size_t n = std::min(a.size(), b.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (a[i].is_int() && b[i].is_int()) {

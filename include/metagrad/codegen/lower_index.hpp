@@ -10,10 +10,10 @@
 namespace mg {
 
 namespace detail {
-inline DType select_index_dtype(const UOp& u) {
+template <class = void> DType select_index_dtype(const UOp& u) {
   return (u.overflows(dtypes::int32) ? dtypes::int64 : dtypes::int32).vec(u.dtype().count);
 }
-inline DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
+template <class = void> DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
 
 struct pm_lower_index_dtype_def {
   template <class T> static constexpr auto make() {

@@ -16,7 +16,7 @@
 
 namespace mg::detail {
 
-inline int axis_to_pos(AxisType t) {
+template <class = void> int axis_to_pos(AxisType t) {
   switch (t) {
     case AxisType::LOOP: return -1;
     case AxisType::THREAD: case AxisType::GLOBAL: return 0;
@@ -30,7 +30,7 @@ inline int axis_to_pos(AxisType t) {
 }
 
 // the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
-inline std::vector<UOp> kernel_rngs(const UOp& ast) {
+template <class = void> std::vector<UOp> kernel_rngs(const UOp& ast) {
   std::vector<UOp> out;
   for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
   auto key = [](const UOp& r) {
@@ -43,7 +43,7 @@ inline std::vector<UOp> kernel_rngs(const UOp& ast) {
 }
 
 // the LOOP ranges of the kernel's outputs (those its END nodes close): the ones a THREAD split may take
-inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
+template <class = void> std::vector<UOp> globalizable_rngs(const UOp& ast) {
   std::vector<UOp> out;
   for (const UOp& s : ast.src()) {
     if (s.op() != Ops::END) continue;
@@ -54,13 +54,13 @@ inline std::vector<UOp> globalizable_rngs(const UOp& ast) {
   return out;
 }
 
-inline std::string range_size_str(const UOp& r) {
+template <class = void> std::string range_size_str(const UOp& r) {
   const UOp& e = r.src(0);
   return e.op() == Ops::CONST && e.arg().is_int() ? std::to_string(e.arg().as_int()) : e.render();
 }
 
 // tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
-inline std::string default_kernel_name(const UOp& ast) {
+template <class = void> std::string default_kernel_name(const UOp& ast) {
   bool reduce = false;
   for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
   std::string name = reduce ? "r" : "E";
@@ -74,7 +74,7 @@ namespace mg {
 
 // tinygrad's OptOps (codegen/opt/__init__.py), in its order
 enum class OptOps : std::uint8_t { TC, UPCAST, UNROLL, LOCAL, THREAD, GROUP, GROUPTOP, NOLOCALS, PADTO, SWAP };
-inline const char* optops_name(OptOps o) {
+template <class = void> const char* optops_name(OptOps o) {
   static constexpr const char* names[] = {"TC", "UPCAST", "UNROLL", "LOCAL", "THREAD", "GROUP", "GROUPTOP", "NOLOCALS", "PADTO", "SWAP"};
   return names[std::size_t(o)];
 }
@@ -97,7 +97,7 @@ struct KernelOptError : Error {
 };
 
 namespace detail {
-inline void opt_check(bool cond, const Opt& opt, const std::string& why) {
+template <class = void> void opt_check(bool cond, const Opt& opt, const std::string& why) {
   if (!cond) throw KernelOptError("apply_opt " + opt.repr() + ": " + why);
 }
 }  // namespace detail

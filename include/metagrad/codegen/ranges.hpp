@@ -11,10 +11,10 @@
 namespace mg::detail {
 
 // axis id and type of a RANGE: its arg is (axis_id, ..., AxisType)
-inline std::int64_t range_axis(const UOp& r) { return r.arg()[0].as_int(); }
-inline AxisType range_type(const UOp& r) { return r.arg()[r.arg().size() - 1].as_axis_type(); }
+template <class = void> std::int64_t range_axis(const UOp& r) { return r.arg()[0].as_int(); }
+template <class = void> AxisType range_type(const UOp& r) { return r.arg()[r.arg().size() - 1].as_axis_type(); }
 
-inline std::vector<UOp> ended_ranges(const UOp& u) {
+template <class = void> std::vector<UOp> ended_ranges(const UOp& u) {
   switch (u.op()) {
     case Ops::REDUCE: case Ops::END: case Ops::STAGE: return {u.src().begin() + 1, u.src().end()};
     case Ops::AFTER: {
@@ -57,7 +57,7 @@ class RangeMap {
   PtrMap<std::vector<UOp>> memo_;
 };
 
-inline std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
+template <class = void> std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 
 
 // std::stable_sort without its temporary buffer (libstdc++ 12's get_temporary_buffer is deprecated in
@@ -77,6 +77,6 @@ void stable_sort_by(std::vector<T>& v, Less less) {
   v = std::move(out);
 }
 
-inline bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
+template <class = void> bool in_list(const std::vector<UOp>& v, const UOp& u) { return std::find(v.begin(), v.end(), u) != v.end(); }
 
 }  // namespace mg::detail

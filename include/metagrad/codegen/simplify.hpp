@@ -44,7 +44,7 @@ template <class F> std::optional<UOp> do_substitute(RangeSubCtx& ctx, const UOp&
   return simplify(ret);
 }
 
-inline Arg range_arg_with(const UOp& k, std::int64_t sub) {
+template <class = void> Arg range_arg_with(const UOp& k, std::int64_t sub) {
   ArgTuple a(k.arg().as_tuple().begin(), k.arg().as_tuple().end() - 1);
   a.emplace_back(sub);
   a.push_back(k.arg()[k.arg().size() - 1]);
@@ -70,7 +70,7 @@ struct pm_split_ranges_def {
 };
 
 // index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
-inline std::size_t count_divmod(const UOp& x) {
+template <class = void> std::size_t count_divmod(const UOp& x) {
   std::size_t n = 0;
   for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
   return n;
@@ -176,7 +176,7 @@ template <std::same_as<UOp> U> bool no_range(const U& u) { return !op_in_backwar
 template <std::same_as<UOp> U> bool no_load(const U& u) { return !op_in_backward_slice_with_self(u, OpSet{Ops::INDEX}); }
 
 // the sum of val over the values of r where lo <= r < hi (lo, hi clamped to [0, n])
-inline UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
+template <class = void> UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
 
 struct pm_reduce_collapse_def {
   template <class T> static constexpr auto make() {

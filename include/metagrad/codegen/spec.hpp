@@ -11,12 +11,12 @@
 namespace mg {
 
 namespace detail {
-inline std::string spec_where(std::size_t i, const UOp& u) {
+template <class = void> std::string spec_where(std::size_t i, const UOp& u) {
   std::string s = "verify: uop " + std::to_string(i) + " " + op_repr(u.op()) + " " + u.dtype().repr();
   if (!u.arg().is_none()) s += " arg " + u.arg().repr();
   return s;
 }
-inline bool is_index_like(const UOp& u) { return u.op() == Ops::INDEX || (u.op() == Ops::CAST && u.nsrc() == 1 && u.src(0).op() == Ops::INDEX); }
+template <class = void> bool is_index_like(const UOp& u) { return u.op() == Ops::INDEX || (u.op() == Ops::CAST && u.nsrc() == 1 && u.src(0).op() == Ops::INDEX); }
 }  // namespace detail
 
 template <class = void> void verify(const Program& p) {

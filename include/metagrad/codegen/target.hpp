@@ -62,6 +62,6 @@ struct Target {
 };
 
 // tinygrad's PythonRenderer renders every op of python_alu: the INTERP device's target
-inline Target interp_target() { return Target{}; }
+template <class = void> Target interp_target() { return Target{}; }
 
 }  // namespace mg

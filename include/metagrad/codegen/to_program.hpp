@@ -57,19 +57,19 @@ struct pm_early_def {
         }));
   }
 };
-inline bool spec_on() {
+template <class = void> bool spec_on() {
 #ifndef NDEBUG
   return true;
 #else
   return getenv_int("SPEC", 0) > 0;
 #endif
 }
-inline bool has_expand_ranges(const UOp& sink) {
+template <class = void> bool has_expand_ranges(const UOp& sink) {
   for (const UOp& u : sink.toposort())
     if (u.op() == Ops::RANGE && (range_type(u) == AxisType::UPCAST || range_type(u) == AxisType::UNROLL)) return true;
   return false;
 }
-inline std::string c_identifier(std::string s) {
+template <class = void> std::string c_identifier(std::string s) {
   for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "k_" + s;
   return s;

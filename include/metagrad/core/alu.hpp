@@ -32,7 +32,7 @@ namespace mg {
 // float &, a negative shift, THREEFRY and FDIV, which python_alu lacks) throw mg::Error. Where
 // Python raises OverflowError/ValueError instead (math.trunc(inf), 10.0 ** 400.0) the IEEE value
 // (inf, nan) is returned.
-std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output = true);
+template <class = void> std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output = true);
 
 namespace detail {
 using i128 = __int128;
@@ -89,7 +89,9 @@ inline double int_reciprocal(i128 n) {
 }
 
 // python_alu's ops on PyVals, with errors that name the op and the dtype
-struct Alu {
+// a class template with one instance: its members compile only where exec_alu does
+template <class = void>
+struct AluT {
   Ops op;
   DType dtype;
   std::string_view who = "exec_alu";
@@ -265,10 +267,11 @@ struct Alu {
     return P::integer(s.kind() == Scalar::uint64 ? i128(std::uint64_t(w)) : i128(w));
   }
 };
+using Alu = AluT<>;
 
 // tinygrad's CAST of a value: truncate[dtype](dtype.const(x)). A float becomes an int by truncating
 // toward zero (nan and inf have no int), anything becomes a bool as x != 0. Invalid stays Invalid.
-inline Arg cast_value(const Arg& x, DType from, DType to, std::string_view who = "cast") {
+template <class = void> Arg cast_value(const Arg& x, DType from, DType to, std::string_view who = "cast") {
   if (x.is_tuple()) {
     ArgTuple out;
     for (const Arg& e : x.as_tuple()) out.push_back(cast_value(e, from.scalar(), to.scalar(), who));
@@ -292,7 +295,7 @@ inline Arg cast_value(const Arg& x, DType from, DType to, std::string_view who =
 }
 
 // IEEE half bits of a double (rounded to half first) and back
-inline std::uint16_t half_bits(double x) {
+template <class = void> std::uint16_t half_bits(double x) {
   x = truncate_float(dtypes::float16, x);
   const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   const double a = std::fabs(x);
@@ -303,7 +306,7 @@ inline std::uint16_t half_bits(double x) {
   const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
   return std::uint16_t(sign | (e + 14) << 10 | std::uint16_t((m * 2 - 1) * 1024));
 }
-inline double half_value(std::uint16_t b) {
+template <class = void> double half_value(std::uint16_t b) {
   const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
   const double v = e == 0x1f ? (m ? Alu::nan : Alu::inf) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
   return (b & 0x8000) ? -v : v;
@@ -312,7 +315,7 @@ inline double half_value(std::uint16_t b) {
 }  // namespace detail
 
 // tinygrad's identity_element: what a reduction starts from, and what an empty one gives
-inline Arg identity_element(Ops op, DType dt) {
+template <class = void> Arg identity_element(Ops op, DType dt) {
   if (op == Ops::ADD) return dt.is_float() ? Arg(0.0) : dt.is_bool() ? Arg(false) : Arg(std::int64_t(0));
   if (op == Ops::MUL) return dt.is_float() ? Arg(1.0) : dt.is_bool() ? Arg(true) : Arg(std::int64_t(1));
   if (op == Ops::MAX) {
@@ -333,7 +336,7 @@ inline Arg identity_element(Ops op, DType dt) {
 inline bool has_storage(DType dtype) {  // a scalar that is not void or weakint
   return dtype.count == 1 && !dtype.is_ptr && dtype != dtypes::weakint && dtype.kind() != Scalar::void_;
 }
-inline void store_element(DType dtype, const Arg& v, std::byte* dst) {
+template <class = void> void store_element(DType dtype, const Arg& v, std::byte* dst) {
   auto fail = [&](const std::string& why) { throw Error("store_element(" + dtype.repr() + ", " + v.repr() + "): " + why); };
   if (!has_storage(dtype)) fail("no storage format");
   if (!v.is_number()) fail("not a number");
@@ -351,7 +354,7 @@ inline void store_element(DType dtype, const Arg& v, std::byte* dst) {
   }
   for (int k = 0; k < dtype.itemsize(); ++k) dst[k] = std::byte(b >> (8 * k));
 }
-inline Arg load_element(DType dtype, const std::byte* src) {
+template <class = void> Arg load_element(DType dtype, const std::byte* src) {
   if (!has_storage(dtype)) throw Error("load_element(" + dtype.repr() + "): no storage format");
   std::uint64_t b = 0;
   for (int k = 0; k < dtype.itemsize(); ++k) b |= std::uint64_t(src[k]) << (8 * k);
@@ -368,7 +371,7 @@ inline Arg load_element(DType dtype, const std::byte* src) {
 
 namespace detail {
 // tinygrad's bitcast(x, in_dtype, out_dtype): pack the values in their storage format, unpack as the other
-inline Arg bitcast_value(const Arg& x, DType in, DType out) {
+template <class = void> Arg bitcast_value(const Arg& x, DType in, DType out) {
   const DType is = in.scalar(), os = out.scalar();
   auto fail = [&](const std::string& why) -> void {
     throw Error("bitcast(" + x.repr() + ", " + in.repr() + ", " + out.repr() + "): " + why);
@@ -392,7 +395,7 @@ inline Arg bitcast_value(const Arg& x, DType in, DType out) {
 }
 }  // namespace detail
 
-inline std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output) {
+template <class> std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> operands, DType operand_dtype, bool truncate_output) {
   const detail::Alu alu{op, dtype};
   if (dtype.count > 1) {  // elementwise, a scalar operand broadcast; tinygrad truncates each element
     ArgTuple out;

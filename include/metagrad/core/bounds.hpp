@@ -52,7 +52,7 @@ inline void bounds_deps(const Node* n, std::vector<const Node*>& out) {
 }
 
 // _min_max of one node whose dependencies have bounds
-inline Bounds compute_bounds(const Node* n) {
+template <class = void> Bounds compute_bounds(const Node* n) {
   const Ops op = n->op;
   const DType dt = n->dtype;
   auto B = [&](std::size_t i) -> const Bounds& { return cached_bounds(n->src[i].node()); };
@@ -149,7 +149,7 @@ inline Bounds compute_bounds(const Node* n) {
   return dtype_bounds(dt);
 }
 
-inline const Bounds& bounds_of(const Node* root) {
+template <class = void> const Bounds& bounds_of(const Node* root) {
   if (has_bounds(root)) return cached_bounds(root);
   std::vector<const Node*> stack{root}, deps;
   while (!stack.empty()) {
@@ -171,8 +171,8 @@ inline const Bounds& bounds_of(const Node* root) {
 
 }  // namespace detail
 
-inline const std::pair<SymVal, SymVal>& UOp::min_max() const { return detail::bounds_of(checked()); }
-inline bool UOp::overflows(DType dt) const {
+template <class> const std::pair<SymVal, SymVal>& UOp::min_max() const { return detail::bounds_of(checked()); }
+template <class> bool UOp::overflows(DType dt) const {
   auto d = detail::dtype_bounds(dt);
   return vmin() < d.first || d.second < vmax();
 }

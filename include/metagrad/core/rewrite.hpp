@@ -406,7 +406,7 @@ struct NoRules {
 // Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
 // replaced again while its replacement is in the map, and the replacement's sources are visited too.
 // walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
-inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
+template <class> UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
   return substitute(map, detail::NoRules{}, walk);
 }
 template <class RW>

@@ -163,7 +163,7 @@ class UOp {
 
   // ---- graph queries ----
   std::vector<UOp> toposort() const;  // sources before users; iterative
-  UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
+  template <class = void> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
   // tinygrad's substitute(map, extra_pm=...): the extra rewriter (a rule set) is tried on each node first
   template <class RW> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk = false) const;
   std::optional<AddrSpace> addrspace() const;
@@ -171,10 +171,10 @@ class UOp {
 
   // ---- symbolic queries (core/bounds.hpp, core/algebra.hpp) ----
   // tinygrad's vmin/vmax: bounds on every value this node can take, computed once per node
-  SymVal vmin() const { return min_max().first; }
-  SymVal vmax() const { return min_max().second; }
-  const std::pair<SymVal, SymVal>& min_max() const;
-  bool overflows(DType dt) const;  // some value is outside dt's range
+  template <class = void> SymVal vmin() const { return min_max().first; }
+  template <class = void> SymVal vmax() const { return min_max().second; }
+  template <class = void> const std::pair<SymVal, SymVal>& min_max() const;
+  template <class = void> bool overflows(DType dt) const;  // some value is outside dt's range
   std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
   std::int64_t const_factor() const;          // the largest known int that divides this
   std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly

@@ -41,7 +41,7 @@ namespace mg {
 enum class DeviceKind : std::uint8_t { CPU, INTERP, NULL_ };
 
 // the kind of a device name ("CPU", "INTERP", "NULL"; a ":n" suffix names one of several)
-inline DeviceKind device_kind(const std::string& device) {
+template <class = void> DeviceKind device_kind(const std::string& device) {
   const std::string base = device.substr(0, device.find(':'));
   if (base == "CPU") return DeviceKind::CPU;
   if (base == "INTERP" || base == "PYTHON") return DeviceKind::INTERP;
@@ -51,7 +51,7 @@ inline DeviceKind device_kind(const std::string& device) {
 
 namespace detail {
 
-inline std::int64_t debug_level() {
+template <class = void> std::int64_t debug_level() {
   static const std::int64_t d = getenv_int("DEBUG", 0);
   return d;
 }

@@ -20,7 +20,7 @@
 namespace mg::detail {
 
 // the number of online CPUs (at least 1)
-inline std::int64_t cpu_count() {
+template <class = void> std::int64_t cpu_count() {
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? std::int64_t(n) : 1;
 }

@@ -95,7 +95,7 @@ class GzFile {
 };
 
 // the IDX type byte's dtype (its element size follows from it)
-inline std::optional<DType> idx_dtype(std::uint8_t code) {
+template <class = void> std::optional<DType> idx_dtype(std::uint8_t code) {
   switch (code) {
     case 0x08: return dtypes::uint8;
     case 0x09: return dtypes::int8;

@@ -35,7 +35,7 @@ namespace detail {
 // a buffer holding t's value, computed on the host by the reference evaluator: constructors stay free
 // of the engine, so a translation unit that only declares layers does not compile it. Under EmptyInit,
 // a buffer of t's shape whose value is never computed.
-inline Tensor param(const Tensor& t) {
+template <class = void> Tensor param(const Tensor& t) {
   if (EmptyInit::active()) return Tensor::empty(t.shape(), t.dtype(), t.device());
   return Tensor::from_host(reference_eval(t.uop()), t.device());
 }
@@ -45,14 +45,14 @@ template <class F>
 Tensor drawn_param(const Shape& shape, F&& init) {
   return EmptyInit::active() ? Tensor::empty(shape) : param(init());
 }
-inline Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
+template <class = void> Tensor state_buffer(const Tensor& t) {  // running statistics: written by assign, never trained
   Tensor b = param(t);
   b.requires_grad(false);
   return b;
 }
-inline std::optional<Tensor> param_if(bool keep, const Tensor& t) { return keep ? std::optional<Tensor>(param(t)) : std::nullopt; }
+template <class = void> std::optional<Tensor> param_if(bool keep, const Tensor& t) { return keep ? std::optional<Tensor>(param(t)) : std::nullopt; }
 // 1, -1, 1, ...: a per-channel vector reshaped to broadcast along axis 1 of an ndim tensor
-inline Shape channel_shape(std::int64_t ndim) {
+template <class = void> Shape channel_shape(std::int64_t ndim) {
   Shape s(std::size_t(std::max<std::int64_t>(ndim, 2)), 1);
   s[1] = -1;
   return s;
@@ -64,11 +64,11 @@ class Linear {
  public:
   Tensor weight;
   std::optional<Tensor> bias;
-  Linear(std::int64_t in_features, std::int64_t out_features, bool has_bias = true)
+  template <class = void> Linear(std::int64_t in_features, std::int64_t out_features, bool has_bias = true)
       : weight(detail::drawn_param({out_features, in_features}, [&] { return Tensor::uniform({out_features, in_features}, -bound(in_features), bound(in_features)); })) {
     if (has_bias) bias = detail::drawn_param({out_features}, [&] { return Tensor::uniform({out_features}, -bound(in_features), bound(in_features)); });
   }
-  Tensor operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.linear(weight.transpose(), bias); }
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
 
  private:
@@ -99,21 +99,21 @@ class Conv2d {
   Tensor weight;
   std::optional<Tensor> bias;
 
-  Conv2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, ConvPadding padding = 0,
+  template <class = void> Conv2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, ConvPadding padding = 0,
          Sizes dilation = 1, std::int64_t groups = 1, bool has_bias = true)
       : kernel_size(kernel(kernel_size)), stride(std::move(stride)), dilation(std::move(dilation)), groups(groups),
         weight(draw(in_channels, {out_channels, in_channels / groups})) {
     if (has_bias) bias = draw(in_channels, {out_channels}, false);
     this->padding = padding.same ? same_padding() : padding.sizes;
   }
-  Tensor operator()(const Tensor& x) const { return x.conv2d(weight, bias, groups, stride, dilation, padding); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.conv2d(weight, bias, groups, stride, dilation, padding); }
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
 
  protected:
   // tinygrad's make_tuple(kernel_size, 2)
   static std::vector<std::int64_t> kernel(const Sizes& k) { return k.scalar ? std::vector<std::int64_t>{k.v[0], k.v[0]} : k.v; }
   // uniform on +-1/sqrt(in * prod(kernel_size)), of shape lead followed by the kernel size (when with_kernel)
-  Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
+  template <class = void> Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
     const double scale = 1 / std::sqrt(double(in_channels * shape_prod(kernel_size)));
     if (with_kernel) lead.insert(lead.end(), kernel_size.begin(), kernel_size.end());
     return detail::drawn_param(lead, [&] { return Tensor::uniform(lead, -scale, scale); });
@@ -121,7 +121,7 @@ class Conv2d {
 
  private:
   // tinygrad's: d*(k-1) split with the extra on the right, the last dim first, dilations in the given order
-  Sizes same_padding() const {
+  template <class = void> Sizes same_padding() const {
     const auto& s = stride.v;
     if (std::any_of(s.begin(), s.end(), [](std::int64_t v) { return v != 1; })) throw Error("Conv2d: padding \"same\" is not supported for strided convolutions");
     std::vector<std::int64_t> d = dilation.v.size() == 1 ? std::vector<std::int64_t>(kernel_size.size(), dilation.v[0]) : dilation.v, out;
@@ -137,22 +137,22 @@ class Conv2d {
 class ConvTranspose2d : public Conv2d {
  public:
   Sizes output_padding;
-  ConvTranspose2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, Sizes padding = 0,
+  template <class = void> ConvTranspose2d(std::int64_t in_channels, std::int64_t out_channels, Sizes kernel_size, Sizes stride = 1, Sizes padding = 0,
                   Sizes output_padding = 0, Sizes dilation = 1, std::int64_t groups = 1, bool has_bias = true)
       : Conv2d(in_channels, out_channels, std::move(kernel_size), std::move(stride), std::move(padding), std::move(dilation), groups, has_bias),
         output_padding(std::move(output_padding)) {
     // tinygrad draws Conv2d's weight and bias, then this weight: the same draws give the same values
     weight = draw(in_channels, {in_channels, out_channels / groups});
   }
-  Tensor operator()(const Tensor& x) const { return x.conv_transpose2d(weight, bias, groups, stride, dilation, padding, output_padding); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.conv_transpose2d(weight, bias, groups, stride, dilation, padding, output_padding); }
 };
 
 // tinygrad's Conv1d and ConvTranspose1d: the 2-d layers with a one-dim kernel (over the last axis)
-inline Conv2d Conv1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size, std::int64_t stride = 1,
+template <class = void> Conv2d Conv1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size, std::int64_t stride = 1,
                      ConvPadding padding = 0, std::int64_t dilation = 1, std::int64_t groups = 1, bool has_bias = true) {
   return Conv2d(in_channels, out_channels, Sizes{kernel_size}, stride, std::move(padding), dilation, groups, has_bias);
 }
-inline ConvTranspose2d ConvTranspose1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size,
+template <class = void> ConvTranspose2d ConvTranspose1d(std::int64_t in_channels, std::int64_t out_channels, std::int64_t kernel_size,
                                        std::int64_t stride = 1, std::int64_t padding = 0, std::int64_t output_padding = 0,
                                        std::int64_t dilation = 1, std::int64_t groups = 1, bool has_bias = true) {
   return ConvTranspose2d(in_channels, out_channels, Sizes{kernel_size}, stride, padding, output_padding, dilation, groups, has_bias);
@@ -170,14 +170,14 @@ class BatchNorm {
   Tensor num_batches_tracked;
   std::optional<Tensor> running_mean, running_var;
 
-  explicit BatchNorm(std::int64_t sz, double eps = 1e-5, bool affine = true, bool track_running_stats = true, double momentum = 0.1)
+  template <class = void> explicit BatchNorm(std::int64_t sz, double eps = 1e-5, bool affine = true, bool track_running_stats = true, double momentum = 0.1)
       : eps(eps), track_running_stats(track_running_stats), momentum(momentum),
         weight(detail::param_if(affine, Tensor::ones({sz}))), bias(detail::param_if(affine, Tensor::zeros({sz}))),
         num_batches_tracked(detail::state_buffer(Tensor::zeros({}, dtypes::int64))) {
     if (track_running_stats) running_mean = detail::state_buffer(Tensor::zeros({sz})), running_var = detail::state_buffer(Tensor::ones({sz}));
   }
   // the mean and variance to normalize by
-  std::pair<Tensor, Tensor> calc_stats(const Tensor& x) const {
+  template <class = void> std::pair<Tensor, Tensor> calc_stats(const Tensor& x) const {
     if (x.ndim() < 2) throw Error("BatchNorm: needs an input of at least 2 dims (batch, channels, ...), got " + shape_str(x.shape()));
     const Shape mask = detail::channel_shape(x.ndim());
     if (track_running_stats && !Tensor::training) return {*running_mean, running_var->reshape(mask).expand(x.shape())};
@@ -215,16 +215,16 @@ class LayerNorm {
   double eps;
   std::optional<Tensor> weight, bias;
 
-  explicit LayerNorm(Sizes normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+  template <class = void> explicit LayerNorm(Sizes normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
       : normalized_shape(normalized_shape.v), eps(eps),
         weight(detail::param_if(elementwise_affine, Tensor::ones(normalized_shape.v))),
         bias(detail::param_if(elementwise_affine, Tensor::zeros(normalized_shape.v))) {
     for (std::size_t i = 0; i < this->normalized_shape.size(); ++i) axis.push_back(-1 - std::int64_t(i));
   }
   // LayerNorm({2, 3}) is a shape, not a copy of LayerNorm{2, 3}
-  explicit LayerNorm(std::initializer_list<std::int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+  template <class = void> explicit LayerNorm(std::initializer_list<std::int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
       : LayerNorm(Sizes(normalized_shape), eps, elementwise_affine) {}
-  Tensor operator()(const Tensor& x) const {
+  template <class = void> Tensor operator()(const Tensor& x) const {
     const Shape& s = x.shape();
     if (s.size() < normalized_shape.size() || !std::equal(normalized_shape.begin(), normalized_shape.end(), s.end() - std::ptrdiff_t(normalized_shape.size())))
       throw Error("LayerNorm: the last dimensions of " + shape_str(s) + " must match " + shape_str(normalized_shape));
@@ -241,10 +241,10 @@ class GroupNorm {
   double eps;
   std::optional<Tensor> weight, bias;
 
-  GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps = 1e-5, bool affine = true)
+  template <class = void> GroupNorm(std::int64_t num_groups, std::int64_t num_channels, double eps = 1e-5, bool affine = true)
       : num_groups(num_groups), num_channels(num_channels), eps(eps),
         weight(detail::param_if(affine, Tensor::ones({num_channels}))), bias(detail::param_if(affine, Tensor::zeros({num_channels}))) {}
-  Tensor operator()(const Tensor& x) const {
+  template <class = void> Tensor operator()(const Tensor& x) const {
     if (x.ndim() < 2) throw Error("GroupNorm: needs an input of at least 2 dims (batch, channels, ...), got " + shape_str(x.shape()));
     const Tensor y = x.reshape({x.shape()[0], num_groups, -1}).layernorm({-1}, eps).reshape(x.shape());
     if (!weight || !bias) return y;
@@ -260,9 +260,9 @@ class RMSNorm {
   double eps;
   std::optional<Tensor> weight;
 
-  explicit RMSNorm(std::int64_t dim, double eps = 1e-6, bool elementwise_affine = true)
+  template <class = void> explicit RMSNorm(std::int64_t dim, double eps = 1e-6, bool elementwise_affine = true)
       : eps(eps), weight(detail::param_if(elementwise_affine, Tensor::ones({dim}))) {}
-  Tensor operator()(const Tensor& x) const {
+  template <class = void> Tensor operator()(const Tensor& x) const {
     const Tensor f = x.cast(dtypes::float32);
     const Tensor y = (f * (f.square().mean(-1, true) + ConstType(eps)).rsqrt()).cast(x.dtype());
     return weight ? y * *weight : y;
@@ -274,8 +274,8 @@ class RMSNorm {
 class Embedding {
  public:
   Tensor weight;
-  Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::drawn_param({vocab_size, embed_size}, [&] { return Tensor::glorot_uniform({vocab_size, embed_size}); })) {}
-  Tensor operator()(const Tensor& idx) const {
+  template <class = void> Embedding(std::int64_t vocab_size, std::int64_t embed_size) : weight(detail::drawn_param({vocab_size, embed_size}, [&] { return Tensor::glorot_uniform({vocab_size, embed_size}); })) {}
+  template <class = void> Tensor operator()(const Tensor& idx) const {
     if (!idx.dtype().is_int()) throw Error("Embedding: expected an integer dtype for the index, got " + idx.dtype().repr());
     const Tensor hit = Tensor::arange(weight.shape()[0], std::nullopt, 1, std::nullopt, weight.device()) == idx.unsqueeze(-1);
     return hit.unsqueeze(-1).where(weight, ConstType(0)).sum({-2}, false, weight.dtype());
@@ -288,7 +288,7 @@ class Dropout {
  public:
   double p;
   explicit Dropout(double p = 0.5) : p(p) {}
-  Tensor operator()(const Tensor& x) const { return x.dropout(p); }
+  template <class = void> Tensor operator()(const Tensor& x) const { return x.dropout(p); }
   void visit(auto&&) {}
 };
 

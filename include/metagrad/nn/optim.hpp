@@ -70,7 +70,7 @@ class Optimizer {
   }
 
  protected:
-  Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
+  template <class = void> Optimizer(const std::vector<Tensor>& ps, const LearningRate& rate) : lr(make_lr(rate)) {
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const Tensor& t = ps[i];
       if (std::any_of(ps.begin(), ps.begin() + std::ptrdiff_t(i), [&](const Tensor& o) { return o.uop() == t.uop(); })) continue;  // dedup, as tinygrad does
@@ -84,27 +84,27 @@ class Optimizer {
   // tinygrad's _step: the amount each parameter goes down by (cast to its dtype); updates the state
   virtual std::vector<Tensor> step_updates(const std::vector<Tensor>& ps, const std::vector<Tensor>& grads) = 0;
   // state buffers of the params' shapes, zero, float32 (tinygrad's OPTIM_DTYPE)
-  std::vector<Tensor> new_state() const {
+  template <class = void> std::vector<Tensor> new_state() const {
     std::vector<Tensor> s;
     for (const Tensor& p : params) s.push_back(fresh(Tensor::zeros(p.shape(), dtypes::float32, p.device())));
     return s;
   }
   // a buffer of its own: equal constants are one node, which would share gradients and writes
-  static Tensor fresh(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
+  template <class = void> static Tensor fresh(const Tensor& t) { return Tensor::from_host(reference_eval(t.uop()), t.device()); }
   // a state tensor's next value: step() writes it once every update is computed, as tinygrad's single
   // schedule does; the update formula goes on with the value returned
-  Tensor next(Tensor& state, const Tensor& value) {
+  template <class = void> Tensor next(Tensor& state, const Tensor& value) {
     pending_.emplace_back(&state, value);
     return value;
   }
   // lr broadcasts as tinygrad's (1,) does, but keeps a scalar parameter's update scalar
-  Tensor lr_() const { return lr.reshape({}); }
+  template <class = void> Tensor lr_() const { return lr.reshape({}); }
 
  private:
   std::vector<std::pair<Tensor*, Tensor>> pending_;  // (state, next value), written by step()
 
  private:
-  Tensor make_lr(const LearningRate& rate) const {
+  template <class = void> Tensor make_lr(const LearningRate& rate) const {
     if (rate.tensor) {
       if (rate.tensor->numel() != 1 || !rate.tensor->dtype().is_float())
         throw Error("Optimizer: a learning rate tensor must be one float, got " + rate.tensor->dtype().repr() + " " + shape_str(rate.tensor->shape()));
@@ -125,13 +125,14 @@ struct LARSOptions {
 };
 
 // Layer-wise Adaptive Rate Scaling (https://arxiv.org/abs/1708.03888v3)
-class LARS : public Optimizer {
+template <class = void>
+class LARST : public Optimizer {
  public:
   double momentum, wd, tcoef;
   bool nesterov, classic;
   std::vector<Tensor> b;  // momentum buffers (none without momentum)
 
-  explicit LARS(const std::vector<Tensor>& ps, const LARSOptions& o = {})
+  explicit LARST(const std::vector<Tensor>& ps, const LARSOptions& o = {})
       : Optimizer(ps, o.lr), momentum(o.momentum), wd(o.weight_decay), tcoef(o.tcoef), nesterov(o.nesterov), classic(o.classic) {
     if (momentum < 0) throw Error("LARS: invalid momentum " + std::to_string(momentum));
     if (momentum != 0) b = new_state();
@@ -163,6 +164,7 @@ class LARS : public Optimizer {
     return out;
   }
 };
+using LARS = LARST<>;
 
 struct SGDOptions {
   LearningRate lr = 0.001;
@@ -171,7 +173,7 @@ struct SGDOptions {
 };
 // Stochastic gradient descent, with momentum (classic: the update rule that scales by lr before the
 // momentum), Nesterov momentum and weight decay
-inline LARS SGD(const std::vector<Tensor>& ps, const SGDOptions& o = {}) {
+template <class = void> LARS SGD(const std::vector<Tensor>& ps, const SGDOptions& o = {}) {
   return LARS(ps, {.lr = o.lr, .momentum = o.momentum, .weight_decay = o.weight_decay, .nesterov = o.nesterov, .classic = o.classic, .tcoef = 0.0});
 }
 
@@ -184,14 +186,15 @@ struct LAMBOptions {
 };
 
 // LAMB (https://arxiv.org/abs/1904.00962)
-class LAMB : public Optimizer {
+template <class = void>
+class LAMBT : public Optimizer {
  public:
   double b1, b2, eps, wd;
   bool adam;
   Tensor b1_t, b2_t;       // b1^t and b2^t, float32 (1,)
   std::vector<Tensor> m, v;  // first and second moments
 
-  explicit LAMB(const std::vector<Tensor>& ps, const LAMBOptions& o = {})
+  explicit LAMBT(const std::vector<Tensor>& ps, const LAMBOptions& o = {})
       : Optimizer(ps, o.lr), b1(o.b1), b2(o.b2), eps(o.eps), wd(o.weight_decay), adam(o.adam),
         b1_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))), b2_t(fresh(Tensor::ones({1}, dtypes::float32, lr.device()))),
         m(new_state()), v(new_state()) {
@@ -220,6 +223,7 @@ class LAMB : public Optimizer {
     return out;
   }
 };
+using LAMB = LAMBT<>;
 
 struct AdamOptions {
   LearningRate lr = 0.001;
@@ -230,11 +234,11 @@ struct AdamWOptions {
   double b1 = 0.9, b2 = 0.999, eps = 1e-8, weight_decay = 0.01;
 };
 // Adam (https://arxiv.org/abs/1412.6980)
-inline LAMB Adam(const std::vector<Tensor>& ps, const AdamOptions& o = {}) {
+template <class = void> LAMB Adam(const std::vector<Tensor>& ps, const AdamOptions& o = {}) {
   return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = 0.0, .adam = true});
 }
 // AdamW: Adam with decoupled weight decay (https://arxiv.org/abs/1711.05101v3)
-inline LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
+template <class = void> LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOptions& o = {}) {
   return LAMB(ps, {.lr = o.lr, .b1 = o.b1, .b2 = o.b2, .eps = o.eps, .weight_decay = o.weight_decay, .adam = true});
 }
 

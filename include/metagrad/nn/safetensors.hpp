@@ -34,12 +34,12 @@ inline constexpr std::pair<std::string_view, DType> safe_dtypes[] = {
 };
 
 namespace detail {
-inline std::string safe_dtype_name(DType dt) {
+template <class = void> std::string safe_dtype_name(DType dt) {
   for (const auto& [name, d] : safe_dtypes)
     if (d == dt) return std::string(name);
   throw Error("safe_save: " + dt.repr() + " has no safetensors dtype");
 }
-inline DType safe_dtype(const std::string& name, const std::string& tensor) {
+template <class = void> DType safe_dtype(const std::string& name, const std::string& tensor) {
   for (const auto& [n, d] : safe_dtypes)
     if (n == name) return d;
   throw Error("safe_load: \"" + tensor + "\" has unknown dtype \"" + name + "\"");
@@ -171,7 +171,7 @@ void safe_save(const StateDict& tensors, const std::string& path, const Json& me
   if (std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size()) throw Error("safe_save: writing " + path + " failed");
 }
 namespace detail {
-inline std::vector<std::byte> read_file_bytes(const std::string& path, const char* who) {
+template <class = void> std::vector<std::byte> read_file_bytes(const std::string& path, const char* who) {
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw Error(std::string(who) + ": cannot open " + path);
   std::vector<std::byte> bytes;

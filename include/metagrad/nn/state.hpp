@@ -83,7 +83,7 @@ concept NamedRange = Range<R> && requires(R& r) {
   (*std::begin(r)).second;
 };
 
-inline std::string join_name(const std::string& prefix, std::string_view name) {
+template <class = void> std::string join_name(const std::string& prefix, std::string_view name) {
   if (prefix.empty() || prefix.back() == '.') return prefix + std::string(name);
   return prefix + "." + std::string(name);
 }

@@ -28,7 +28,7 @@ namespace mg {
 namespace detail {
 
 // tinygrad's HMS: "MM:SS", with "H:" in front from an hour on
-inline std::string tqdm_hms(double t) {
+template <class = void> std::string tqdm_hms(double t) {
   const auto s = std::int64_t(t < 0 ? 0 : t);
   char buf[48];
   if (s >= 3600) std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s % 3600 / 60), (long long)(s % 60));
@@ -37,14 +37,14 @@ inline std::string tqdm_hms(double t) {
 }
 
 // columns a UTF-8 string takes (one per code point: the bar's blocks are one column wide)
-inline std::size_t tqdm_cols(std::string_view s) {
+template <class = void> std::size_t tqdm_cols(std::string_view s) {
   std::size_t n = 0;
   for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return n;
 }
 
 // the first `cols` columns of s
-inline std::string tqdm_cut(std::string_view s, std::size_t cols) {
+template <class = void> std::string tqdm_cut(std::string_view s, std::size_t cols) {
   std::size_t n = 0, i = 0;
   for (; i < s.size(); ++i) {
     if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && n++ == cols) break;
@@ -57,7 +57,7 @@ inline std::string tqdm_cut(std::string_view s, std::size_t cols) {
 // One line of the bar, as tinygrad's tqdm.update draws it (without the '\r'): `desc` (a ": " follows
 // a non-empty one), step n of total (total 0: no bar, no time left), `elapsed` seconds, fitted to
 // `ncols` columns (0: a bar of 20 columns and no cut, for plain lines).
-inline std::string tqdm_line(std::string_view desc, std::int64_t n, std::int64_t total, double elapsed, int ncols) {
+template <class = void> std::string tqdm_line(std::string_view desc, std::int64_t n, std::int64_t total, double elapsed, int ncols) {
   const std::string d = desc.empty() ? std::string() : std::string(desc) + ": ";
   const double prog = total ? double(n) / double(total) : 0.0;
   char rate[32] = "?it/s";
@@ -160,6 +160,6 @@ class Tqdm {
 };
 
 // tinygrad's trange(n): a bar over the steps 0..n-1
-inline Tqdm trange(std::int64_t n, std::string desc = "", std::FILE* out = stdout) { return Tqdm(n, std::move(desc), out); }
+template <class = void> Tqdm trange(std::int64_t n, std::string desc = "", std::FILE* out = stdout) { return Tqdm(n, std::move(desc), out); }
 
 }  // namespace mg

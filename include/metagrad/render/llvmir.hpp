@@ -59,7 +59,7 @@ inline constexpr OpSet llvm_intrinsic_ops{Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::S
 namespace detail {
 
 // tinygrad's ldt: the LLVM type of a dtype
-inline std::string llvm_type(DType dt) {
+template <class = void> std::string llvm_type(DType dt) {
   if (dt.is_ptr) return dt.v > 1 ? "<" + std::to_string(dt.v) + " x ptr>" : "ptr";
   if (dt.count > 1) return "<" + std::to_string(dt.count) + " x " + llvm_type(dt.scalar()) + ">";
   switch (dt.kind()) {
@@ -79,7 +79,7 @@ inline std::string llvm_type(DType dt) {
 }
 
 // the suffix LLVM mangles an overloaded intrinsic's name with: f32, v4f32, i64
-inline std::string llvm_mangle(DType dt) {
+template <class = void> std::string llvm_mangle(DType dt) {
   std::string s;
   switch (dt.kind()) {
     case Scalar::float16: s = "f16"; break;
@@ -95,7 +95,7 @@ inline std::string llvm_mangle(DType dt) {
 // exact for its type (float32/half/bfloat constants are rounded to the type first, as tinygrad's
 // truncate does); inf, nan and exponent-only spellings ("1e-05", which LLVM does not read) use the
 // hexadecimal double form.
-inline std::string llvm_const_scalar(const Arg& v, DType dt) {
+template <class = void> std::string llvm_const_scalar(const Arg& v, DType dt) {
   if (v.is<Invalid>()) throw Error("render_llvm: an Invalid constant of " + dt.repr() + " reached the renderer");
   if (dt.is_float()) {
     if (dt.is_fp8()) return std::to_string(unsigned(float_to_fp8(v.as_float(), dt.kind())));
@@ -110,7 +110,7 @@ inline std::string llvm_const_scalar(const Arg& v, DType dt) {
   const std::int64_t i = v.is_float() ? std::int64_t(v.as_float()) : v.as_int();
   return dt.kind() == Scalar::uint64 ? std::to_string(std::uint64_t(i)) : std::to_string(i);
 }
-inline std::string llvm_const(const Arg& v, DType dt) {
+template <class = void> std::string llvm_const(const Arg& v, DType dt) {
   if (dt.count == 1) return llvm_const_scalar(v, dt);
   // a vector CONST (tinygrad's linear form has none after devectorize; hand-built programs may)
   const std::string t = llvm_type(dt.scalar());
@@ -121,7 +121,7 @@ inline std::string llvm_const(const Arg& v, DType dt) {
 }
 
 // tinygrad's lcast: the cast instruction from one scalar kind to another
-inline std::string llvm_cast(DType in, DType out) {
+template <class = void> std::string llvm_cast(DType in, DType out) {
   in = in.scalar(), out = out.scalar();
   if (in.is_float()) {
     if (out.is_float()) return out.itemsize() > in.itemsize() ? "fpext" : "fptrunc";
@@ -139,7 +139,7 @@ inline std::string llvm_cast(DType in, DType out) {
 }
 
 // tinygrad's lop tables: the instruction for a binary op on a scalar kind, or nullptr
-inline const char* llvm_binary(Ops op, DType dt) {
+template <class = void> const char* llvm_binary(Ops op, DType dt) {
   dt = dt.scalar();
   if (dt.is_float()) {
     switch (op) {
@@ -172,7 +172,7 @@ inline const char* llvm_binary(Ops op, DType dt) {
 }
 
 // tinygrad's range_str: a RANGE's axis ids joined by '_', negatives as m<n>
-inline std::string llvm_range_str(const UOp& r) {
+template <class = void> std::string llvm_range_str(const UOp& r) {
   std::string s;
   const auto& a = r.arg();
   for (std::size_t i = 0; i + 1 < a.size(); ++i) {
@@ -218,7 +218,7 @@ struct LLVMCtxT {
 };
 using LLVMCtx = LLVMCtxT<>;
 
-inline std::string llvm_align(DType dt) { return ", align " + std::to_string(dt.scalar().itemsize()); }
+template <class = void> std::string llvm_align(DType dt) { return ", align " + std::to_string(dt.scalar().itemsize()); }
 
 // MAX as tinygrad's decomposition has it, (a<b).where(b, a): the first of equals (and of a NaN) wins
 template <class C> std::string llvm_max(C& ctx, const UOp& x, const UOp& a, const UOp& b) {
@@ -230,7 +230,7 @@ template <class C> std::string llvm_max(C& ctx, const UOp& x, const UOp& a, cons
          v + "_lt, " + t + " " + ctx[b] + ", " + t + " " + ctx[a];
 }
 
-inline const char* llvm_intrinsic_name(Ops op) {
+template <class = void> const char* llvm_intrinsic_name(Ops op) {
   switch (op) {
     case Ops::EXP2: return "exp2";
     case Ops::LOG2: return "log2";
@@ -439,7 +439,7 @@ template <std::same_as<UOp> U = UOp> U llvm_extra_rewrite(const U& sink) {
 }
 
 // an LLVM local or global name: bare when LLVM reads it so, quoted otherwise
-inline std::string llvm_ident(const std::string& s) {
+template <class = void> std::string llvm_ident(const std::string& s) {
   bool plain = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
   for (char c : s) plain = plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$');
   if (plain) return s;

@@ -31,8 +31,8 @@ struct Hash128 {
   std::uint64_t lo = 0, hi = 0;
 };
 
-inline std::uint64_t rotl64(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-inline std::uint64_t fmix64(std::uint64_t k) {
+template <class = void> std::uint64_t rotl64(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+template <class = void> std::uint64_t fmix64(std::uint64_t k) {
   k ^= k >> 33;
   k *= 0xff51afd7ed558ccdULL;
   k ^= k >> 33;
@@ -40,7 +40,7 @@ inline std::uint64_t fmix64(std::uint64_t k) {
   return k ^ (k >> 33);
 }
 
-inline Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
+template <class = void> Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
   constexpr std::uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
   std::uint64_t h1 = seed, h2 = seed ^ 0x9e3779b97f4a7c15ULL;
   const char* p = s.data();
@@ -74,7 +74,7 @@ inline Hash128 hash128(std::string_view s, std::uint64_t seed = 0) {
 }
 
 // 32 lowercase hex digits: the key the runtimes use for a source
-inline std::string hash_hex(std::string_view s) {
+template <class = void> std::string hash_hex(std::string_view s) {
   const Hash128 h = hash128(s);
   static constexpr char digits[] = "0123456789abcdef";
   std::string out(32, '0');
@@ -86,35 +86,35 @@ inline std::string hash_hex(std::string_view s) {
 }
 
 // CACHELEVEL as in tinygrad: unset means 2 (on); 0 disables the disk cache
-inline bool disk_cache_enabled() { return getenv_int("CACHELEVEL", 2) != 0; }
+template <class = void> bool disk_cache_enabled() { return getenv_int("CACHELEVEL", 2) != 0; }
 
-inline std::string disk_cache_dir() {
+template <class = void> std::string disk_cache_dir() {
   if (const char* d = std::getenv("MG_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/metagrad";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/metagrad";
   return {};
 }
 
-inline bool safe_name_char(char c) {
+template <class = void> bool safe_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 // a file name for the key: the key itself when it is short and plain, else its hash (the header keeps
 // the full key, so a hashed name that collides still reads as a miss)
-inline std::string disk_cache_file_name(std::string_view s) {
+template <class = void> std::string disk_cache_file_name(std::string_view s) {
   if (s.empty() || s.size() > 64) return hash_hex(s);
   for (char c : s)
     if (!safe_name_char(c)) return hash_hex(s);
   return std::string(s);
 }
 
-inline std::string disk_cache_path(std::string_view table, std::string_view key) {
+template <class = void> std::string disk_cache_path(std::string_view table, std::string_view key) {
   std::string dir = disk_cache_dir();
   if (dir.empty()) return {};
   return dir + "/" + disk_cache_file_name(table) + "/" + disk_cache_file_name(key);
 }
 
 // mkdir -p; true when the folder exists afterwards
-inline bool make_dirs(const std::string& path) {
+template <class = void> bool make_dirs(const std::string& path) {
   for (std::size_t i = 1; i <= path.size(); ++i) {
     if (i < path.size() && path[i] != '/') continue;
     const std::string part = path.substr(0, i);
@@ -130,7 +130,7 @@ struct DiskCacheHeader {
   std::uint64_t key_len, payload_len, checksum_lo, checksum_hi;
 };
 
-inline Hash128 disk_cache_checksum(std::string_view key, std::string_view payload) {
+template <class = void> Hash128 disk_cache_checksum(std::string_view key, std::string_view payload) {
   const Hash128 k = hash128(key);
   return hash128(payload, k.lo ^ k.hi);
 }
@@ -145,7 +145,7 @@ struct FileCloser {
 }  // namespace detail
 
 // The payload stored for (table, key), or nullopt when there is none that is whole and correct.
-inline std::optional<std::string> disk_cache_get(std::string_view table, std::string_view key) {
+template <class = void> std::optional<std::string> disk_cache_get(std::string_view table, std::string_view key) {
   if (!detail::disk_cache_enabled()) return std::nullopt;
   const std::string path = detail::disk_cache_path(table, key);
   if (path.empty()) return std::nullopt;
@@ -171,7 +171,7 @@ inline std::optional<std::string> disk_cache_get(std::string_view table, std::st
 
 // Stores payload for (table, key); returns whether it was written (false when the cache is off or the
 // folder is unwritable: callers just carry on without the cache).
-inline bool disk_cache_put(std::string_view table, std::string_view key, std::string_view payload) {
+template <class = void> bool disk_cache_put(std::string_view table, std::string_view key, std::string_view payload) {
   if (!detail::disk_cache_enabled()) return false;
   const std::string path = detail::disk_cache_path(table, key);
   if (path.empty() || !detail::make_dirs(path.substr(0, path.rfind('/')))) return false;

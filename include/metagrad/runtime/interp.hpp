@@ -47,7 +47,7 @@ struct InterpPtr {
   bool gate = true;      // false: an INDEX gated off, nothing is loaded or stored through it
 };
 
-inline bool interp_truthy(const Arg& a) { return a.is_float() ? a.as_float() != 0 : a.is_number() && a.as_int() != 0; }
+template <class = void> bool interp_truthy(const Arg& a) { return a.is_float() ? a.as_float() != 0 : a.is_number() && a.as_int() != 0; }
 
 template <std::same_as<UOp> U>
 class Interpreter {

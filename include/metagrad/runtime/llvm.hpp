@@ -41,13 +41,13 @@ template <class F>
 Defer(F) -> Defer<F>;
 
 // an LLVM-allocated message as a std::string, freed
-inline std::string take_message(const Api& api, char* m) {
+template <class = void> std::string take_message(const Api& api, char* m) {
   std::string s = m ? m : "";
   if (m) api.LLVMDisposeMessage(m);
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
 }
-inline std::string take_error(const Api& api, ErrorRef e) {
+template <class = void> std::string take_error(const Api& api, ErrorRef e) {
   char* m = api.LLVMGetErrorMessage(e);  // consumes e
   std::string s = m ? m : "";
   if (m) api.LLVMDisposeErrorMessage(m);

@@ -147,7 +147,7 @@ struct Api {
   std::string path;  // the library that was opened, for messages
 };
 
-inline void* resolve(void* handle, const char* name, const std::string& path) {
+template <class = void> void* resolve(void* handle, const char* name, const std::string& path) {
   ::dlerror();
   void* p = ::dlsym(handle, name);
   if (!p) throw Error("CPU device: " + path + " has no symbol " + name + ": it is not LLVM 19's libLLVM");

@@ -63,7 +63,7 @@ struct Schedule {
 
 namespace detail {
 
-inline UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
+template <class = void> UOp windex(std::int64_t v) { return UOp::const_(dtypes::weakint, Arg(v)); }
 
 // tinygrad's apply_movement_op: the index expressions of the source from those of the output
 template <class T = void>
@@ -150,7 +150,7 @@ std::vector<UOp> apply_movement_op(const UOp& x, const Shape& in_shape, const Sh
 // A target a kernel can store through (tinygrad's assign into a view): a BUFFER, or RESHAPE, PERMUTE,
 // SHRINK and FLIP ops over one, so that each element of the view is one element of the buffer. (A PAD has
 // elements that are no buffer's; an EXPAND writes one element several times.)
-inline bool store_view_ok(const UOp& target) {
+template <class = void> bool store_view_ok(const UOp& target) {
   const UOp* u = &target;
   for (; u->op() != Ops::BUFFER; u = &u->src(0))
     if (!OpSet{Ops::RESHAPE, Ops::PERMUTE, Ops::SHRINK, Ops::FLIP}.contains(u->op())) return false;

@@ -41,7 +41,7 @@ namespace mg {
 // The forward graph under root: its nodes (sources first), their shapes and devices.
 class ForwardGraph {
  public:
-  explicit ForwardGraph(const UOp& root) : nodes_(root.toposort()) {
+  template <class = void> explicit ForwardGraph(const UOp& root) : nodes_(root.toposort()) {
     for (const UOp& n : nodes_) {
       std::vector<const std::optional<Shape>*> src;
       for (const UOp& s : n.src()) src.push_back(shapes_.find(s.node()));
@@ -80,7 +80,7 @@ struct GradientCtx {
 
   const Shape& shape(const UOp& u) const { return fwd.shape(u); }
   // a constant shaped like node, on its device (tinygrad's const_like); of grad's dtype unless told
-  UOp full(Arg v, std::optional<DType> dtype = std::nullopt) const {
+  template <class = void> UOp full(Arg v, std::optional<DType> dtype = std::nullopt) const {
     const DType dt = dtype.value_or(grad.dtype()).scalar();
     const UOp dev = fwd.device(node);
     const UOp c(Ops::CONST, dt, dev ? std::vector<UOp>{dev} : std::vector<UOp>{}, normalize_const(dt, v));
@@ -94,12 +94,12 @@ struct GradientCtx {
 
 namespace detail {
 // a rule's answer: one gradient per source, std::nullopt for none
-inline UOp no_grad(std::nullopt_t) { return UOp(Ops::NOOP); }
-inline UOp no_grad(const UOp& g) { return g; }
+template <class = void> UOp no_grad(std::nullopt_t) { return UOp(Ops::NOOP); }
+template <class = void> UOp no_grad(const UOp& g) { return g; }
 template <class... G> UOp grads(const G&... g) { return UOp(Ops::TUPLE, dtypes::void_, {no_grad(g)...}); }
 
 // g of shape `from` summed to `to`, which broadcasts to `from` (aligned at the right): what EXPAND gives back
-inline UOp sum_to(const UOp& g, const Shape& from, const Shape& to) {
+template <class = void> UOp sum_to(const UOp& g, const Shape& from, const Shape& to) {
   const Shape padded = [&] { Shape p(from.size() - to.size(), 1); p.insert(p.end(), to.begin(), to.end()); return p; }();
   std::vector<std::int64_t> axes;
   for (std::size_t i = 0; i < from.size(); ++i) if (padded[i] != from[i]) axes.push_back(std::int64_t(i));
@@ -107,9 +107,9 @@ inline UOp sum_to(const UOp& g, const Shape& from, const Shape& to) {
   return padded == to ? r : mop_reshape(r, to);
 }
 // u of a reduction's shape (reduced axes kept as 1) expanded back to the input's
-inline UOp expand_to(const UOp& u, const Shape& from, const Shape& to) { return from == to ? u : mop_expand(u, to); }
+template <class = void> UOp expand_to(const UOp& u, const Shape& from, const Shape& to) { return from == to ? u : mop_expand(u, to); }
 
-inline std::optional<UOp> reduce_gradient(const GradientCtx& ctx, const UOp& ret, const UOp& x) {
+template <class = void> std::optional<UOp> reduce_gradient(const GradientCtx& ctx, const UOp& ret, const UOp& x) {
   const Shape &out = ctx.shape(ret), &in = ctx.shape(x);
   auto to_input = [&](const UOp& u) { return expand_to(u, out, in); };
   switch (ret.arg()[0].as_op()) {

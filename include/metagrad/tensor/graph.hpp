@@ -28,12 +28,12 @@ namespace mg {
 using Shape = std::vector<std::int64_t>;
 
 // Python's repr of a tuple of ints: (2, 3), (4,), ()
-inline std::string shape_str(const Shape& s) {
+template <class = void> std::string shape_str(const Shape& s) {
   std::string out = "(";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + (s.size() == 1 ? ",)" : ")");
 }
-inline std::int64_t shape_prod(const Shape& s) {
+template <class = void> std::int64_t shape_prod(const Shape& s) {
   std::int64_t p = 1;
   for (std::int64_t d : s) p *= d;
   return p;
@@ -41,20 +41,20 @@ inline std::int64_t shape_prod(const Shape& s) {
 
 // ---- devices, buffers, constants ----
 
-inline UOp device_uop(const std::string& device) { return UOp(Ops::DEVICE, dtypes::void_, {}, Arg(device)); }
+template <class = void> UOp device_uop(const std::string& device) { return UOp(Ops::DEVICE, dtypes::void_, {}, Arg(device)); }
 // a node no other is equal to: what makes two buffers of the same size and dtype different buffers
-inline UOp unique_uop() {
+template <class = void> UOp unique_uop() {
   static std::atomic<std::int64_t> next{0};
   return UOp(Ops::UNIQUE, dtypes::void_, {}, Arg(next.fetch_add(1, std::memory_order_relaxed)));
 }
-inline UOp new_buffer(const std::string& device, std::int64_t size, DType dtype) {
+template <class = void> UOp new_buffer(const std::string& device, std::int64_t size, DType dtype) {
   if (size < 0) throw Error("new_buffer: negative size " + std::to_string(size));
   return UOp(Ops::BUFFER, dtype, {unique_uop(), device_uop(device)}, Arg(size));
 }
 
 namespace detail {
 // tinygrad's UOp.base: below the movement ops
-inline const UOp& view_base(const UOp& u) {
+template <class = void> const UOp& view_base(const UOp& u) {
   const UOp* b = &u;
   while (GroupOp::Movement.contains(b->op())) b = &b->src(0);
   return *b;
@@ -84,7 +84,7 @@ using AlignedBytes = std::vector<std::byte, detail::AlignedAllocator<std::byte>>
 struct HostBuffer final : detail::Attachment {
   AlignedBytes bytes;
 };
-inline HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
+template <class = void> HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
   if (buf.op() != Ops::BUFFER) throw Error("host_buffer: " + op_repr(buf.op()) + " is not a BUFFER");
   if (auto* h = dynamic_cast<HostBuffer*>(buf.attachment())) return *h;
   auto fresh = std::make_unique<HostBuffer>();
@@ -96,7 +96,7 @@ inline HostBuffer& host_buffer(const UOp& buf, bool zero = true) {
 // ---- movement ops ----
 
 // tinygrad's shape_to_shape_arg: a weakint vector constant (one CONST when all sizes are equal)
-inline UOp shape_arg(const Shape& s) {
+template <class = void> UOp shape_arg(const Shape& s) {
   if (s.empty()) return UOp(Ops::STACK, dtypes::weakint.vec(0));
   if (s.size() == 1) return UOp::const_(dtypes::weakint, Arg(s[0]));
   ArgTuple t;
@@ -104,7 +104,7 @@ inline UOp shape_arg(const Shape& s) {
   return UOp::const_(dtypes::weakint.vec(int(s.size())), Arg(std::move(t)));
 }
 // the sizes a shape argument holds (tinygrad's sgep over it)
-inline Shape shape_arg_values(const UOp& a) {
+template <class = void> Shape shape_arg_values(const UOp& a) {
   const int n = a.dtype().count;
   Shape out;
   for (int i = 0; i < n; ++i) {
@@ -116,36 +116,36 @@ inline Shape shape_arg_values(const UOp& a) {
 }
 
 namespace detail {
-inline ArgTuple int_tuple(const std::vector<std::int64_t>& v) {
+template <class = void> ArgTuple int_tuple(const std::vector<std::int64_t>& v) {
   ArgTuple t;
   for (std::int64_t x : v) t.emplace_back(x);
   return t;
 }
 }  // namespace detail
 
-inline UOp mop_reshape(const UOp& x, const Shape& s) { return UOp(Ops::RESHAPE, x.dtype(), {x, shape_arg(s)}); }
-inline UOp mop_expand(const UOp& x, const Shape& s) { return UOp(Ops::EXPAND, x.dtype(), {x, shape_arg(s)}); }
-inline UOp mop_permute(const UOp& x, const std::vector<std::int64_t>& order) {
+template <class = void> UOp mop_reshape(const UOp& x, const Shape& s) { return UOp(Ops::RESHAPE, x.dtype(), {x, shape_arg(s)}); }
+template <class = void> UOp mop_expand(const UOp& x, const Shape& s) { return UOp(Ops::EXPAND, x.dtype(), {x, shape_arg(s)}); }
+template <class = void> UOp mop_permute(const UOp& x, const std::vector<std::int64_t>& order) {
   return UOp(Ops::PERMUTE, x.dtype(), {x}, Arg(detail::int_tuple(order)));
 }
-inline UOp mop_flip(const UOp& x, const std::vector<bool>& axes) {
+template <class = void> UOp mop_flip(const UOp& x, const std::vector<bool>& axes) {
   ArgTuple t;
   for (bool b : axes) t.emplace_back(b);
   return UOp(Ops::FLIP, x.dtype(), {x}, Arg(std::move(t)));
 }
 // PAD takes (offset of the old data in the new, new size) per axis; SHRINK takes (start, size)
-inline UOp mop_pad(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
+template <class = void> UOp mop_pad(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
   Shape a, b;
   for (auto [o, sz] : arg) a.push_back(o), b.push_back(sz);
   return UOp(Ops::PAD, x.dtype(), {x, shape_arg(a), shape_arg(b)});
 }
-inline UOp mop_shrink(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
+template <class = void> UOp mop_shrink(const UOp& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& arg) {
   Shape a, b;
   for (auto [o, sz] : arg) a.push_back(o), b.push_back(sz);
   return UOp(Ops::SHRINK, x.dtype(), {x, shape_arg(a), shape_arg(b)});
 }
 // tinygrad's marg for PAD / SHRINK: the (offset, size) pairs
-inline std::vector<std::pair<std::int64_t, std::int64_t>> mop_pairs(const UOp& m) {
+template <class = void> std::vector<std::pair<std::int64_t, std::int64_t>> mop_pairs(const UOp& m) {
   const Shape a = shape_arg_values(m.src(1)), b = shape_arg_values(m.src(2));
   if (a.size() != b.size())
     throw Error(op_repr(m.op()) + ": " + std::to_string(a.size()) + " offsets but " + std::to_string(b.size()) + " sizes");
@@ -154,7 +154,7 @@ inline std::vector<std::pair<std::int64_t, std::int64_t>> mop_pairs(const UOp& m
   return out;
 }
 // a reduction over axes (tinygrad's _rop at the tensor level: REDUCE with arg (op, axes))
-inline UOp rop(const UOp& x, Ops op, std::vector<std::int64_t> axes) {
+template <class = void> UOp rop(const UOp& x, Ops op, std::vector<std::int64_t> axes) {
   std::sort(axes.begin(), axes.end());
   if (axes.empty()) return x;
   return UOp(Ops::REDUCE, x.dtype(), {x}, Arg(ArgTuple{Arg(op), Arg(detail::int_tuple(axes))}));
@@ -163,7 +163,7 @@ inline UOp rop(const UOp& x, Ops op, std::vector<std::int64_t> axes) {
 // ---- shapes ----
 
 // tinygrad's _broadcast_shape: sizes align at the right, 1 stretches, a size-0 axis wins
-inline Shape broadcast_shape(const std::vector<Shape>& shapes, const std::string& op = "broadcast") {
+template <class = void> Shape broadcast_shape(const std::vector<Shape>& shapes, const std::string& op = "broadcast") {
   std::size_t n = 0;
   for (const Shape& s : shapes) n = std::max(n, s.size());
   Shape out(n, 1);
@@ -185,7 +185,7 @@ inline Shape broadcast_shape(const std::vector<Shape>& shapes, const std::string
 
 namespace detail {
 // the shape of one node from its sources' shapes (tinygrad's UOp._shape); nullopt: no shape
-inline std::optional<Shape> node_shape(const UOp& u, const std::vector<const std::optional<Shape>*>& src) {
+template <class = void> std::optional<Shape> node_shape(const UOp& u, const std::vector<const std::optional<Shape>*>& src) {
   auto need = [&](std::size_t i) -> const Shape& {
     if (!*src[i]) throw Error(op_repr(u.op()) + ": source " + std::to_string(i) + " (" + op_repr(u.src(i).op()) + ") has no shape");
     return **src[i];
@@ -281,7 +281,7 @@ inline std::optional<Shape> node_shape(const UOp& u, const std::vector<const std
 
 // The shape of a tensor-graph node, or nullopt for nodes without one (DEVICE, SINK, ...). Throws an
 // mg::Error naming the op and the shapes when a movement or broadcast in the graph is invalid.
-inline std::optional<Shape> shape_of(const UOp& u) {
+template <class = void> std::optional<Shape> shape_of(const UOp& u) {
   detail::PtrMap<std::optional<Shape>> memo;
   std::optional<Shape> out;
   for (const UOp& n : u.toposort()) {

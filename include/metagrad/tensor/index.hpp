@@ -22,8 +22,8 @@ namespace mg {
 struct Slice {
   std::optional<std::int64_t> start = std::nullopt, stop = std::nullopt, step = std::nullopt;
 };
-inline Slice slice() { return {}; }  // `:`
-inline Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step = std::nullopt) {
+template <class = void> Slice slice() { return {}; }  // `:`
+template <class = void> Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step = std::nullopt) {
   return {start, stop, step};
 }
 // numpy's newaxis (tinygrad's None index) and `...`
@@ -54,7 +54,7 @@ struct ParsedIndex {
 };
 
 // Python's slice.indices(size), then as a range read forwards (flipped after for a negative step)
-inline ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t size) {
+template <class = void> ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t size) {
   const std::int64_t step = std::max(s.step.value_or(1), -std::numeric_limits<std::int64_t>::max());
   if (step == 0) throw Error(std::string(who) + ": slice step cannot be 0");
   const std::int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? size - 1 : size;
@@ -72,7 +72,7 @@ inline ParsedIndex parse_slice(const char* who, const Slice& s, std::int64_t siz
 }
 
 // whether target is in u's graph; memo (1: no, 2: yes) is shared between calls on one target
-inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) {
+template <class = void> bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) {
   std::vector<std::pair<UOp, bool>> stack{{u, false}};
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();
@@ -93,13 +93,13 @@ inline bool graph_contains(const UOp& u, const UOp& target, PtrMap<char>& memo) 
 }
 }  // namespace detail
 
-template <class T> Tensor Tensor::operator[](const Index& i) const { return getitem_<T>({i}, nullptr); }
-template <class T> Tensor Tensor::operator[](std::initializer_list<Index> i) const { return getitem_<T>(std::vector<Index>(i), nullptr); }
-template <class T> Tensor Tensor::getitem(const std::vector<Index>& indices) const { return getitem_<T>(indices, nullptr); }
+template <class D> template <class T> Tensor TensorT<D>::operator[](const Index& i) const { return getitem_<T>({i}, nullptr); }
+template <class D> template <class T> Tensor TensorT<D>::operator[](std::initializer_list<Index> i) const { return getitem_<T>(std::vector<Index>(i), nullptr); }
+template <class D> template <class T> Tensor TensorT<D>::getitem(const std::vector<Index>& indices) const { return getitem_<T>(indices, nullptr); }
 
 // tinygrad's _getitem: getitem when v is null; with v, the whole new value of this tensor for setitem
-template <class T>
-Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
+template <class D> template <class T>
+Tensor TensorT<D>::getitem_(const std::vector<Index>& indices, const Tensor* v) const {
   const std::string who = v ? "setitem" : "getitem";
   // tinygrad's _normalize_indices: the ellipsis (or the end) stands for the dims no index names
   std::int64_t ellipses = 0, real = 0;
@@ -272,8 +272,8 @@ Tensor Tensor::getitem_(const std::vector<Index>& indices, const Tensor* v) cons
 
 // tinygrad's __setitem__: an unrealized tensor takes the new value's graph (so gradients flow to the
 // value and the old contents); a realized one gets the value written into its buffer (assign)
-template <class T>
-Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
+template <class D> template <class T>
+Tensor& TensorT<D>::setitem(const std::vector<Index>& indices, const Tensor& v) {
   if (v.dtype() != dtype()) throw Error("setitem: dtype mismatch, the tensor is " + dtype().repr() + ", the value " + v.dtype().repr());
   if (pending_target()) compute<T>({}, device());  // an assigned tensor is realized: its buffer takes the write
   const UOp& base = detail::view_base(d_->uop);
@@ -297,11 +297,11 @@ Tensor& Tensor::setitem(const std::vector<Index>& indices, const Tensor& v) {
   }
   return assign<T>(value);  // into the buffer, through this tensor's view of it
 }
-template <class T>
-Tensor& Tensor::setitem(const std::vector<Index>& indices, ConstType v) { return setitem<T>(indices, full({}, v, dtype(), device())); }
+template <class D> template <class T>
+Tensor& TensorT<D>::setitem(const std::vector<Index>& indices, ConstType v) { return setitem<T>(indices, full({}, v, dtype(), device())); }
 
 // tinygrad's _one_hot_along_dim: this == arange(n) laid along dim (this tensor's size there broadcasts)
-inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
+template <class D> Tensor TensorT<D>::one_hot_along_dim(std::int64_t n, std::int64_t dim) const {
   if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
   Shape s(std::size_t(ndim() - resolve_dim("one_hot", dim)), 1);
   s[0] = n;
@@ -309,16 +309,16 @@ inline Tensor Tensor::one_hot_along_dim(std::int64_t n, std::int64_t dim) const 
   return *this == arange(n, std::nullopt, 1, dt, device()).reshape(s);
 }
 
-template <class T>
-Tensor Tensor::one_hot(std::int64_t num_classes) const {
+template <class D> template <class T>
+Tensor TensorT<D>::one_hot(std::int64_t num_classes) const {
   if (!dtype().is_int()) throw Error("one_hot: needs an int tensor, got " + dtype().repr());
   if (num_classes < -1) throw Error("one_hot: num_classes must be -1 (max + 1) or non-negative, got " + std::to_string(num_classes));
   if (num_classes == -1) num_classes = numel() == 0 ? 0 : (max() + ConstType(1)).template item<detail::dep_t<T, std::int64_t>>();
   return unsqueeze(-1).one_hot_along_dim(num_classes, -1).cast(dtypes::default_int);
 }
 
-template <class T>
-Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
+template <class D> template <class T>
+Tensor TensorT<D>::gather(std::int64_t dim, const Tensor& index) const {
   if (index.device() != device()) throw Error("gather: the index is on " + index.device() + ", the tensor on " + device());
   if (index.ndim() != ndim())
     throw Error("gather: index shape " + shape_str(index.shape()) + " and tensor shape " + shape_str(d_->shape) + " differ in dims");
@@ -337,7 +337,7 @@ Tensor Tensor::gather(std::int64_t dim, const Tensor& index) const {
 
 // ---- pad ----
 
-inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
+template <class D> Tensor TensorT<D>::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstType value) const {
   if (arg.size() != d_->shape.size()) throw Error("pad: " + std::to_string(arg.size()) + " pads for shape " + shape_str(d_->shape));
   std::vector<std::pair<std::int64_t, std::int64_t>> p;
   for (const auto& a : arg) p.push_back(a.value_or(std::pair<std::int64_t, std::int64_t>{0, 0}));
@@ -345,7 +345,7 @@ inline Tensor Tensor::pad(const std::vector<AxisPair>& arg, PadMode mode, ConstT
 }
 
 // torch's flat form: (before, after) of the last dim first, then of the one before it, ...
-inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
+template <class D> Tensor TensorT<D>::pad_flat(std::span<const std::int64_t> flat, PadMode mode, ConstType value) const {
   if (flat.size() % 2 != 0) throw Error("pad: flat padding needs an even number of pads, got " + std::to_string(flat.size()));
   if (std::int64_t(flat.size() / 2) > ndim())
     throw Error("pad: " + std::to_string(flat.size()) + " flat pads for shape " + shape_str(d_->shape));
@@ -355,7 +355,7 @@ inline Tensor Tensor::pad_flat(std::span<const std::int64_t> flat, PadMode mode,
 }
 
 // the PAD movement op: zeros around, every pad >= 0
-inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const {
+template <class D> Tensor TensorT<D>::pad_zeros(const std::vector<std::pair<std::int64_t, std::int64_t>>& p) const {
   std::vector<std::pair<std::int64_t, std::int64_t>> m;
   Shape s;
   bool any = false;
@@ -367,7 +367,7 @@ inline Tensor Tensor::pad_zeros(const std::vector<std::pair<std::int64_t, std::i
   return any ? view(mop_pad(d_->uop, m), s) : *this;
 }
 
-inline Tensor Tensor::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
+template <class D> Tensor TensorT<D>::pad_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& p, PadMode mode, ConstType value) const {
   auto pair_str = [](std::pair<std::int64_t, std::int64_t> x) { return "(" + std::to_string(x.first) + ", " + std::to_string(x.second) + ")"; };
   // a negative pad cuts from that side; cut first (constant, circular) or last (reflect, replicate)
   std::vector<AxisPair> cut;

@@ -20,13 +20,13 @@ namespace detail {
 using PadPairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 // Python's -(a // -b): a / b rounded up, for any signs
-inline std::int64_t ceildiv(std::int64_t a, std::int64_t b) {
+template <class = void> std::int64_t ceildiv(std::int64_t a, std::int64_t b) {
   const std::int64_t q = a / b;
   return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
 }
 
 // tinygrad's make_tuple: one value repeated for every spatial dim, or one value per dim
-inline std::vector<std::int64_t> make_tuple(const char* who, const char* what, const Sizes& s, std::size_t dims,
+template <class = void> std::vector<std::int64_t> make_tuple(const char* who, const char* what, const Sizes& s, std::size_t dims,
                                             std::int64_t least = 1) {
   if (s.v.size() != 1 && s.v.size() != dims)
     throw Error(std::string(who) + ": " + what + " " + shape_str(s.v) + " needs 1 or " + std::to_string(dims) + " values");
@@ -38,7 +38,7 @@ inline std::vector<std::int64_t> make_tuple(const char* who, const char* what, c
 // tinygrad's resolve_pool_pads then flat_to_grouped: (before, after) for each spatial dim, in order.
 // An int pads every side; one value per dim pads both its sides; 2*dims values are (left, right,
 // top, bottom, ...), the last dim first.
-inline PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dims) {
+template <class = void> PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dims) {
   const std::vector<std::int64_t>& p = padding.v;
   if (p.size() == 1) return PadPairs(dims, {p[0], p[0]});
   if (p.size() == 2 * dims) {
@@ -57,7 +57,7 @@ inline PadPairs pool_pads(const char* who, const Sizes& padding, std::size_t dim
 
 // tinygrad's _apply_ceil_mode: more padding after each spatial dim so that a last, partial window is
 // pooled, but never a window that starts in the padding alone
-inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std::vector<std::int64_t>& k,
+template <class = void> PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std::vector<std::int64_t>& k,
                                const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& d) {
   PadPairs out = pads;
   for (std::size_t j = 0; j < k.size(); ++j) {
@@ -70,9 +70,9 @@ inline PadPairs ceil_mode_pads(const PadPairs& pads, const Shape& in, const std:
 }
 
 // the trailing `dims` sizes of a shape
-inline Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
+template <class = void> Shape spatial(const Shape& s, std::size_t dims) { return Shape(s.end() - std::ptrdiff_t(dims), s.end()); }
 // pad's argument for pads on the trailing axes only
-inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
+template <class = void> std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
   std::vector<AxisPair> r(ndim - p.size());
   r.insert(r.end(), p.begin(), p.end());
   return r;
@@ -81,7 +81,7 @@ inline std::vector<AxisPair> trailing(std::size_t ndim, const PadPairs& p) {
 }  // namespace detail
 
 // tinygrad's _pool: x (..., *i) -> (..., *o, *k), the window of each output position on the last axes
-inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s,
+template <class D> Tensor TensorT<D>::pool_(const std::vector<std::int64_t>& k, const std::vector<std::int64_t>& s,
                             const std::vector<std::int64_t>& d) const {
   const std::size_t n = k.size(), lead = d_->shape.size() - n;
   const Shape noop(d_->shape.begin(), d_->shape.begin() + std::ptrdiff_t(lead)), i = detail::spatial(d_->shape, n);
@@ -115,7 +115,7 @@ inline Tensor Tensor::pool_(const std::vector<std::int64_t>& k, const std::vecto
   return x.permute(order);
 }
 
-inline Tensor Tensor::do_reduction_(Reduction reduction) const {
+template <class D> Tensor TensorT<D>::do_reduction_(Reduction reduction) const {
   switch (reduction) {
     case Reduction::none: return *this;
     case Reduction::sum: return sum();
@@ -124,12 +124,12 @@ inline Tensor Tensor::do_reduction_(Reduction reduction) const {
   throw Error("loss: unknown reduction");
 }
 
-inline Tensor Tensor::linear(const Tensor& weight, const std::optional<Tensor>& bias) const {
+template <class D> Tensor TensorT<D>::linear(const Tensor& weight, const std::optional<Tensor>& bias) const {
   const Tensor x = weight.ndim() == 1 ? *this * weight : dot(weight);
   return bias ? x + *bias : x;
 }
 
-inline Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups, Sizes stride,
+template <class D> Tensor TensorT<D>::conv2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups, Sizes stride,
                              Sizes dilation, Sizes padding) const {
   const Shape &xs = d_->shape, &ws = weight.shape();
   if (ws.size() < 3 || xs.size() != ws.size())
@@ -170,7 +170,7 @@ inline Tensor Tensor::conv2d(const Tensor& weight, const std::optional<Tensor>& 
 
 // a conv2d of the input with zeros put between its elements (the stride) by the flipped weight,
 // its channel axes swapped per group, padded so that each input touches the outputs it made
-inline Tensor Tensor::conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups,
+template <class D> Tensor TensorT<D>::conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias, std::int64_t groups,
                                        Sizes stride, Sizes dilation, Sizes padding, Sizes output_padding) const {
   const Shape &xs = d_->shape, &ws = weight.shape();
   if (ws.size() < 3 || xs.size() != ws.size())
@@ -219,7 +219,7 @@ struct PoolArgs {
   std::vector<std::int64_t> k, s, d, axes;  // axes: the window axes pool_ adds, to reduce over
   PadPairs reg, pads;                       // the given padding; and with ceil_mode's extra
 };
-inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
+template <class = void> PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_size, const Sizes& stride, const Sizes& dilation,
                           const Sizes& padding, bool ceil_mode) {
   if (kernel_size.v.empty()) throw Error(std::string(who) + ": no kernel size");
   const std::size_t dims = kernel_size.scalar ? 2 : kernel_size.v.size();
@@ -235,7 +235,7 @@ inline PoolArgs pool_args(const char* who, const Shape& in, const Sizes& kernel_
 }
 }  // namespace detail
 
-inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
+template <class D> Tensor TensorT<D>::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode) const {
   const detail::PoolArgs a = detail::pool_args("max_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
   // padded with the dtype's minimum, which never wins the max
   const ConstType lowest = dtype().is_float() ? ConstType(-std::numeric_limits<double>::infinity())
@@ -244,7 +244,7 @@ inline Tensor Tensor::max_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation
   return pad(detail::trailing(d_->shape.size(), a.pads), PadMode::constant, lowest).pool_(a.k, a.s, a.d).max(a.axes);
 }
 
-inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
+template <class D> Tensor TensorT<D>::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation, Sizes padding, bool ceil_mode,
                                  bool count_include_pad) const {
   const detail::PoolArgs a = detail::pool_args("avg_pool2d", d_->shape, kernel_size, stride, dilation, padding, ceil_mode);
   auto pool = [&](const Tensor& x, const detail::PadPairs& p) { return x.pad(detail::trailing(x.shape().size(), p)).pool_(a.k, a.s, a.d); };
@@ -256,12 +256,12 @@ inline Tensor Tensor::avg_pool2d(Sizes kernel_size, Sizes stride, Sizes dilation
   return pool(*this, a.pads).sum(a.axes) / pool(pad(detail::trailing(d_->shape.size(), a.reg)).ones_like(), extra).sum(a.axes);
 }
 
-inline Tensor Tensor::layernorm(std::vector<std::int64_t> axes, double eps) const {
+template <class D> Tensor TensorT<D>::layernorm(std::vector<std::int64_t> axes, double eps) const {
   const Tensor y = *this - mean(axes, true);
   return y * ((y * y).mean(axes, true) + ConstType(eps)).rsqrt();
 }
 
-inline Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
+template <class D> Tensor TensorT<D>::batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
                                 const Tensor& invstd, std::vector<std::int64_t> axes) const {
   Shape shape(d_->shape.size(), 1);
   for (std::int64_t& a : axes) {
@@ -279,7 +279,7 @@ inline Tensor Tensor::batchnorm(const std::optional<Tensor>& weight, const std::
   return bias ? ret + shaped("bias", *bias) : ret;
 }
 
-inline Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
+template <class D> Tensor TensorT<D>::scaled_dot_product_attention(const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
                                                    double dropout_p, bool is_causal) const {
   if (ndim() < 2 || key.ndim() < 2 || value.ndim() < 2)
     throw Error("scaled_dot_product_attention: query " + shape_str(d_->shape) + ", key " + shape_str(key.shape()) + " and value " +
@@ -297,7 +297,7 @@ inline Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tens
   return p.dropout(dropout_p).dot(value);  // dropout acts only while Tensor::training
 }
 
-inline Tensor Tensor::cross_entropy(const Tensor& Y, Reduction reduction, double label_smoothing) const {
+template <class D> Tensor TensorT<D>::cross_entropy(const Tensor& Y, Reduction reduction, double label_smoothing) const {
   if (!(label_smoothing >= 0 && label_smoothing <= 1))
     throw Error("cross_entropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
   if (ndim() == 0) throw Error("cross_entropy: the logits need at least 1 dim, got shape ()");
@@ -314,7 +314,7 @@ inline Tensor Tensor::cross_entropy(const Tensor& Y, Reduction reduction, double
   return -(log_softmax(classes_dim) * y).sum(classes_dim).do_reduction_(reduction);
 }
 
-inline Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index, double label_smoothing,
+template <class D> Tensor TensorT<D>::sparse_categorical_crossentropy(const Tensor& Y, std::int64_t ignore_index, double label_smoothing,
                                                       Reduction reduction) const {
   if (!(label_smoothing >= 0 && label_smoothing <= 1))
     throw Error("sparse_categorical_crossentropy: label_smoothing " + std::to_string(label_smoothing) + " must be in [0, 1]");
@@ -333,12 +333,12 @@ inline Tensor Tensor::sparse_categorical_crossentropy(const Tensor& Y, std::int6
   return reduction == Reduction::mean ? -unreduced.sum() / loss_mask.sum() : -unreduced.do_reduction_(reduction);
 }
 
-inline Tensor Tensor::binary_crossentropy(const Tensor& Y, Reduction reduction) const {
+template <class D> Tensor TensorT<D>::binary_crossentropy(const Tensor& Y, Reduction reduction) const {
   broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy");
   return (-Y * log() - (ConstType(1) - Y) * (ConstType(1) - *this).log()).do_reduction_(reduction);
 }
 
-inline Tensor Tensor::binary_crossentropy_logits(const Tensor& Y, Reduction reduction, const std::optional<Tensor>& pos_weight) const {
+template <class D> Tensor TensorT<D>::binary_crossentropy_logits(const Tensor& Y, Reduction reduction, const std::optional<Tensor>& pos_weight) const {
   broadcast_shape({d_->shape, Y.shape()}, "binary_crossentropy_logits");
   const Tensor log_p = logsigmoid(), log_1_minus_p = (-*this).logsigmoid();
   const Tensor pos = pos_weight ? *pos_weight * Y : Y;

@@ -24,7 +24,7 @@ namespace detail {
 
 // the last 32 bits of SHA-256 of the 4-byte big-endian n: tinygrad's per-device seed word
 // (int.from_bytes(sha256(n.to_bytes(4, "big")).digest(), "big") truncated to uint32)
-inline std::uint32_t sha256_low_word(std::uint32_t n) {
+template <class = void> std::uint32_t sha256_low_word(std::uint32_t n) {
   static constexpr std::array<std::uint32_t, 64> k = {
       0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
       0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
@@ -68,7 +68,7 @@ struct RngState {
     return *s;
   }
   // tinygrad's _next_counter: the device's key and its counter before advancing it by n words
-  std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
+  template <class = void> std::pair<std::array<std::uint32_t, 2>, std::uint64_t> next_counter(const std::string& device, std::uint64_t n) {
     detail::LockGuard lock(m);
     Device* d = nullptr;
     for (Device& e : devices) if (e.name == device) d = &e;
@@ -84,7 +84,7 @@ struct RngState {
 
 // tinygrad's _threefry_random_bits: threefry of the counts (c1:c0 as one uint64) under key (key[1]:key[0]);
 // the low words of the results, then the high words
-inline Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, const Tensor& counts1) {
+template <class = void> Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, const Tensor& counts1) {
   auto u64 = [](const Tensor& t) { return t.cast(dtypes::uint64); };
   auto word = [&](std::int64_t i) { return u64(key.shrink({std::pair{i, i + 1}}).expand(counts0.shape())); };
   const Tensor y = ((u64(counts1) << 32) | u64(counts0)).binop(Ops::THREEFRY, (word(1) << 32) | word(0));
@@ -93,7 +93,7 @@ inline Tensor threefry_random_bits(const Tensor& key, const Tensor& counts0, con
 
 // tinygrad's random_bits: n uint32 words from a key (uint32 [key0, key1]) and the 64-bit counter, in
 // chunks of at most 2^32-1 words, each under its own key threefry(key, counter + chunk start)
-inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_t n) {
+template <class = void> Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_t n) {
   std::vector<Tensor> chunks;
   constexpr std::uint64_t most = 0xffffffffu;
   for (std::uint64_t i = 0; i < n; i += most) {
@@ -114,7 +114,7 @@ inline Tensor random_bits(const Tensor& key, std::uint64_t counter, std::uint64_
 
 // uint32 words (n,) as the unsigned dtype of `bytes` bytes, little-endian as tinygrad's bitcast of the
 // buffer: 2 words make a uint64, a word makes 2 uint16 or 4 uint8
-inline Tensor words_as_uint(const Tensor& words, int bytes) {
+template <class = void> Tensor words_as_uint(const Tensor& words, int bytes) {
   const std::int64_t n = words.numel();
   if (bytes == 4) return words;
   if (bytes == 8) {
@@ -129,13 +129,13 @@ inline Tensor words_as_uint(const Tensor& words, int bytes) {
 }
 
 // the fan-in of an initializer's shape: the product of the sizes after the first (1 for a 1-d shape)
-inline std::int64_t fan_in(const char* who, const Shape& shape) {
+template <class = void> std::int64_t fan_in(const char* who, const Shape& shape) {
   if (shape.empty()) throw Error(std::string(who) + ": needs at least one dim, got shape ()");
   for (std::int64_t d : shape) if (d < 0) throw Error(std::string(who) + ": negative size in shape " + shape_str(shape));
   return shape_prod(Shape(shape.begin() + 1, shape.end()));
 }
 // kaiming's bound (gain 6) or std (gain 2): (gain / (1 + a^2) / fan_in) ** 0.5, in Python's order
-inline double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
+template <class = void> double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
   const std::int64_t f = fan_in(who, shape);
   if (f == 0) throw Error(std::string(who) + ": shape " + shape_str(shape) + " has fan-in 0");
   return std::pow(gain / (1 + a * a) / double(f), 0.5);
@@ -143,14 +143,14 @@ inline double kaiming_scale(const char* who, const Shape& shape, double gain, do
 
 }  // namespace detail
 
-inline void Tensor::manual_seed(std::uint64_t seed) {
+template <class D> void TensorT<D>::manual_seed(std::uint64_t seed) {
   auto& s = detail::RngState::get();
   detail::LockGuard lock(s.m);
   s.seed = seed;
   s.devices.clear();
 }
 
-inline Tensor Tensor::rand(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::rand(const Shape& shape, DType dtype, const std::string& device) {
   if (!dtype.is_float()) throw Error("rand: only float dtypes, got " + dtype.repr());
   check_shape("rand", shape);
   const std::int64_t numel = shape_prod(shape);
@@ -166,12 +166,12 @@ inline Tensor Tensor::rand(const Shape& shape, DType dtype, const std::string& d
   return (f.shrink({std::pair{std::int64_t(0), numel}}) - ConstType(1)).reshape(shape);
 }
 
-inline Tensor Tensor::randn(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::randn(const Shape& shape, DType dtype, const std::string& device) {
   check_shape("randn", shape);
   return zeros(shape, dtypes::default_float, device).randn_like(dtype);  // (tinygrad's Tensor.empty: only the shape counts)
 }
 
-inline Tensor Tensor::randint(const Shape& shape, std::int64_t low, std::int64_t high, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::randint(const Shape& shape, std::int64_t low, std::int64_t high, DType dtype, const std::string& device) {
   if (!dtype.is_int()) throw Error("randint: dtype must be an int dtype, got " + dtype.repr());
   if (low >= high) throw Error("randint: needs low < high, got low=" + std::to_string(low) + ", high=" + std::to_string(high));
   check_shape("randint", shape);
@@ -179,44 +179,44 @@ inline Tensor Tensor::randint(const Shape& shape, std::int64_t low, std::int64_t
   return (ConstType(span) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
 }
 
-inline Tensor Tensor::uniform(const Shape& shape, double low, double high, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::uniform(const Shape& shape, double low, double high, DType dtype, const std::string& device) {
   check_shape("uniform", shape);
   if (!(low < high)) throw Error("uniform: needs low < high, got low=" + py_float_repr(low) + ", high=" + py_float_repr(high));
   return (ConstType(high - low) * rand(shape, dtypes::default_float, device)).cast(dtype) + ConstType(low);
 }
 
-inline Tensor Tensor::normal(const Shape& shape, double mean, double std_dev, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::normal(const Shape& shape, double mean, double std_dev, DType dtype, const std::string& device) {
   check_shape("normal", shape);
   if (!(std_dev >= 0)) throw Error("normal: needs std >= 0, got std=" + py_float_repr(std_dev));
   return ConstType(std_dev) * randn(shape, dtype, device) + ConstType(mean);
 }
 
-inline Tensor Tensor::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
   check_shape("scaled_uniform", shape);
   if (shape_prod(shape) == 0) throw Error("scaled_uniform: shape " + shape_str(shape) + " has no elements to scale by");
   return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(std::pow(double(shape_prod(shape)), -0.5));
 }
 
-inline Tensor Tensor::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
   const std::int64_t fan = shape.empty() ? 0 : shape[0] + detail::fan_in("glorot_uniform", shape);
   if (fan == 0) throw Error("glorot_uniform: shape " + shape_str(shape) + " has no fan (fan_out + fan_in is 0)");
   const double bound = std::pow(6.0 / double(fan), 0.5);
   return uniform(shape, -bound, bound, dtype, device);
 }
 
-inline Tensor Tensor::kaiming_uniform(const Shape& shape, double a, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::kaiming_uniform(const Shape& shape, double a, DType dtype, const std::string& device) {
   const double bound = detail::kaiming_scale("kaiming_uniform", shape, 6.0, a);
   return uniform(shape, -bound, bound, dtype, device);
 }
 
-inline Tensor Tensor::kaiming_normal(const Shape& shape, double a, DType dtype, const std::string& device) {
+template <class D> Tensor TensorT<D>::kaiming_normal(const Shape& shape, double a, DType dtype, const std::string& device) {
   return normal(shape, 0.0, detail::kaiming_scale("kaiming_normal", shape, 2.0, a), dtype, device);
 }
 
-inline Tensor Tensor::rand_like(std::optional<DType> dtype) const { return rand(shape(), dtype.value_or(this->dtype()), device()); }
+template <class D> Tensor TensorT<D>::rand_like(std::optional<DType> dtype) const { return rand(shape(), dtype.value_or(this->dtype()), device()); }
 
 // Box-Muller on one draw of twice the size (tinygrad's stack(self, self).rand_like)
-inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
+template <class D> Tensor TensorT<D>::randn_like(std::optional<DType> dtype) const {
   Shape s2 = shape();
   s2.insert(s2.begin(), 2);
   const Tensor src = rand(s2, dtypes::float32, device());
@@ -225,7 +225,7 @@ inline Tensor Tensor::randn_like(std::optional<DType> dtype) const {
   return r.cast(dtype.value_or(this->dtype()));
 }
 
-inline Tensor Tensor::dropout(double p) const {
+template <class D> Tensor TensorT<D>::dropout(double p) const {
   if (!(p >= 0 && p <= 1)) throw Error("dropout: p=" + py_float_repr(p) + " is out of range [0, 1]");
   if (!training || p == 0) return *this;
   if (p == 1) return zeros_like();

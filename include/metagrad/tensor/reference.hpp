@@ -85,7 +85,7 @@ struct HostArray {
 
 namespace detail {
 // row-major strides of a shape, in elements
-inline Shape strides_of(const Shape& s) {
+template <class = void> Shape strides_of(const Shape& s) {
   Shape st(s.size(), 1);
   for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
   return st;
@@ -115,14 +115,14 @@ HostArray gather(const HostArray& src, const Shape& out_shape, F&& src_index) {
   return out;
 }
 // the strides that read a source of shape s broadcast to out (aligned at the right, a size-1 axis repeats)
-inline Shape broadcast_strides(const Shape& s, const Shape& out) {
+template <class = void> Shape broadcast_strides(const Shape& s, const Shape& out) {
   const Shape st = strides_of(s);
   Shape b(out.size(), 0);
   for (std::size_t i = 0; i < s.size(); ++i)
     if (s[i] != 1) b[out.size() - s.size() + i] = st[i];
   return b;
 }
-inline std::int64_t dot(const Shape& idx, const Shape& strides) {
+template <class = void> std::int64_t dot(const Shape& idx, const Shape& strides) {
   std::int64_t r = 0;
   for (std::size_t i = 0; i < idx.size(); ++i) r += idx[i] * strides[i];
   return r;
@@ -142,7 +142,7 @@ HostArray elementwise(DType dt, const Shape& out_shape, const std::vector<const 
 }
 
 // exec_alu's value, which every dtype with a storage format has
-inline Arg alu_value(Ops op, DType dt, std::span<const Arg> operands, DType operand_dtype) {
+template <class = void> Arg alu_value(Ops op, DType dt, std::span<const Arg> operands, DType operand_dtype) {
   if (auto r = exec_alu(op, dt, operands, operand_dtype)) return std::move(*r);
   throw Error(op_repr(op) + " on " + dt.repr() + " has no value");
 }
@@ -164,12 +164,12 @@ template <std::same_as<HostArray> H> H reduce(const H& x, Ops op, const Shape& o
   return out;
 }
 
-inline Arg threefry_value(const Arg& x, const Arg& key) {
+template <class = void> Arg threefry_value(const Arg& x, const Arg& key) {
   return Arg(std::int64_t(threefry2x32_value(std::uint64_t(x.as_int()), std::uint64_t(key.as_int()))));
 }
 
 // how many of u's sources carry values (the rest are shape arguments, devices, uniques)
-inline std::size_t value_srcs(const UOp& u) {
+template <class = void> std::size_t value_srcs(const UOp& u) {
   const Ops op = u.op();
   std::size_t n = 1;
   if (op == Ops::BUFFER || op == Ops::CONST) n = 0;

@@ -86,7 +86,7 @@ struct AxisPair : std::optional<std::pair<std::int64_t, std::int64_t>> {
   AxisPair(std::int64_t a, std::int64_t b) : std::optional<std::pair<std::int64_t, std::int64_t>>(std::pair{a, b}) {}
 };
 // pad/shrink's argument that touches one axis: (a, b) at dim, nothing on the other ndim - 1 axes
-inline std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
+template <class = void> std::vector<AxisPair> on_axis(std::size_t ndim, std::size_t dim, std::int64_t a, std::int64_t b) {
   std::vector<AxisPair> r(ndim);
   r[dim] = AxisPair(a, b);
   return r;
@@ -97,7 +97,10 @@ enum class PadMode { constant, reflect, replicate, circular };
 enum class Reduction { none, sum, mean };
 class Index;  // getitem's index (tensor/index.hpp)
 
-class Tensor;
+// Tensor is a class template with one instance, so that a member's body is compiled only in a translation
+// unit that uses it (an include of metagrad.hpp compiles none of them)
+template <class = void> class TensorT;
+using Tensor = TensorT<>;
 namespace detail {
 // What a Tensor handle points to. Copies of a Tensor share it, as Python references to one tinygrad
 // Tensor do: realize() and the gradient are seen through every copy.
@@ -167,7 +170,7 @@ struct PendingAssigns {
   }
 };
 // whether a graph in roots reads one of the buffers in targets other than inside a graph in `inside`
-inline bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::vector<UOp>& inside) {
+template <class = void> bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>& targets, const std::vector<UOp>& inside) {
   if (targets.empty()) return false;
   PtrMap<char> seen;
   for (const UOp& u : inside) seen.set(u.node(), 1);
@@ -185,7 +188,7 @@ inline bool reads_outside(const std::vector<UOp>& roots, const std::vector<UOp>&
 }
 }  // namespace detail
 
-class Tensor {
+template <class> class TensorT {
  public:
   inline static std::string default_device = [] {
     const char* d = std::getenv("DEV");  // tinygrad's DEV=CPU / DEV=INTERP
@@ -194,15 +197,15 @@ class Tensor {
 
   // A Tensor is a handle: copies share the graph. Assigning to a temporary (`t[1] = x`) is a compile
   // error rather than a silent no-op; setitem and assign write values.
-  Tensor(const Tensor&) = default;
-  Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(const Tensor&) & = default;
-  Tensor& operator=(Tensor&&) & noexcept = default;
-  ~Tensor() = default;
+  TensorT(const TensorT&) = default;
+  TensorT(TensorT&&) noexcept = default;
+  TensorT& operator=(const TensorT&) & = default;
+  TensorT& operator=(TensorT&&) & noexcept = default;
+  ~TensorT() = default;
 
   // ---- creation ----
   // a tensor viewing a UOp graph (its shape is inferred)
-  explicit Tensor(UOp u) {
+  explicit TensorT(UOp u) {
     auto s = shape_of(u);
     if (!s) throw Error("Tensor: " + op_repr(u.op()) + " has no shape");
     std::string dev = default_device;  // the first DEVICE the graph starts from
@@ -211,7 +214,7 @@ class Tensor {
     d_ = detail::TensorData::make(std::move(u), std::move(*s), std::move(dev));
   }
   // a 0-d tensor holding one value
-  Tensor(ConstType x, std::optional<DType> dtype = std::nullopt) : Tensor(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
+  TensorT(ConstType x, std::optional<DType> dtype = std::nullopt) : TensorT(UOp::const_(dtype.value_or(x.py_dtype()), x.v)) {}
 
   // data in row-major order with its shape (empty shape: the data's length). The dtype defaults to T's;
   // double is a Python float, so it defaults to dtypes::default_float (float32) as in tinygrad.
@@ -1039,8 +1042,8 @@ class Tensor {
   // ==== end nn ops ====
 
  private:
-  Tensor(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
-  explicit Tensor(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
+  TensorT(UOp u, Shape s, std::string device) : d_(detail::TensorData::make(std::move(u), std::move(s), std::move(device))) {}
+  explicit TensorT(std::shared_ptr<detail::TensorData> d) : d_(std::move(d)) {}
   Tensor view(UOp u, Shape s) const { return Tensor(std::move(u), std::move(s), d_->device); }  // same device
   DType dtype_() const { return dtype(); }
   // The one way from the Tensor layer into the engine: computes roots on dev together with dev's pending

@@ -30,7 +30,7 @@ struct Downsample {
 };
 
 namespace detail {
-inline std::optional<Downsample> downsample(std::int64_t in_planes, std::int64_t out_planes, std::int64_t stride) {
+template <class = void> std::optional<Downsample> downsample(std::int64_t in_planes, std::int64_t out_planes, std::int64_t stride) {
   if (stride == 1 && in_planes == out_planes) return std::nullopt;
   return Downsample(in_planes, out_planes, stride);
 }
@@ -172,11 +172,11 @@ class ResNet {
   }
 };
 
-inline ResNet<BasicBlock> ResNet18(std::optional<std::int64_t> num_classes = 1000) { return ResNet<BasicBlock>(18, num_classes); }
-inline ResNet<BasicBlock> ResNet34(std::optional<std::int64_t> num_classes = 1000) { return ResNet<BasicBlock>(34, num_classes); }
-inline ResNet<Bottleneck> ResNet50(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(50, num_classes); }
-inline ResNet<Bottleneck> ResNet101(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(101, num_classes); }
-inline ResNet<Bottleneck> ResNet152(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(152, num_classes); }
-inline ResNet<Bottleneck> ResNeXt50_32X4D(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(50, num_classes, 32, 4); }
+template <class = void> ResNet<BasicBlock> ResNet18(std::optional<std::int64_t> num_classes = 1000) { return ResNet<BasicBlock>(18, num_classes); }
+template <class = void> ResNet<BasicBlock> ResNet34(std::optional<std::int64_t> num_classes = 1000) { return ResNet<BasicBlock>(34, num_classes); }
+template <class = void> ResNet<Bottleneck> ResNet50(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(50, num_classes); }
+template <class = void> ResNet<Bottleneck> ResNet101(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(101, num_classes); }
+template <class = void> ResNet<Bottleneck> ResNet152(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(152, num_classes); }
+template <class = void> ResNet<Bottleneck> ResNeXt50_32X4D(std::optional<std::int64_t> num_classes = 1000) { return ResNet<Bottleneck>(50, num_classes, 32, 4); }
 
 }  // namespace mg::nn::models
