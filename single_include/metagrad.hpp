@@ -4416,11 +4416,28 @@ template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const 
 // it. It acts as that RuleSet: graph_rewrite, +, rewrite, rewrite_view, describe, location,
 // for_each_rule and rules_for take it; get() is the RuleSet itself.
 //   namespace detail { struct my_rules_def { template <class> static constexpr auto make() { return rules(...); } }; }
-//   inline constexpr LazyRules<detail::my_rules_def> my_rules{};
+//   inline constexpr LazyRules<detail::my_rules_def<>> my_rules{};
 namespace detail {
 template <class Def> inline constexpr auto lazy_rules_v = Def::template make<Def>();
 template <class T, class> struct delayed { using type = T; };  // T, named in a way that depends on the second
+template <class D, class V> constexpr V dependent(const V& v) { return v; }  // v, as an expression that depends on D
 }  // namespace detail
+
+// Deferring the patterns themselves. A template's body is checked where it is written, and an
+// expression in it that depends on no template parameter (var<"x"> + 0 in make) is built there:
+// Clang instantiates every pattern operator and type of a rule set while parsing the header, which
+// cost an include-only translation unit a quarter of its time. In a def that is a class template,
+// MG_RULE_LEAVES(D) declares var, cvar, op and upat again as members whose values depend on D, so
+// every pattern built from them depends on it and waits for make's instantiation. The rules read the
+// same:
+//   namespace detail { template <class D = void> struct my_rules_def { MG_RULE_LEAVES(D)
+//     template <class> static constexpr auto make() { return rules(rule(var<"x"> + 0, ...)); } }; }
+//   inline constexpr LazyRules<detail::my_rules_def<>> my_rules{};
+#define MG_RULE_LEAVES(D)                                                                                        \
+  template <::mg::fixed_string N_> static constexpr auto var = ::mg::detail::dependent<D>(::mg::var<N_>);   \
+  template <::mg::fixed_string N_> static constexpr auto cvar = ::mg::detail::dependent<D>(::mg::cvar<N_>); \
+  template <auto... X_> static constexpr auto op = ::mg::detail::dependent<D>(::mg::op<X_...>);             \
+  static constexpr auto upat = ::mg::detail::dependent<D>(::mg::upat);
 
 template <class Def>
 struct LazyRules {
@@ -5184,7 +5201,9 @@ template <std::same_as<UOp> U> U widen_emulated(const FloatDecompCtx& ctx, const
 }
 
 // tinygrad's pm_float_decomp, for fp8s: ctx names the fp8s to emulate
+template <class D_ = void>
 struct pm_float_decomp_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using C = FloatDecompCtx;
     return rules(
@@ -5214,7 +5233,7 @@ struct pm_float_decomp_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_float_decomp_def> pm_float_decomp{};
+inline constexpr LazyRules<detail::pm_float_decomp_def<>> pm_float_decomp{};
 
 // tinygrad's pm_dtype_decomps + do_dtype_decomps: the fp8s in the kernel that `supported` lacks are
 // emulated (pm_float_decomp). float16 and bfloat16 are not emulated here (to_program names them; the
@@ -5506,7 +5525,9 @@ template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(c
 }  // namespace detail
 
 namespace detail {
+template <class D_ = void>
 struct div_and_mod_symbolic_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
@@ -5527,7 +5548,7 @@ struct div_and_mod_symbolic_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::div_and_mod_symbolic_def> div_and_mod_symbolic{};
+inline constexpr LazyRules<detail::div_and_mod_symbolic_def<>> div_and_mod_symbolic{};
 
 }  // namespace mg
 
@@ -6110,7 +6131,9 @@ template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
 
 // ---- propagate_invalid: before symbolic, so 0*something_that_might_be_invalid does not become 0 ----
 namespace detail {
+template <class D_ = void>
 struct propagate_invalid_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     const auto invalid_pat = invalid_pat_v<T>;
     const auto invalid_gate = invalid_gate_v<T>;
@@ -6153,10 +6176,12 @@ struct propagate_invalid_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::propagate_invalid_def> propagate_invalid{};
+inline constexpr LazyRules<detail::propagate_invalid_def<>> propagate_invalid{};
 
 namespace detail {
+template <class D_ = void>
 struct symbolic_simple_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto bool_x = var<"x">.dtype(dtypes::bool_);
     auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
@@ -6255,7 +6280,7 @@ struct symbolic_simple_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::symbolic_simple_def> symbolic_simple{};
+inline constexpr LazyRules<detail::symbolic_simple_def<>> symbolic_simple{};
 
 namespace detail {
 template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
@@ -6267,7 +6292,9 @@ template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
 
 // ---- gep_pushing: GEP through STACK, GEP, CONST and index ALUs ----
 namespace detail {
+template <class D_ = void>
 struct gep_pushing_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
@@ -6322,11 +6349,13 @@ struct gep_pushing_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::gep_pushing_def> gep_pushing{};
+inline constexpr LazyRules<detail::gep_pushing_def<>> gep_pushing{};
 
 // ** commutative flipping (only for index) **
 namespace detail {
+template <class D_ = void>
 struct commutative_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
       if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
@@ -6335,10 +6364,12 @@ struct commutative_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::commutative_def> commutative{};
+inline constexpr LazyRules<detail::commutative_def<>> commutative{};
 
 namespace detail {
+template <class D_ = void>
 struct symbolic_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto x = var<"x">;
     auto c0 = cvar<"c0">;
@@ -6479,7 +6510,7 @@ struct symbolic_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::symbolic_def> symbolic{};
+inline constexpr LazyRules<detail::symbolic_def<>> symbolic{};
 
 // tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
 // translation unit that never simplifies never instantiates the rule set's matchers.
@@ -6657,7 +6688,9 @@ template <std::same_as<UOp> U> std::optional<U> value_given_valid(const U& cond,
 }  // namespace detail
 
 namespace detail {
+template <class D_ = void>
 struct pm_simplify_valid_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::AND>.named("valid"_n), [](const auto& valid) { return simplify_valid(valid); }),
@@ -6666,7 +6699,7 @@ struct pm_simplify_valid_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_simplify_valid_def> pm_simplify_valid{};
+inline constexpr LazyRules<detail::pm_simplify_valid_def<>> pm_simplify_valid{};
 
 }  // namespace mg
 
@@ -6733,7 +6766,9 @@ inline constexpr OpSet remove_from_sink_like{Ops::UNROLL, Ops::NOOP, Ops::STACK,
 
 // clean up GROUP/SINK
 namespace detail {
+template <class D_ = void>
 struct pm_clean_up_group_sink_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
@@ -6754,10 +6789,12 @@ struct pm_clean_up_group_sink_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_clean_up_group_sink_def> pm_clean_up_group_sink{};
+inline constexpr LazyRules<detail::pm_clean_up_group_sink_def<>> pm_clean_up_group_sink{};
 
 namespace detail {
+template <class D_ = void>
 struct sym_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     const auto invalid_pat = invalid_pat_v<T>;
     auto x = var<"x">;
@@ -6808,7 +6845,7 @@ struct sym_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::sym_def> sym{};
+inline constexpr LazyRules<detail::sym_def<>> sym{};
 
 }  // namespace mg
 
@@ -7334,7 +7371,9 @@ template <class = void> std::optional<UOp> reduce_gradient(const GradientCtx& ct
 // they are piecewise constant; tinygrad raises on them). x.eq(y) is one CMPEQ here, where tinygrad
 // writes x.ne(y).logical_not().
 namespace detail {
+template <class D_ = void>
 struct pm_gradient_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using G = const GradientCtx&;
     constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
@@ -7408,7 +7447,7 @@ struct pm_gradient_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_gradient_def> pm_gradient{};
+inline constexpr LazyRules<detail::pm_gradient_def<>> pm_gradient{};
 
 // tinygrad's compute_gradient: d(root)/d(target) for each target, given the gradient flowing into
 // root (root_grad, shaped like root). A target root does not depend on gets no entry.
@@ -7939,13 +7978,15 @@ template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
   for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
   return r.replace({.src = std::move(src)});
 }
+template <class D_ = void>
 struct pm_flatten_range_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
+inline constexpr LazyRules<detail::pm_flatten_range_def<>> pm_flatten_range{};
 
 namespace detail {
 // ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
@@ -7970,7 +8011,9 @@ template <class = void> Arg range_arg_with(const UOp& k, std::int64_t sub) {
   return Arg(std::move(a));
 }
 
+template <class D_ = void>
 struct pm_split_ranges_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
@@ -8042,7 +8085,9 @@ template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
   for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
 }
 
+template <class D_ = void>
 struct pm_simplify_ranges_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
@@ -8079,7 +8124,9 @@ template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) 
   }
   return ret;
 }
+template <class D_ = void>
 struct pm_reduce_unparented_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
   }
@@ -8097,11 +8144,13 @@ template <std::same_as<UOp> U> bool no_load(const U& u) { return !op_in_backward
 // the sum of val over the values of r where lo <= r < hi (lo, hi clamped to [0, n])
 template <class = void> UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
 
+template <class D_ = void>
 struct pm_reduce_collapse_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto range = op<Ops::RANGE>.named("r"_n);
     auto is_add = [](const UOp& red) { return red.arg()[0].as_op() == Ops::ADD; };
-    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+    return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on lt
         rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
@@ -8145,9 +8194,11 @@ struct pm_reduce_collapse_def {
       ) + symbolic.template get<T>();
   }
 };
+template <class D_ = void>
 struct pm_reduce_load_collapse_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return LazyRules<pm_reduce_collapse_def>::template get<T>() + rules(
+    return LazyRules<pm_reduce_collapse_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on ne
         rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
@@ -8211,21 +8262,25 @@ template <class RS> std::optional<UOp> reduce_collapse(const UOp& red, const UOp
   return u;
 }
 
+template <class D_ = void>
 struct pm_reduce_simplify_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+    return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
         rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
-          return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def>{});
+          return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def<>>{});
         }));
   }
 };
+template <class D_ = void>
 struct pm_load_collapse_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
-          return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def>{});
+          return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def<>>{});
         }),
         // no math on a loaded index (it could overflow): undo pm_reduce_load_collapse's lift
         rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
@@ -8235,11 +8290,11 @@ struct pm_load_collapse_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
-inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
-inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
-inline constexpr LazyRules<detail::pm_reduce_simplify_def> pm_reduce_simplify{};
-inline constexpr LazyRules<detail::pm_load_collapse_def> pm_load_collapse{};
+inline constexpr LazyRules<detail::pm_split_ranges_def<>> pm_split_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_unparented_def<>> pm_reduce_unparented{};
+inline constexpr LazyRules<detail::pm_simplify_ranges_def<>> pm_simplify_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_simplify_def<>> pm_reduce_simplify{};
+inline constexpr LazyRules<detail::pm_load_collapse_def<>> pm_load_collapse{};
 
 }  // namespace mg
 
@@ -9278,14 +9333,18 @@ template <std::same_as<UOp> U> std::optional<U> merge_reduce_ends(const U& sink)
   return sink.substitute(subs);
 }
 
+template <class D_ = void>
 struct pm_reduce_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, UOp red) { return reduce_to_acc(ctx, red); }),
                  rule(op<Ops::SINK>.named("sink"_n), [](UOp sink) { return merge_reduce_ends(sink); }));
   }
 };
 
+template <class D_ = void>
 struct pm_add_loads_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // an INDEX used as a value is a load
@@ -9320,7 +9379,9 @@ template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) 
   return UOp(Ops::STACK, alu.dtype(), alus);
 }
 
+template <class D_ = void>
 struct devectorize_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // CAST after AFTER
@@ -9337,7 +9398,9 @@ struct devectorize_def {
   }
 };
 
+template <class D_ = void>
 struct pm_render_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // for rendering, vectors are explicit STACKs
@@ -9593,7 +9656,9 @@ template <std::same_as<UOp> U> std::optional<U> no_vectorized_index(const U& x) 
   return buf.broadcast(cnt).index({UOp(Ops::ADD, vd, {lanes, UOp(Ops::STACK, vd, offs)})}, true);
 }
 
+template <class D_ = void>
 struct load_store_folding_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](UOp x, UOp) { return expand_index(x); }),
@@ -9617,13 +9682,17 @@ struct load_store_folding_def {
   }
 };
 
+template <class D_ = void>
 struct correct_load_store_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, UOp ls) { return split_load_store(ren, ls); }));
   }
 };
 
+template <class D_ = void>
 struct devectorize_buf_and_index_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](UOp buf) { return no_vectorized_buf(buf); }),
                  rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](UOp x, UOp) { return no_vectorized_index(x); }));
@@ -9631,13 +9700,13 @@ struct devectorize_buf_and_index_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_reduce_def> pm_reduce{};
-inline constexpr LazyRules<detail::pm_add_loads_def> pm_add_loads{};
-inline constexpr LazyRules<detail::devectorize_def> devectorize{};
-inline constexpr LazyRules<detail::pm_render_def> pm_render{};
-inline constexpr LazyRules<detail::load_store_folding_def> load_store_folding{};
-inline constexpr LazyRules<detail::correct_load_store_def> correct_load_store{};  // ctx: the Target
-inline constexpr LazyRules<detail::devectorize_buf_and_index_def> devectorize_buf_and_index{};
+inline constexpr LazyRules<detail::pm_reduce_def<>> pm_reduce{};
+inline constexpr LazyRules<detail::pm_add_loads_def<>> pm_add_loads{};
+inline constexpr LazyRules<detail::devectorize_def<>> devectorize{};
+inline constexpr LazyRules<detail::pm_render_def<>> pm_render{};
+inline constexpr LazyRules<detail::load_store_folding_def<>> load_store_folding{};
+inline constexpr LazyRules<detail::correct_load_store_def<>> correct_load_store{};  // ctx: the Target
+inline constexpr LazyRules<detail::devectorize_buf_and_index_def<>> devectorize_buf_and_index{};
 
 }  // namespace mg
 
@@ -9940,7 +10009,9 @@ template <std::same_as<UOp> U> std::optional<U> fix_store_unroll(const U& x) {
   return UOp(Ops::CONTRACT, dtypes::void_, {x.replace({.src = std::move(keep)})}, expand_args_arg(axes), Arg(std::int64_t(1)));
 }
 
+template <class D_ = void>
 struct pm_pre_expander_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // an UPCAST/UNROLL range is the vector of its values
@@ -9959,7 +10030,9 @@ struct pm_pre_expander_def {
   }
 };
 
+template <class D_ = void>
 struct expander_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     constexpr OpSet expandable = GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST, Ops::GEP, Ops::WMMA, Ops::LOAD, Ops::STORE, Ops::INDEX,
                                                       Ops::STAGE, Ops::STACK, Ops::REDUCE, Ops::END, Ops::AFTER};
@@ -9992,8 +10065,8 @@ struct expander_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_pre_expander_def> pm_pre_expander{};
-inline constexpr LazyRules<detail::expander_def> expander{};
+inline constexpr LazyRules<detail::pm_pre_expander_def<>> pm_pre_expander{};
+inline constexpr LazyRules<detail::expander_def<>> expander{};
 
 }  // namespace mg
 
@@ -10005,7 +10078,9 @@ inline constexpr LazyRules<detail::expander_def> expander{};
 namespace mg {
 
 namespace detail {
+template <class D_ = void>
 struct pm_move_gates_from_index_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto gated = [] { return index(var<"buf">, where(var<"gate">, var<"idx">, op<Ops::CONST>.arg(Invalid{}))); };
     return rules(
@@ -10032,7 +10107,7 @@ struct pm_move_gates_from_index_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_move_gates_from_index_def> pm_move_gates_from_index{};
+inline constexpr LazyRules<detail::pm_move_gates_from_index_def<>> pm_move_gates_from_index{};
 
 }  // namespace mg
 
@@ -10751,7 +10826,9 @@ template <class = void> std::optional<UOp> fast_idiv(const UOp& x, std::int64_t 
   return std::nullopt;
 }
 
+template <class D_ = void>
 struct late_rewrite_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto ints = [](auto p) {
       return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64);
@@ -10868,7 +10945,7 @@ struct late_rewrite_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::late_rewrite_def> pm_late_rewrite{};
+inline constexpr LazyRules<detail::late_rewrite_def<>> pm_late_rewrite{};
 
 }  // namespace mg
 
@@ -10920,7 +10997,9 @@ template <std::same_as<UOp> U> std::optional<U> do_split_ends(const U& e) {
   for (const UOp& r : rngs) ret = ret.end({r});
   return ret;
 }
+template <class D_ = void>
 struct pm_split_ends_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::END>.named("e"_n), [](UOp e) { return do_split_ends(e); }));
   }
@@ -10974,7 +11053,9 @@ struct CFGContext {
   }
 };
 
+template <class D_ = void>
 struct pm_add_control_flow_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, UOp x) -> std::optional<UOp> {
       auto it = ctx.edges.find(x);
@@ -10987,8 +11068,8 @@ struct pm_add_control_flow_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_split_ends_def> pm_split_ends{};
-inline constexpr LazyRules<detail::pm_add_control_flow_def> pm_add_control_flow{};
+inline constexpr LazyRules<detail::pm_split_ends_def<>> pm_split_ends{};
+inline constexpr LazyRules<detail::pm_add_control_flow_def<>> pm_add_control_flow{};
 
 // tinygrad's linearize: a toposort with priorities; uops that run more often (inside more loops) come
 // later, defines first, loads early, stores late
@@ -11097,7 +11178,9 @@ template <class = void> DType select_index_dtype(const UOp& u) {
 }
 template <class = void> DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
 
+template <class D_ = void>
 struct pm_lower_index_dtype_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto wcast = [](auto p) { return cast(p, dtypes::weakint); };
     auto ints = [](auto p) {
@@ -11150,7 +11233,7 @@ struct pm_lower_index_dtype_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_lower_index_dtype_def> pm_lower_index_dtype{};
+inline constexpr LazyRules<detail::pm_lower_index_dtype_def<>> pm_lower_index_dtype{};
 
 }  // namespace mg
 
@@ -11264,7 +11347,9 @@ namespace mg {
 
 namespace detail {
 // early clean-up: the parts of tinygrad's pm_syntactic_sugar and rangeify_codegen a kernel AST needs
+template <class D_ = void>
 struct pm_early_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // kernel PARAMs have no sources (UOp::param gives them a NOOP)
@@ -11304,7 +11389,7 @@ template <class = void> std::string c_identifier(std::string s) {
   return s;
 }
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_early_def> pm_early{};
+inline constexpr LazyRules<detail::pm_early_def<>> pm_early{};
 
 // tinygrad's full_rewrite_to_sink: the kernel AST lowered to the graph linearize orders. threads gets
 // the number of threads the kernel was split over (1 if not).
@@ -11657,7 +11742,9 @@ template <class = void> const char* llvm_intrinsic_name(Ops op) {
 }
 
 // llvmir.py's base_rewrite (with the extra ops first). Each callback renders one uop into ctx.out.
+template <class D_ = void>
 struct llvm_rewrite_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using C = LLVMCtx;
     return rules(
@@ -11800,7 +11887,7 @@ struct llvm_rewrite_def {
 }  // namespace detail
 
 // llvmir.py's string_rewrite for the CPU: rule callbacks take a detail::LLVMCtx and render into it
-inline constexpr LazyRules<detail::llvm_rewrite_def> llvm_rewrite{};
+inline constexpr LazyRules<detail::llvm_rewrite_def<>> llvm_rewrite{};
 
 // ---- llvmir.py's extra_matcher: bfloat16 computes in float32, and converts by hand ----
 namespace detail {
@@ -11811,7 +11898,9 @@ template <std::same_as<UOp> U> U llvm_float_to_bf16(const U& f) {
   x = ((-x) & 0x7f800000).ne(Arg(0)).where(x + ((x >> 16) & 1) + 0x7fff, (x & 0xffff).ne(Arg(0)).where(x | 0x10000, x));
   return (x >> 16).cast(dtypes::uint16).bitcast(dtypes::bfloat16.vec(n));
 }
+template <class D_ = void>
 struct llvm_extra_matcher_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     constexpr DType bf = dtypes::bfloat16, f32 = dtypes::float32;
     auto fl = [](const UOp& u) { return dtypes::float32.vec(u.dtype().count); };
@@ -11846,7 +11935,7 @@ struct llvm_extra_matcher_def {
 }  // namespace detail
 // What codegen runs with its final rewrite for this renderer (tinygrad's LLVMRenderer.extra_matcher):
 // create_non_native_float_pats((bfloat16,)) + pm_manual_bf16_cast.
-inline constexpr LazyRules<detail::llvm_extra_matcher_def> llvm_extra_matcher{};
+inline constexpr LazyRules<detail::llvm_extra_matcher_def<>> llvm_extra_matcher{};
 
 namespace detail {
 // Target::extra_matcher of the LLVM devices

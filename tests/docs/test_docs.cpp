@@ -39,6 +39,15 @@ struct shifts_def {
   }
 };
 inline constexpr LazyRules<shifts_def> shifts{};
+// the same set with its patterns deferred for Clang too (MG_RULE_LEAVES)
+template <class D = void> struct shifts_deferred_def {
+  MG_RULE_LEAVES(D)
+  template <class T> static constexpr auto make() {
+    return sym.get<T>() + rules(
+        rule((var<"x"> * 1024).named("m"_n), [](UOp m, UOp x) { return x.dtype() == m.dtype() ? x << 10 : UOp{}; }));
+  }
+};
+inline constexpr LazyRules<shifts_deferred_def<>> shifts_deferred{};
 }  // namespace
 
 TEST_CASE("docs: the README example prints what its comment says", "[docs]") {
@@ -63,6 +72,10 @@ TEST_CASE("docs: patterns.md rules and graph_rewrite modes", "[docs]") {
   REQUIRE(graph_rewrite((idx + 0) * 1024, shifts).render() == "(idx<<10)");
   REQUIRE(shifts.get().size == sym.get().size + 1);
   REQUIRE(shifts.describe(shifts.get().size - 1).find("test_docs.cpp") != std::string::npos);
+  REQUIRE(graph_rewrite((idx + 0) * 1024, shifts_deferred) == graph_rewrite((idx + 0) * 1024, shifts));
+  const auto pattern_text = [](const std::string& d) { return d.substr(d.find("  ")); };  // without file:line
+  REQUIRE(pattern_text(shifts_deferred.describe(sym.get().size)) == pattern_text(shifts.describe(sym.get().size)));
+  REQUIRE(pattern_text(shifts.describe(sym.get().size)).find("UPat(") != std::string::npos);
 }
 
 TEST_CASE("docs: uop.md examples", "[docs]") {

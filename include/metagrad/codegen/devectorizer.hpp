@@ -135,14 +135,18 @@ template <std::same_as<UOp> U> std::optional<U> merge_reduce_ends(const U& sink)
   return sink.substitute(subs);
 }
 
+template <class D_ = void>
 struct pm_reduce_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, UOp red) { return reduce_to_acc(ctx, red); }),
                  rule(op<Ops::SINK>.named("sink"_n), [](UOp sink) { return merge_reduce_ends(sink); }));
   }
 };
 
+template <class D_ = void>
 struct pm_add_loads_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // an INDEX used as a value is a load
@@ -177,7 +181,9 @@ template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) 
   return UOp(Ops::STACK, alu.dtype(), alus);
 }
 
+template <class D_ = void>
 struct devectorize_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // CAST after AFTER
@@ -194,7 +200,9 @@ struct devectorize_def {
   }
 };
 
+template <class D_ = void>
 struct pm_render_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // for rendering, vectors are explicit STACKs
@@ -450,7 +458,9 @@ template <std::same_as<UOp> U> std::optional<U> no_vectorized_index(const U& x) 
   return buf.broadcast(cnt).index({UOp(Ops::ADD, vd, {lanes, UOp(Ops::STACK, vd, offs)})}, true);
 }
 
+template <class D_ = void>
 struct load_store_folding_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](UOp x, UOp) { return expand_index(x); }),
@@ -474,13 +484,17 @@ struct load_store_folding_def {
   }
 };
 
+template <class D_ = void>
 struct correct_load_store_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, UOp ls) { return split_load_store(ren, ls); }));
   }
 };
 
+template <class D_ = void>
 struct devectorize_buf_and_index_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](UOp buf) { return no_vectorized_buf(buf); }),
                  rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](UOp x, UOp) { return no_vectorized_index(x); }));
@@ -488,12 +502,12 @@ struct devectorize_buf_and_index_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_reduce_def> pm_reduce{};
-inline constexpr LazyRules<detail::pm_add_loads_def> pm_add_loads{};
-inline constexpr LazyRules<detail::devectorize_def> devectorize{};
-inline constexpr LazyRules<detail::pm_render_def> pm_render{};
-inline constexpr LazyRules<detail::load_store_folding_def> load_store_folding{};
-inline constexpr LazyRules<detail::correct_load_store_def> correct_load_store{};  // ctx: the Target
-inline constexpr LazyRules<detail::devectorize_buf_and_index_def> devectorize_buf_and_index{};
+inline constexpr LazyRules<detail::pm_reduce_def<>> pm_reduce{};
+inline constexpr LazyRules<detail::pm_add_loads_def<>> pm_add_loads{};
+inline constexpr LazyRules<detail::devectorize_def<>> devectorize{};
+inline constexpr LazyRules<detail::pm_render_def<>> pm_render{};
+inline constexpr LazyRules<detail::load_store_folding_def<>> load_store_folding{};
+inline constexpr LazyRules<detail::correct_load_store_def<>> correct_load_store{};  // ctx: the Target
+inline constexpr LazyRules<detail::devectorize_buf_and_index_def<>> devectorize_buf_and_index{};
 
 }  // namespace mg

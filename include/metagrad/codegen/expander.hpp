@@ -202,7 +202,9 @@ template <std::same_as<UOp> U> std::optional<U> fix_store_unroll(const U& x) {
   return UOp(Ops::CONTRACT, dtypes::void_, {x.replace({.src = std::move(keep)})}, expand_args_arg(axes), Arg(std::int64_t(1)));
 }
 
+template <class D_ = void>
 struct pm_pre_expander_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // an UPCAST/UNROLL range is the vector of its values
@@ -221,7 +223,9 @@ struct pm_pre_expander_def {
   }
 };
 
+template <class D_ = void>
 struct expander_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     constexpr OpSet expandable = GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST, Ops::GEP, Ops::WMMA, Ops::LOAD, Ops::STORE, Ops::INDEX,
                                                       Ops::STAGE, Ops::STACK, Ops::REDUCE, Ops::END, Ops::AFTER};
@@ -254,7 +258,7 @@ struct expander_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_pre_expander_def> pm_pre_expander{};
-inline constexpr LazyRules<detail::expander_def> expander{};
+inline constexpr LazyRules<detail::pm_pre_expander_def<>> pm_pre_expander{};
+inline constexpr LazyRules<detail::expander_def<>> expander{};
 
 }  // namespace mg

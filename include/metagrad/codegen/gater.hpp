@@ -8,7 +8,9 @@
 namespace mg {
 
 namespace detail {
+template <class D_ = void>
 struct pm_move_gates_from_index_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto gated = [] { return index(var<"buf">, where(var<"gate">, var<"idx">, op<Ops::CONST>.arg(Invalid{}))); };
     return rules(
@@ -35,6 +37,6 @@ struct pm_move_gates_from_index_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_move_gates_from_index_def> pm_move_gates_from_index{};
+inline constexpr LazyRules<detail::pm_move_gates_from_index_def<>> pm_move_gates_from_index{};
 
 }  // namespace mg

@@ -81,7 +81,9 @@ template <class = void> std::optional<UOp> fast_idiv(const UOp& x, std::int64_t 
   return std::nullopt;
 }
 
+template <class D_ = void>
 struct late_rewrite_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto ints = [](auto p) {
       return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64);
@@ -198,6 +200,6 @@ struct late_rewrite_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::late_rewrite_def> pm_late_rewrite{};
+inline constexpr LazyRules<detail::late_rewrite_def<>> pm_late_rewrite{};
 
 }  // namespace mg

@@ -55,7 +55,9 @@ template <std::same_as<UOp> U> std::optional<U> do_split_ends(const U& e) {
   for (const UOp& r : rngs) ret = ret.end({r});
   return ret;
 }
+template <class D_ = void>
 struct pm_split_ends_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::END>.named("e"_n), [](UOp e) { return do_split_ends(e); }));
   }
@@ -109,7 +111,9 @@ struct CFGContext {
   }
 };
 
+template <class D_ = void>
 struct pm_add_control_flow_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, UOp x) -> std::optional<UOp> {
       auto it = ctx.edges.find(x);
@@ -122,8 +126,8 @@ struct pm_add_control_flow_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_split_ends_def> pm_split_ends{};
-inline constexpr LazyRules<detail::pm_add_control_flow_def> pm_add_control_flow{};
+inline constexpr LazyRules<detail::pm_split_ends_def<>> pm_split_ends{};
+inline constexpr LazyRules<detail::pm_add_control_flow_def<>> pm_add_control_flow{};
 
 // tinygrad's linearize: a toposort with priorities; uops that run more often (inside more loops) come
 // later, defines first, loads early, stores late

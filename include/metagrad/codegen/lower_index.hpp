@@ -15,7 +15,9 @@ template <class = void> DType select_index_dtype(const UOp& u) {
 }
 template <class = void> DType index_upper(DType a, DType b, DType c) { return least_upper_dtype(a.scalar(), b.scalar(), c.scalar()); }
 
+template <class D_ = void>
 struct pm_lower_index_dtype_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto wcast = [](auto p) { return cast(p, dtypes::weakint); };
     auto ints = [](auto p) {
@@ -68,6 +70,6 @@ struct pm_lower_index_dtype_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_lower_index_dtype_def> pm_lower_index_dtype{};
+inline constexpr LazyRules<detail::pm_lower_index_dtype_def<>> pm_lower_index_dtype{};
 
 }  // namespace mg

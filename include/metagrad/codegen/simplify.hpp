@@ -20,13 +20,15 @@ template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
   for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
   return r.replace({.src = std::move(src)});
 }
+template <class D_ = void>
 struct pm_flatten_range_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_flatten_range_def> pm_flatten_range{};
+inline constexpr LazyRules<detail::pm_flatten_range_def<>> pm_flatten_range{};
 
 namespace detail {
 // ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
@@ -51,7 +53,9 @@ template <class = void> Arg range_arg_with(const UOp& k, std::int64_t sub) {
   return Arg(std::move(a));
 }
 
+template <class D_ = void>
 struct pm_split_ranges_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
@@ -123,7 +127,9 @@ template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
   for (const UOp& r : ranges_of(x)) if (!guards.contains(r)) ctx.m[r] = r.src(0);
 }
 
+template <class D_ = void>
 struct pm_simplify_ranges_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
@@ -160,7 +166,9 @@ template <std::same_as<UOp> U> std::optional<U> reduce_unparented(const U& red) 
   }
   return ret;
 }
+template <class D_ = void>
 struct pm_reduce_unparented_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
   }
@@ -178,11 +186,13 @@ template <std::same_as<UOp> U> bool no_load(const U& u) { return !op_in_backward
 // the sum of val over the values of r where lo <= r < hi (lo, hi clamped to [0, n])
 template <class = void> UOp masked_range_sum(const UOp& r, const UOp& count, const UOp& val) { return count.maximum(Arg(0)).minimum(r.src(0)).cast(val.dtype()) * val; }
 
+template <class D_ = void>
 struct pm_reduce_collapse_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto range = op<Ops::RANGE>.named("r"_n);
     auto is_add = [](const UOp& red) { return red.arg()[0].as_op() == Ops::ADD; };
-    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+    return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on lt
         rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
@@ -226,9 +236,11 @@ struct pm_reduce_collapse_def {
       ) + symbolic.template get<T>();
   }
 };
+template <class D_ = void>
 struct pm_reduce_load_collapse_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return LazyRules<pm_reduce_collapse_def>::template get<T>() + rules(
+    return LazyRules<pm_reduce_collapse_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on ne
         rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
@@ -292,21 +304,25 @@ template <class RS> std::optional<UOp> reduce_collapse(const UOp& red, const UOp
   return u;
 }
 
+template <class D_ = void>
 struct pm_reduce_simplify_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return LazyRules<pm_reduce_unparented_def>::template get<T>() + rules(
+    return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
         rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
-          return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def>{});
+          return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def<>>{});
         }));
   }
 };
+template <class D_ = void>
 struct pm_load_collapse_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
-          return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def>{});
+          return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def<>>{});
         }),
         // no math on a loaded index (it could overflow): undo pm_reduce_load_collapse's lift
         rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
@@ -316,10 +332,10 @@ struct pm_load_collapse_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_split_ranges_def> pm_split_ranges{};
-inline constexpr LazyRules<detail::pm_reduce_unparented_def> pm_reduce_unparented{};
-inline constexpr LazyRules<detail::pm_simplify_ranges_def> pm_simplify_ranges{};
-inline constexpr LazyRules<detail::pm_reduce_simplify_def> pm_reduce_simplify{};
-inline constexpr LazyRules<detail::pm_load_collapse_def> pm_load_collapse{};
+inline constexpr LazyRules<detail::pm_split_ranges_def<>> pm_split_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_unparented_def<>> pm_reduce_unparented{};
+inline constexpr LazyRules<detail::pm_simplify_ranges_def<>> pm_simplify_ranges{};
+inline constexpr LazyRules<detail::pm_reduce_simplify_def<>> pm_reduce_simplify{};
+inline constexpr LazyRules<detail::pm_load_collapse_def<>> pm_load_collapse{};
 
 }  // namespace mg

@@ -35,7 +35,9 @@ namespace mg {
 
 namespace detail {
 // early clean-up: the parts of tinygrad's pm_syntactic_sugar and rangeify_codegen a kernel AST needs
+template <class D_ = void>
 struct pm_early_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // kernel PARAMs have no sources (UOp::param gives them a NOOP)
@@ -75,7 +77,7 @@ template <class = void> std::string c_identifier(std::string s) {
   return s;
 }
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_early_def> pm_early{};
+inline constexpr LazyRules<detail::pm_early_def<>> pm_early{};
 
 // tinygrad's full_rewrite_to_sink: the kernel AST lowered to the graph linearize orders. threads gets
 // the number of threads the kernel was split over (1 if not).

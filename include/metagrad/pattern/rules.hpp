@@ -217,11 +217,28 @@ template <class... A, class... B> constexpr RuleSet<A..., B...> operator+(const 
 // it. It acts as that RuleSet: graph_rewrite, +, rewrite, rewrite_view, describe, location,
 // for_each_rule and rules_for take it; get() is the RuleSet itself.
 //   namespace detail { struct my_rules_def { template <class> static constexpr auto make() { return rules(...); } }; }
-//   inline constexpr LazyRules<detail::my_rules_def> my_rules{};
+//   inline constexpr LazyRules<detail::my_rules_def<>> my_rules{};
 namespace detail {
 template <class Def> inline constexpr auto lazy_rules_v = Def::template make<Def>();
 template <class T, class> struct delayed { using type = T; };  // T, named in a way that depends on the second
+template <class D, class V> constexpr V dependent(const V& v) { return v; }  // v, as an expression that depends on D
 }  // namespace detail
+
+// Deferring the patterns themselves. A template's body is checked where it is written, and an
+// expression in it that depends on no template parameter (var<"x"> + 0 in make) is built there:
+// Clang instantiates every pattern operator and type of a rule set while parsing the header, which
+// cost an include-only translation unit a quarter of its time. In a def that is a class template,
+// MG_RULE_LEAVES(D) declares var, cvar, op and upat again as members whose values depend on D, so
+// every pattern built from them depends on it and waits for make's instantiation. The rules read the
+// same:
+//   namespace detail { template <class D = void> struct my_rules_def { MG_RULE_LEAVES(D)
+//     template <class> static constexpr auto make() { return rules(rule(var<"x"> + 0, ...)); } }; }
+//   inline constexpr LazyRules<detail::my_rules_def<>> my_rules{};
+#define MG_RULE_LEAVES(D)                                                                                        \
+  template <::mg::fixed_string N_> static constexpr auto var = ::mg::detail::dependent<D>(::mg::var<N_>);   \
+  template <::mg::fixed_string N_> static constexpr auto cvar = ::mg::detail::dependent<D>(::mg::cvar<N_>); \
+  template <auto... X_> static constexpr auto op = ::mg::detail::dependent<D>(::mg::op<X_...>);             \
+  static constexpr auto upat = ::mg::detail::dependent<D>(::mg::upat);
 
 template <class Def>
 struct LazyRules {

@@ -241,7 +241,9 @@ template <class = void> const char* llvm_intrinsic_name(Ops op) {
 }
 
 // llvmir.py's base_rewrite (with the extra ops first). Each callback renders one uop into ctx.out.
+template <class D_ = void>
 struct llvm_rewrite_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using C = LLVMCtx;
     return rules(
@@ -384,7 +386,7 @@ struct llvm_rewrite_def {
 }  // namespace detail
 
 // llvmir.py's string_rewrite for the CPU: rule callbacks take a detail::LLVMCtx and render into it
-inline constexpr LazyRules<detail::llvm_rewrite_def> llvm_rewrite{};
+inline constexpr LazyRules<detail::llvm_rewrite_def<>> llvm_rewrite{};
 
 // ---- llvmir.py's extra_matcher: bfloat16 computes in float32, and converts by hand ----
 namespace detail {
@@ -395,7 +397,9 @@ template <std::same_as<UOp> U> U llvm_float_to_bf16(const U& f) {
   x = ((-x) & 0x7f800000).ne(Arg(0)).where(x + ((x >> 16) & 1) + 0x7fff, (x & 0xffff).ne(Arg(0)).where(x | 0x10000, x));
   return (x >> 16).cast(dtypes::uint16).bitcast(dtypes::bfloat16.vec(n));
 }
+template <class D_ = void>
 struct llvm_extra_matcher_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     constexpr DType bf = dtypes::bfloat16, f32 = dtypes::float32;
     auto fl = [](const UOp& u) { return dtypes::float32.vec(u.dtype().count); };
@@ -430,7 +434,7 @@ struct llvm_extra_matcher_def {
 }  // namespace detail
 // What codegen runs with its final rewrite for this renderer (tinygrad's LLVMRenderer.extra_matcher):
 // create_non_native_float_pats((bfloat16,)) + pm_manual_bf16_cast.
-inline constexpr LazyRules<detail::llvm_extra_matcher_def> llvm_extra_matcher{};
+inline constexpr LazyRules<detail::llvm_extra_matcher_def<>> llvm_extra_matcher{};
 
 namespace detail {
 // Target::extra_matcher of the LLVM devices

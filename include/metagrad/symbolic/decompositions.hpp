@@ -530,7 +530,9 @@ template <std::same_as<UOp> U> U widen_emulated(const FloatDecompCtx& ctx, const
 }
 
 // tinygrad's pm_float_decomp, for fp8s: ctx names the fp8s to emulate
+template <class D_ = void>
 struct pm_float_decomp_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using C = FloatDecompCtx;
     return rules(
@@ -560,7 +562,7 @@ struct pm_float_decomp_def {
 };
 }  // namespace detail
 
-inline constexpr LazyRules<detail::pm_float_decomp_def> pm_float_decomp{};
+inline constexpr LazyRules<detail::pm_float_decomp_def<>> pm_float_decomp{};
 
 // tinygrad's pm_dtype_decomps + do_dtype_decomps: the fp8s in the kernel that `supported` lacks are
 // emulated (pm_float_decomp). float16 and bfloat16 are not emulated here (to_program names them; the

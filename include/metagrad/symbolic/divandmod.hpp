@@ -245,7 +245,9 @@ template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(c
 }  // namespace detail
 
 namespace detail {
+template <class D_ = void>
 struct div_and_mod_symbolic_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
@@ -266,6 +268,6 @@ struct div_and_mod_symbolic_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::div_and_mod_symbolic_def> div_and_mod_symbolic{};
+inline constexpr LazyRules<detail::div_and_mod_symbolic_def<>> div_and_mod_symbolic{};
 
 }  // namespace mg

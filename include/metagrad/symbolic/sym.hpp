@@ -73,7 +73,9 @@ inline constexpr OpSet remove_from_sink_like{Ops::UNROLL, Ops::NOOP, Ops::STACK,
 
 // clean up GROUP/SINK
 namespace detail {
+template <class D_ = void>
 struct pm_clean_up_group_sink_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
@@ -94,10 +96,12 @@ struct pm_clean_up_group_sink_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_clean_up_group_sink_def> pm_clean_up_group_sink{};
+inline constexpr LazyRules<detail::pm_clean_up_group_sink_def<>> pm_clean_up_group_sink{};
 
 namespace detail {
+template <class D_ = void>
 struct sym_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     const auto invalid_pat = invalid_pat_v<T>;
     auto x = var<"x">;
@@ -148,6 +152,6 @@ struct sym_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::sym_def> sym{};
+inline constexpr LazyRules<detail::sym_def<>> sym{};
 
 }  // namespace mg

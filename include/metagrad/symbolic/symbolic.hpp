@@ -200,7 +200,9 @@ template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
 
 // ---- propagate_invalid: before symbolic, so 0*something_that_might_be_invalid does not become 0 ----
 namespace detail {
+template <class D_ = void>
 struct propagate_invalid_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     const auto invalid_pat = invalid_pat_v<T>;
     const auto invalid_gate = invalid_gate_v<T>;
@@ -243,10 +245,12 @@ struct propagate_invalid_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::propagate_invalid_def> propagate_invalid{};
+inline constexpr LazyRules<detail::propagate_invalid_def<>> propagate_invalid{};
 
 namespace detail {
+template <class D_ = void>
 struct symbolic_simple_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto bool_x = var<"x">.dtype(dtypes::bool_);
     auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
@@ -345,7 +349,7 @@ struct symbolic_simple_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::symbolic_simple_def> symbolic_simple{};
+inline constexpr LazyRules<detail::symbolic_simple_def<>> symbolic_simple{};
 
 namespace detail {
 template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
@@ -357,7 +361,9 @@ template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
 
 // ---- gep_pushing: GEP through STACK, GEP, CONST and index ALUs ----
 namespace detail {
+template <class D_ = void>
 struct gep_pushing_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
@@ -412,11 +418,13 @@ struct gep_pushing_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::gep_pushing_def> gep_pushing{};
+inline constexpr LazyRules<detail::gep_pushing_def<>> gep_pushing{};
 
 // ** commutative flipping (only for index) **
 namespace detail {
+template <class D_ = void>
 struct commutative_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
       if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
@@ -425,10 +433,12 @@ struct commutative_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::commutative_def> commutative{};
+inline constexpr LazyRules<detail::commutative_def<>> commutative{};
 
 namespace detail {
+template <class D_ = void>
 struct symbolic_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     auto x = var<"x">;
     auto c0 = cvar<"c0">;
@@ -569,7 +579,7 @@ struct symbolic_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::symbolic_def> symbolic{};
+inline constexpr LazyRules<detail::symbolic_def<>> symbolic{};
 
 // tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
 // translation unit that never simplifies never instantiates the rule set's matchers.

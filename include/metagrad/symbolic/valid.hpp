@@ -171,7 +171,9 @@ template <std::same_as<UOp> U> std::optional<U> value_given_valid(const U& cond,
 }  // namespace detail
 
 namespace detail {
+template <class D_ = void>
 struct pm_simplify_valid_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
         rule(op<Ops::AND>.named("valid"_n), [](const auto& valid) { return simplify_valid(valid); }),
@@ -180,6 +182,6 @@ struct pm_simplify_valid_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_simplify_valid_def> pm_simplify_valid{};
+inline constexpr LazyRules<detail::pm_simplify_valid_def<>> pm_simplify_valid{};
 
 }  // namespace mg

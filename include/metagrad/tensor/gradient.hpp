@@ -130,7 +130,9 @@ template <class = void> std::optional<UOp> reduce_gradient(const GradientCtx& ct
 // they are piecewise constant; tinygrad raises on them). x.eq(y) is one CMPEQ here, where tinygrad
 // writes x.ne(y).logical_not().
 namespace detail {
+template <class D_ = void>
 struct pm_gradient_def {
+  MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using G = const GradientCtx&;
     constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
@@ -204,7 +206,7 @@ struct pm_gradient_def {
   }
 };
 }  // namespace detail
-inline constexpr LazyRules<detail::pm_gradient_def> pm_gradient{};
+inline constexpr LazyRules<detail::pm_gradient_def<>> pm_gradient{};
 
 // tinygrad's compute_gradient: d(root)/d(target) for each target, given the gradient flowing into
 // root (root_grad, shaped like root). A target root does not depend on gets no entry.
