@@ -71,15 +71,22 @@ struct Rule {
   // match n; on each match call fn with the captures (and ctx); the first non-null result wins
   template <class N, class Ctx, class H = decltype(to_handle(std::declval<N>()))>
   constexpr std::optional<H> apply(const N& n, Ctx* ctx) const {
-    detail::Captures<N, ncap> caps{};
     std::optional<H> out;
-    pat.template match<names>(n, caps, [&]() -> bool {
+    apply_into(n, ctx, out);
+    return out;
+  }
+  // the same, into `out` (left alone when nothing fires): the rule set's per-op functions call this,
+  // so a rule that does not match costs no optional moved around
+  template <class N, class Ctx, class H>
+  constexpr bool apply_into(const N& n, Ctx* ctx, std::optional<H>& out) const {
+    detail::Captures<N, ncap> caps{};
+    bool hit = pat.template match<names>(n, caps, [&]() -> bool {
       out = call<H>(caps, ctx, std::make_index_sequence<ncap>{});
       return out.has_value();
     });
     // returning the node itself is no rewrite, and (as in tinygrad) ends this rule's matching
-    if (out && to_view(*out) == n) out.reset();
-    return out;
+    if (hit && to_view(*out) == n) out.reset(), hit = false;
+    return hit;
   }
 
  private:
@@ -187,9 +194,9 @@ struct RuleSet {
   // function of every op it can match multiplies the compiler's work for a few percent at run time
   template <std::size_t I, class Rl, class N, class Ctx, class H>
   [[gnu::noinline]] constexpr bool try_rule(const N& n, Ctx* ctx, int* fired, std::optional<H>& out) const {
-    out = static_cast<const detail::TupLeaf<I, Rl>&>(list).v.template apply<N, Ctx, H>(n, ctx);
-    if (out && fired) *fired = int(I);
-    return out.has_value();
+    const bool hit = static_cast<const detail::TupLeaf<I, Rl>&>(list).v.apply_into(n, ctx, out);
+    if (hit && fired) *fired = int(I);
+    return hit;
   }
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {

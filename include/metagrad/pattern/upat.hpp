@@ -183,11 +183,13 @@ struct Pat {
     if constexpr (!std::is_same_v<TF, NoTag>) if (!detail::arg_eq(n.tag(), tagf.v)) return false;
     if constexpr (Name.empty()) return match_src<Names>(n, caps, k);
     else {
+      // one call of match_src: the sources' matching code is instantiated and inlined here once
       constexpr std::size_t I = boost::mp11::mp_find<Names, detail::name_t<Name>>::value;
-      if (caps.v[I]) return caps.v[I] == n && match_src<Names>(n, caps, k);  // the same name binds the same node
-      caps.v[I] = n;
+      const bool bind = !caps.v[I];
+      if (!bind && !(caps.v[I] == n)) return false;  // the same name binds the same node
+      if (bind) caps.v[I] = n;
       if (match_src<Names>(n, caps, k)) return true;
-      caps.v[I] = N{};
+      if (bind) caps.v[I] = N{};
       return false;
     }
   }
