@@ -51,6 +51,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <metagrad/metagrad.hpp>
@@ -526,4 +527,22 @@ TEST_CASE("symbolic API: Variable, ssimplify, render, resolve, sym_infer, substi
   CHECK_THROWS_WITH(sym_infer(a * b, {{"a", 3}}), Catch::Contains("b"));
   UOp e = (a + b) % 4;
   CHECK(simplify(e.substitute({{b, b.const_like(4)}})).render() == "(a%4)");
+}
+
+// fold_divmod_general keeps a per-thread memo (symbolic/divandmod.hpp): a fold found again comes from it
+TEST_CASE("symbolic: fold_divmod_general's memo returns what the fold returns, and holds a bounded number of nodes", "[symbolic]") {
+  const UOp a = V("a", 0, 10), b = V("b", 0, 5);
+  std::vector<UOp> exprs, first;
+  for (std::int64_t k = 1; k <= 40; ++k) exprs.push_back(((a * k + b) / k) + (a * 3 + k) % 3 + (b + 6 * k) / 6);
+  for (const UOp& e : exprs) first.push_back(simplify(e));
+  for (std::size_t i = 0; i < exprs.size(); ++i) CHECK(simplify(exprs[i]) == first[i]);  // from the memo now
+  std::vector<UOp> fresh(exprs.size());
+  std::thread([&] { for (std::size_t i = 0; i < exprs.size(); ++i) fresh[i] = simplify(exprs[i]); }).join();  // an empty memo
+  CHECK(fresh == first);
+  CHECK(first[6].render() == "(a+8)");  // k=7: (a*7+b)//7 -> a (b < 7), (a*3+7)%3 -> 1, (b+42)//6 -> 7
+  // the memo pins at most 4096 entries (a key and its fold, a dozen nodes at most here): 30,000 distinct
+  // folds, each with at least 4 nodes of its own, leave fewer behind than an unbounded memo would
+  const std::size_t base = live_uops();
+  for (std::int64_t k = 0; k < 30000; ++k) (void)simplify((a * 3 + (k + 1000000)) / 7 + b);
+  CHECK(live_uops() < base + 4096 * 12);
 }
