@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     std::vector<UOp> exprs, out(corpus.size());
     // fold_divmod_general's memo keeps the last round's index nodes alive; emptied, as the tinygrad side
     // clears its functools.cache, so that every round starts from nothing
-    if (auto* memo = detail::thread_cache<detail::DivmodMemo<UOp>>()) memo->table.assign(memo->table.size(), {});
+    if (auto* memo = detail::thread_cache<detail::DivmodMemo<UOp>>()) memo->clear();
     keep_best(parse, timed([&] { exprs = parse_all(corpus); }));  // every node new: the last round's all died
     keep_best(fresh, timed([&] { for (std::size_t i = 0; i < exprs.size(); ++i) out[i] = simplify(exprs[i]); }));
     keep_best(warm, timed([&] { for (std::size_t i = 0; i < exprs.size(); ++i) out[i] = simplify(exprs[i]); }));

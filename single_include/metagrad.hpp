@@ -4273,15 +4273,8 @@ struct Rule {
 
   std::string location() const { return std::string(loc.file_name()) + ":" + std::to_string(loc.line()); }
 
-  // match n; on each match call fn with the captures (and ctx); the first non-null result wins
-  template <class N, class Ctx, class H = decltype(to_handle(std::declval<N>()))>
-  constexpr std::optional<H> apply(const N& n, Ctx* ctx) const {
-    std::optional<H> out;
-    apply_into(n, ctx, out);
-    return out;
-  }
-  // the same, into `out` (left alone when nothing fires): the rule set's per-op functions call this,
-  // so a rule that does not match costs no optional moved around
+  // match n; on each match call fn with the captures (and ctx); the first non-null result wins and is
+  // written to `out`, which a rule that does not fire leaves alone (no optional moved per rule tried)
   template <class N, class Ctx, class H>
   constexpr bool apply_into(const N& n, Ctx* ctx, std::optional<H>& out) const {
     detail::Captures<N, ncap> caps{};
@@ -5343,6 +5336,7 @@ template <class U> struct DivmodMemo {
   };
   std::vector<Entry> table = std::vector<Entry>(slots);
   Entry& at(const U& d) { return table[(d.hash() ^ (d.hash() >> 17)) & (slots - 1)]; }
+  void clear() { table.assign(slots, Entry{}); }  // drops every entry (a benchmark's fresh round)
 };
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint

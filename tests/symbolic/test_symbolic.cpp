@@ -540,9 +540,16 @@ TEST_CASE("symbolic: fold_divmod_general's memo returns what the fold returns, a
   std::thread([&] { for (std::size_t i = 0; i < exprs.size(); ++i) fresh[i] = simplify(exprs[i]); }).join();  // an empty memo
   CHECK(fresh == first);
   CHECK(first[6].render() == "(a+8)");  // k=7: (a*7+b)//7 -> a (b < 7), (a*3+7)%3 -> 1, (b+42)//6 -> 7
-  // the memo pins at most 4096 entries (a key and its fold, a dozen nodes at most here): 30,000 distinct
-  // folds, each with at least 4 nodes of its own, leave fewer behind than an unbounded memo would
+  // the memo pins at most 4096 entries: 30,000 folds of distinct nodes (a*(k+2)+b)//(k+3), each key with
+  // about 4 nodes of its own, leave 4096 keys' worth alive (an unbounded memo: about 130,000 nodes),
+  // and nothing once the memo is emptied
+  auto* memo = detail::thread_cache<detail::DivmodMemo<UOp>>();
+  REQUIRE(memo);
+  memo->clear();
   const std::size_t base = live_uops();
-  for (std::int64_t k = 0; k < 30000; ++k) (void)simplify((a * 3 + (k + 1000000)) / 7 + b);
-  CHECK(live_uops() < base + 4096 * 12);
+  for (std::int64_t k = 0; k < 30000; ++k) (void)simplify((a * (k + 2) + b) / (k + 3) + b);
+  CHECK(live_uops() > base + 4096);      // the memo holds its keys
+  CHECK(live_uops() < base + 4096 * 8);  // but only so many
+  memo->clear();
+  CHECK(live_uops() < base + 64);
 }

@@ -51,6 +51,7 @@ template <class U> struct DivmodMemo {
   };
   std::vector<Entry> table = std::vector<Entry>(slots);
   Entry& at(const U& d) { return table[(d.hash() ^ (d.hash() >> 17)) & (slots - 1)]; }
+  void clear() { table.assign(slots, Entry{}); }  // drops every entry (a benchmark's fresh round)
 };
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
