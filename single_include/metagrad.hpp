@@ -7910,9 +7910,12 @@ template <std::same_as<UOp> U> HostArray reference_eval(const U& root) {
 // A root may be given a target BUFFER (tinygrad's assign: a STORE into the target): its kernel writes
 // there instead of into a new buffer.
 //
+// 4. The kernel buffer limit (MAX_KERNEL_BUFFERS, tinygrad's limit_bufs): where a kernel would read more
+//    buffers than the limit allows, the elementwise sources of the binary and ternary op that goes over
+//    it are realized, and steps 1 and 2 run again with them.
+//
 // Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
-// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; there is no kernel buffer limit
-// (the CPU has none).
+// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer.
 
 
 // ---- metagrad/codegen/ranges.hpp ----
@@ -8474,6 +8477,21 @@ class Rangeify {
       if (buffer_of(roots_[i]).op() != Ops::BUFFER || targets_[i]) at(roots_[i]).realize = Forced;
     assign_ranges();
     decide_inlining();
+    // the kernel buffer limit: realize more nodes, then decide ranges and inlining again with them
+    if (const std::size_t max_bufs = kernel_buffer_limit()) {
+      std::vector<Realize> forced(info_.size());
+      for (std::size_t k = 0; k < info_.size(); ++k) forced[k] = info_[k].realize == Forced ? Forced : None;
+      while (limit_buffers(max_bufs, forced)) {
+        next_range_ = 0;
+        for (std::size_t k = 0; k < info_.size(); ++k) {
+          Info& in = info_[k];
+          in.has_rngs = false, in.in.clear(), in.out.clear(), in.ending.clear();
+          in.realize = forced[k], in.inlined = false;
+        }
+        assign_ranges();
+        decide_inlining();
+      }
+    }
     for (std::size_t k = 0; k < topo_.size(); ++k) {
       Info& in = info_[k];
       if (!in.kept()) continue;
@@ -8758,6 +8776,39 @@ class Rangeify {
       info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
     }
   }
+  // tinygrad's MAX_KERNEL_BUFFERS: at most this many buffers in one kernel, the output included (0: no
+  // limit, as on every device here; tinygrad's own limits are METAL's 31 and WEBGPU's 8). Read at every
+  // schedule, as tinygrad reads its context variable.
+  static std::size_t kernel_buffer_limit() {
+    const std::int64_t v = getenv_int("MAX_KERNEL_BUFFERS", 0);
+    if (v != 0 && v < 3)
+      throw Error("schedule: MAX_KERNEL_BUFFERS=" + std::to_string(v) + " is too small: a kernel of a binary op needs its output and two inputs (at least 3; 0 means no limit)");
+    return std::size_t(v);
+  }
+  // tinygrad's limit_bufs: a binary or ternary op whose kernel would read more than max_bufs - 1 buffers
+  // has its elementwise sources realized (marked in `forced`), each a kernel of its own. Sources come
+  // before consumers in topo_, so the lowest such op splits first and the ops above it count the new
+  // buffers. A kernel whose inputs cannot be split further (a ternary op over three buffers with a limit
+  // of 3) keeps them, as in tinygrad. Returns whether anything was marked.
+  bool limit_buffers(std::size_t max_bufs, std::vector<Realize>& forced) {
+    bool changed = false;
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      const UOp& x = topo_[k];
+      if (!info_[k].shape || !(GroupOp::Binary.contains(x.op()) || GroupOp::Ternary.contains(x.op()))) continue;
+      std::vector<UOp> buffers;
+      walk_inputs(x, buffers, nullptr);
+      if (buffers.size() < max_bufs) continue;
+      for (const UOp& s : x.src()) {
+        Info& si = at(s);
+        if (!is_elementwise(s.op()) || si.kept() || !si.shape || shape_prod(*si.shape) == 0) continue;
+        si.realize = Forced, si.inlined = false;  // the walks of the ops above see it as a buffer now
+        forced[idx(s)] = Forced;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
   // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
   void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
     std::vector<UOp> stack;
@@ -14071,8 +14122,9 @@ template <class> class TensorT {
   // its own work and writes it into the buffer (a tensor that reads the buffer directly is computed
   // after that write: values are what an eager assign would give). A view of a realized buffer
   // (movement ops on it, no pad) writes the elements it views at once, with one kernel that stores
-  // through the view (on the host where the value reads the buffer at other elements, or the view
-  // expands); any other unrealized tensor is realized into a new buffer.
+  // through the view (two where the value reads the buffer at other elements: into a new buffer, then
+  // through the view; on the host where the view expands); any other unrealized tensor is realized into
+  // a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -14107,6 +14159,13 @@ template <class> class TensorT {
       if (!detail::PendingAssigns::get().targets(device()).empty()) compute<T>({}, device());  // they may read or write buf
       const UOp root = v.is_realized() ? v.contiguous().d_->uop : v.d_->uop;  // a buffer is copied by a kernel
       if (realize_uops_into<T>({root}, {d_->uop}, device())) return *this;
+      // the value reads buf at other elements than it writes (w[0:2].assign(w[1:3])): it is computed into
+      // a buffer of its own first, then a second kernel copies that through the view (tinygrad's
+      // fix_store_hazard)
+      if (!v.is_realized()) {
+        const UOp tmp = realize_uops<T>({v.d_->uop}, device()).at(0);
+        if (realize_uops_into<T>({UOp(Ops::CONTIGUOUS, tmp.dtype(), {mop_reshape(tmp, d_->shape)})}, {d_->uop}, device())) return *this;
+      }
     }
     HostArray a = v.to_host<T>();
     if (buf.op() != Ops::BUFFER) d_->uop = from_host(a, device()).d_->uop;

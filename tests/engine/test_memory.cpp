@@ -267,12 +267,25 @@ TEST_CASE("assign: through a view of a buffer, one kernel stores the viewed elem
     got = u.to_vector<float>();
     CHECK(std::vector<float>(got.begin() + 18, got.end()) == std::vector<float>{at(3, 0), 7, 8, 9, 70, 30});
 
-    // a value that reads the buffer at other elements than it writes: still what an eager assign gives
+    // a value that reads the buffer at other elements than it writes: still what an eager assign gives,
+    // with two kernels (the value into a new buffer, then that through the view)
     Tensor h = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();
+    const void* hmem = data_of(h);
+    k0 = engine.kernel_count();
     h.getitem({slice(0, 2)}).assign(h.getitem({slice(1, 3)}) + 100);
+    CHECK(engine.kernel_count() - k0 == 2);
+    CHECK(data_of(h) == hmem);
     got = h.to_vector<float>();
     for (std::size_t r = 0; r < 4; ++r)
       for (std::size_t c = 0; c < 6; ++c) REQUIRE(got[r * 6 + c] == (r < 2 ? at(r + 1, c) + 100 : at(r, c)));
+    // the same through a transposed view, with no arithmetic: columns 0 and 1 from columns 1 and 2
+    Tensor t = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();
+    k0 = engine.kernel_count();
+    t.T().getitem({slice(0, 2)}).assign(t.T().getitem({slice(1, 3)}));
+    CHECK(engine.kernel_count() - k0 == 2);
+    got = t.to_vector<float>();
+    for (std::size_t r = 0; r < 4; ++r)
+      for (std::size_t c = 0; c < 6; ++c) REQUIRE(got[r * 6 + c] == (c < 2 ? at(r, c + 1) : at(r, c)));
 
     // a pending (lazy) assign to the same buffer is computed first, and the value sees it
     Tensor p = Tensor::from(a, {4, 6}, std::nullopt, dev).realize();

@@ -5,9 +5,14 @@
 // metagrad's make a broadcast constant, so the constant cases compare against buffer=False.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "../tensor/check.hpp"
 #include "metagrad/metagrad.hpp"
 #include "metagrad/schedule/rangeify.hpp"
 
@@ -718,4 +723,105 @@ TEST_CASE("schedule: a convolution's input gradient reads only the kernel's taps
           INFO("dx[" << b << "," << c << "," << yy << "," << xx << "]");
           CHECK(v == Approx(want).margin(1e-4));
         }
+}
+
+// ---- the kernel buffer limit: tinygrad's MAX_KERNEL_BUFFERS (schedule/rangeify.py limit_bufs) ----
+
+namespace {
+
+// sets an environment variable for its scope, then puts back what was there
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { old_ ? void(::setenv(name_, old_->c_str(), 1)) : void(::unsetenv(name_)); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// the buffers (PARAM slots, the output's included) of each kernel, sorted
+std::vector<std::size_t> buffer_counts(const Schedule& s) {
+  std::vector<std::size_t> n;
+  for (const ScheduleItem& it : s.items) n.push_back(ops_in(it.ast, Ops::PARAM).size());
+  std::sort(n.begin(), n.end());
+  return n;
+}
+
+// the four graphs of the limit tests, over inputs xs (10 of shape {16}) and ms (6 of shape {4, 4})
+std::vector<Tensor> limit_graphs(const std::vector<Tensor>& xs, const std::vector<Tensor>& ms) {
+  Tensor chain = xs[0];
+  for (std::size_t i = 1; i < 10; ++i) chain = chain + xs[i];
+  const Tensor products = xs[0] * xs[1] + xs[2] * xs[3] + xs[4] * xs[5] + xs[6] * xs[7] + xs[8] * xs[9];
+  const Tensor reduce6 = (ms[0] + ms[1] + ms[2] + ms[3] + ms[4] + ms[5]).sum(1);
+  const Tensor transposes = (ms[0] + ms[1].transpose() + ms[2] + ms[3].transpose() + ms[4]).sum(0);
+  return {chain, products, reduce6, transposes};
+}
+
+}  // namespace
+
+// Kernels and their buffer counts as tinygrad makes them at the reference commit (MAX_KERNEL_BUFFERS=n,
+// SCACHE=0, Tensor.empty inputs on CPU); tinygrad's order of the kernels differs in one case, so the counts
+// are compared sorted.
+TEST_CASE("schedule: MAX_KERNEL_BUFFERS splits kernels as tinygrad's limit_bufs does", "[schedule][limit]") {
+  std::vector<Tensor> xs, ms;
+  for (int i = 0; i < 10; ++i) xs.push_back(E({16}));
+  for (int i = 0; i < 6; ++i) ms.push_back(E({4, 4}));
+  const std::vector<Tensor> graphs = limit_graphs(xs, ms);
+  using Counts = std::vector<std::size_t>;
+  const std::vector<std::pair<int, std::vector<Counts>>> want = {
+      {0, {{11}, {11}, {7}, {6}}},  // no limit: one kernel each
+      {3, {Counts(9, 3), Counts(9, 3), Counts(5, 3), Counts(4, 3)}},
+      {4, {{3, 4, 4, 4, 4}, Counts(9, 3), {3, 4, 4}, {4, 4}}},
+      {5, {{5, 5, 5}, {3, 3, 3, 5, 5}, {4, 5}, {3, 5}}},
+      {8, {{5, 8}, {3, 5, 7}, {7}, {6}}},
+  };
+  for (const auto& [limit, counts] : want) {
+    const ScopedEnv env("MAX_KERNEL_BUFFERS", std::to_string(limit));
+    for (std::size_t g = 0; g < graphs.size(); ++g) {
+      INFO("MAX_KERNEL_BUFFERS=" << limit << ", graph " << g);
+      CHECK(buffer_counts(sched({graphs[g]})) == counts[g]);
+    }
+  }
+}
+
+// the split kernels compute what one kernel computes: values on the default device against the
+// reference evaluator, with every kernel within the limit
+TEST_CASE("schedule: kernels split by MAX_KERNEL_BUFFERS compute the same values", "[schedule][limit]") {
+  for (int limit : {3, 4, 5}) {
+    const ScopedEnv env("MAX_KERNEL_BUFFERS", std::to_string(limit));
+    std::vector<Tensor> xs, ms;
+    for (int i = 0; i < 10; ++i) xs.push_back(Tensor::from(test::ramp(16, 0.25f + 0.125f * float(i), float(-i)), {16}));
+    for (int i = 0; i < 6; ++i) ms.push_back(Tensor::from(test::ramp(16, 0.5f, float(i) - 2), {4, 4}));
+    std::vector<Tensor> graphs = limit_graphs(xs, ms);
+    // tinygrad's test_limit_bufs_arange_condition: a WHERE on an arange condition over many buffers
+    Tensor base = Tensor::zeros({8});
+    const Tensor idx = Tensor::arange(8);
+    for (int i = 0; i < 4; ++i) base = (idx >= i).where(xs[std::size_t(2 * i)].shrink({{0, 8}}) + xs[std::size_t(2 * i + 1)].shrink({{0, 8}}), base);
+    graphs.push_back(base);
+    for (std::size_t g = 0; g < graphs.size(); ++g) {
+      INFO("MAX_KERNEL_BUFFERS=" << limit << ", graph " << g);
+      // a WHERE over three buffers (a realized condition, value and base) cannot be split further: its
+      // kernel keeps 4 buffers under a limit of 3, as in tinygrad (whose schedule of this graph folds
+      // `arange >= 0` to true first, so it realizes one condition fewer: 10 kernels where this makes 12)
+      const std::size_t allowed = g == 4 ? std::max(limit, 4) : std::size_t(limit);
+      for (std::size_t n : buffer_counts(sched({graphs[g]}))) CHECK(n <= allowed);
+      test::check_close(graphs[g].to_vector<double>(), reference_eval(graphs[g].uop()).to_vector<double>(), 1e-5, 1e-6);
+    }
+  }
+}
+
+TEST_CASE("schedule: a MAX_KERNEL_BUFFERS below 3 is an error that names it", "[schedule][limit]") {
+  const Tensor a = E({4}), b = E({4});
+  for (const char* v : {"1", "2", "-4"}) {
+    const ScopedEnv env("MAX_KERNEL_BUFFERS", v);
+    CHECK_THROWS_WITH(sched({a + b}), Catch::Contains(std::string("MAX_KERNEL_BUFFERS=") + v) && Catch::Contains("at least 3"));
+  }
+  const ScopedEnv env("MAX_KERNEL_BUFFERS", "two");
+  CHECK_THROWS_WITH(sched({a + b}), Catch::Contains("MAX_KERNEL_BUFFERS=two is not an integer"));
 }

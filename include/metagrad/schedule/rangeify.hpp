@@ -23,9 +23,12 @@
 // A root may be given a target BUFFER (tinygrad's assign: a STORE into the target): its kernel writes
 // there instead of into a new buffer.
 //
+// 4. The kernel buffer limit (MAX_KERNEL_BUFFERS, tinygrad's limit_bufs): where a kernel would read more
+//    buffers than the limit allows, the elementwise sources of the binary and ternary op that goes over
+//    it are realized, and steps 1 and 2 run again with them.
+//
 // Differences from tinygrad, on purpose for now: a node read at different indices is realized whole
-// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer; there is no kernel buffer limit
-// (the CPU has none).
+// (tinygrad with PCONTIG=0 does the same), never into a LOCAL buffer.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -187,6 +190,21 @@ class Rangeify {
       if (buffer_of(roots_[i]).op() != Ops::BUFFER || targets_[i]) at(roots_[i]).realize = Forced;
     assign_ranges();
     decide_inlining();
+    // the kernel buffer limit: realize more nodes, then decide ranges and inlining again with them
+    if (const std::size_t max_bufs = kernel_buffer_limit()) {
+      std::vector<Realize> forced(info_.size());
+      for (std::size_t k = 0; k < info_.size(); ++k) forced[k] = info_[k].realize == Forced ? Forced : None;
+      while (limit_buffers(max_bufs, forced)) {
+        next_range_ = 0;
+        for (std::size_t k = 0; k < info_.size(); ++k) {
+          Info& in = info_[k];
+          in.has_rngs = false, in.in.clear(), in.out.clear(), in.ending.clear();
+          in.realize = forced[k], in.inlined = false;
+        }
+        assign_ranges();
+        decide_inlining();
+      }
+    }
     for (std::size_t k = 0; k < topo_.size(); ++k) {
       Info& in = info_[k];
       if (!in.kept()) continue;
@@ -471,6 +489,39 @@ class Rangeify {
       info_[k].inlined = buffers.size() <= 3 && !reduce_reads;
     }
   }
+  // tinygrad's MAX_KERNEL_BUFFERS: at most this many buffers in one kernel, the output included (0: no
+  // limit, as on every device here; tinygrad's own limits are METAL's 31 and WEBGPU's 8). Read at every
+  // schedule, as tinygrad reads its context variable.
+  static std::size_t kernel_buffer_limit() {
+    const std::int64_t v = getenv_int("MAX_KERNEL_BUFFERS", 0);
+    if (v != 0 && v < 3)
+      throw Error("schedule: MAX_KERNEL_BUFFERS=" + std::to_string(v) + " is too small: a kernel of a binary op needs its output and two inputs (at least 3; 0 means no limit)");
+    return std::size_t(v);
+  }
+  // tinygrad's limit_bufs: a binary or ternary op whose kernel would read more than max_bufs - 1 buffers
+  // has its elementwise sources realized (marked in `forced`), each a kernel of its own. Sources come
+  // before consumers in topo_, so the lowest such op splits first and the ops above it count the new
+  // buffers. A kernel whose inputs cannot be split further (a ternary op over three buffers with a limit
+  // of 3) keeps them, as in tinygrad. Returns whether anything was marked.
+  bool limit_buffers(std::size_t max_bufs, std::vector<Realize>& forced) {
+    bool changed = false;
+    for (std::size_t k = 0; k < topo_.size(); ++k) {
+      const UOp& x = topo_[k];
+      if (!info_[k].shape || !(GroupOp::Binary.contains(x.op()) || GroupOp::Ternary.contains(x.op()))) continue;
+      std::vector<UOp> buffers;
+      walk_inputs(x, buffers, nullptr);
+      if (buffers.size() < max_bufs) continue;
+      for (const UOp& s : x.src()) {
+        Info& si = at(s);
+        if (!is_elementwise(s.op()) || si.kept() || !si.shape || shape_prod(*si.shape) == 0) continue;
+        si.realize = Forced, si.inlined = false;  // the walks of the ops above see it as a buffer now
+        forced[idx(s)] = Forced;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
   // the buffers (BUFFERs and kept realized nodes) x's computation reads, and its REDUCEs
   void walk_inputs(const UOp& x, std::vector<UOp>& buffers, std::vector<UOp>* reduces) {
     std::vector<UOp> stack;

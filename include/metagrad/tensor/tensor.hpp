@@ -416,8 +416,9 @@ template <class> class TensorT {
   // its own work and writes it into the buffer (a tensor that reads the buffer directly is computed
   // after that write: values are what an eager assign would give). A view of a realized buffer
   // (movement ops on it, no pad) writes the elements it views at once, with one kernel that stores
-  // through the view (on the host where the value reads the buffer at other elements, or the view
-  // expands); any other unrealized tensor is realized into a new buffer.
+  // through the view (two where the value reads the buffer at other elements: into a new buffer, then
+  // through the view; on the host where the view expands); any other unrealized tensor is realized into
+  // a new buffer.
   template <class T = void>
   Tensor& assign(const Tensor& x) {
     if (x.d_->uop == d_->uop) return *this;
@@ -452,6 +453,13 @@ template <class> class TensorT {
       if (!detail::PendingAssigns::get().targets(device()).empty()) compute<T>({}, device());  // they may read or write buf
       const UOp root = v.is_realized() ? v.contiguous().d_->uop : v.d_->uop;  // a buffer is copied by a kernel
       if (realize_uops_into<T>({root}, {d_->uop}, device())) return *this;
+      // the value reads buf at other elements than it writes (w[0:2].assign(w[1:3])): it is computed into
+      // a buffer of its own first, then a second kernel copies that through the view (tinygrad's
+      // fix_store_hazard)
+      if (!v.is_realized()) {
+        const UOp tmp = realize_uops<T>({v.d_->uop}, device()).at(0);
+        if (realize_uops_into<T>({UOp(Ops::CONTIGUOUS, tmp.dtype(), {mop_reshape(tmp, d_->shape)})}, {d_->uop}, device())) return *this;
+      }
     }
     HostArray a = v.to_host<T>();
     if (buf.op() != Ops::BUFFER) d_->uop = from_host(a, device()).d_->uop;
