@@ -7949,8 +7949,21 @@ class RangeMap {
  public:
   const std::vector<UOp>& of(const UOp& u) {
     if (const auto* r = memo_.find(u.node())) return *r;
-    for (const UOp& n : u.toposort()) {
+    // sources first, walking only into nodes not asked about before (a toposort of u would visit the
+    // whole graph below it again for every node asked about)
+    std::vector<std::pair<const UOp*, bool>> stack{{&u, false}};
+    while (!stack.empty()) {
+      const auto [np, expanded] = stack.back();
+      stack.pop_back();
+      const UOp& n = *np;
       if (memo_.contains(n.node())) continue;
+      if (!expanded) {
+        stack.emplace_back(np, true);
+        const auto src = n.src();
+        for (auto it = src.rbegin(); it != src.rend(); ++it)
+          if (!memo_.contains(it->node())) stack.emplace_back(&*it, false);
+        continue;
+      }
       std::vector<UOp> ret;
       auto add = [&](const UOp& x) { if (std::find(ret.begin(), ret.end(), x) == ret.end()) ret.push_back(x); };
       if (n.op() == Ops::RANGE) ret.push_back(n);
@@ -8084,6 +8097,7 @@ template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
   else
     for (std::size_t i = 0; i < ended.size(); ++i)
       for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
+  std::size_t divmods = count_divmod(u);
   for (const auto& [r0, r1] : pairs) {
     if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
     // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
@@ -8097,7 +8111,7 @@ template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
     const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
     UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
     nidx = graph_rewrite(nidx, pm_flatten_range);
-    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
+    if (const std::size_t n = count_divmod(nidx); n <= divmods) u = nidx, divmods = n;
   }
   return u;
 }
@@ -10337,7 +10351,11 @@ class BasicScheduler {
     for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis_ = std::max(next_axis_, detail::range_axis(u) + 1);
   }
 
-  std::vector<U> rngs() const { return detail::kernel_rngs(ast); }
+  // (kept for the ast it was computed for: the optimizer asks many times between two changes of ast)
+  std::vector<U> rngs() const {
+    if (rngs_ast_ != ast) rngs_ = detail::kernel_rngs(ast), rngs_ast_ = ast;
+    return rngs_;
+  }
   std::size_t shape_len() const { return rngs().size(); }
   // the size of each range; -1 where it is symbolic
   std::vector<std::int64_t> full_shape() const {
@@ -10505,6 +10523,8 @@ class BasicScheduler {
 
  private:
   std::int64_t next_axis_ = 0;
+  mutable U rngs_ast_;  // the ast rngs_ was computed for
+  mutable std::vector<U> rngs_;
 
   std::vector<std::size_t> sized_axes(std::initializer_list<AxisType> ts) const {
     std::vector<std::size_t> out;

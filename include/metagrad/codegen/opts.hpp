@@ -116,7 +116,11 @@ class BasicScheduler {
     for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis_ = std::max(next_axis_, detail::range_axis(u) + 1);
   }
 
-  std::vector<U> rngs() const { return detail::kernel_rngs(ast); }
+  // (kept for the ast it was computed for: the optimizer asks many times between two changes of ast)
+  std::vector<U> rngs() const {
+    if (rngs_ast_ != ast) rngs_ = detail::kernel_rngs(ast), rngs_ast_ = ast;
+    return rngs_;
+  }
   std::size_t shape_len() const { return rngs().size(); }
   // the size of each range; -1 where it is symbolic
   std::vector<std::int64_t> full_shape() const {
@@ -284,6 +288,8 @@ class BasicScheduler {
 
  private:
   std::int64_t next_axis_ = 0;
+  mutable U rngs_ast_;  // the ast rngs_ was computed for
+  mutable std::vector<U> rngs_;
 
   std::vector<std::size_t> sized_axes(std::initializer_list<AxisType> ts) const {
     std::vector<std::size_t> out;

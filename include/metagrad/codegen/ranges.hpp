@@ -33,8 +33,21 @@ class RangeMap {
  public:
   const std::vector<UOp>& of(const UOp& u) {
     if (const auto* r = memo_.find(u.node())) return *r;
-    for (const UOp& n : u.toposort()) {
+    // sources first, walking only into nodes not asked about before (a toposort of u would visit the
+    // whole graph below it again for every node asked about)
+    std::vector<std::pair<const UOp*, bool>> stack{{&u, false}};
+    while (!stack.empty()) {
+      const auto [np, expanded] = stack.back();
+      stack.pop_back();
+      const UOp& n = *np;
       if (memo_.contains(n.node())) continue;
+      if (!expanded) {
+        stack.emplace_back(np, true);
+        const auto src = n.src();
+        for (auto it = src.rbegin(); it != src.rend(); ++it)
+          if (!memo_.contains(it->node())) stack.emplace_back(&*it, false);
+        continue;
+      }
       std::vector<UOp> ret;
       auto add = [&](const UOp& x) { if (std::find(ret.begin(), ret.end(), x) == ret.end()) ret.push_back(x); };
       if (n.op() == Ops::RANGE) ret.push_back(n);

@@ -91,6 +91,7 @@ template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
   else
     for (std::size_t i = 0; i < ended.size(); ++i)
       for (std::size_t j = 0; j < ended.size(); ++j) if (i != j) pairs.emplace_back(ended[i], ended[j]);
+  std::size_t divmods = count_divmod(u);
   for (const auto& [r0, r1] : pairs) {
     if (r0.op() != Ops::RANGE || r1.op() != Ops::RANGE || range_type(r0) != range_type(r1)) continue;
     // a pair made stale by an earlier merge is skipped: substituting only one of the two would drop
@@ -104,7 +105,7 @@ template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
     const UOp nr = r0.replace({.src = std::vector<UOp>{s0 * s1}});
     UOp nidx = graph_rewrite(u.substitute({{r0, nr / s1}, {r1, nr % s1}}), symbolic);
     nidx = graph_rewrite(nidx, pm_flatten_range);
-    if (count_divmod(nidx) <= count_divmod(u)) u = nidx;
+    if (const std::size_t n = count_divmod(nidx); n <= divmods) u = nidx, divmods = n;
   }
   return u;
 }
