@@ -9,33 +9,23 @@
 #include <cstdlib>
 #include <cstring>
 #include <metagrad/runtime/disk_cache.hpp>
+#include <optional>
 #include <string>
+
+#include "../scoped_env.hpp"
 
 namespace {
 
 // MG_CACHE_DIR pointed at a fresh folder for the test's scope; CACHELEVEL unset
 struct TempCache {
-  std::string dir;
-  std::string old_dir, old_level;
-  bool had_dir = false, had_level = false;
-  TempCache() {
+  static std::string make_dir() {
     char tmpl[] = "/tmp/mg_disk_cache_XXXXXX";
     REQUIRE(::mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-    if (const char* d = std::getenv("MG_CACHE_DIR")) had_dir = true, old_dir = d;
-    if (const char* l = std::getenv("CACHELEVEL")) had_level = true, old_level = l;
-    ::setenv("MG_CACHE_DIR", dir.c_str(), 1);
-    ::unsetenv("CACHELEVEL");
+    return tmpl;
   }
+  std::string dir = make_dir();
+  mg::test::ScopedEnv cache_dir{"MG_CACHE_DIR", dir}, level{"CACHELEVEL", std::nullopt};
   ~TempCache() {
-    if (had_dir)
-      ::setenv("MG_CACHE_DIR", old_dir.c_str(), 1);
-    else
-      ::unsetenv("MG_CACHE_DIR");
-    if (had_level)
-      ::setenv("CACHELEVEL", old_level.c_str(), 1);
-    else
-      ::unsetenv("CACHELEVEL");
     std::string cmd = "rm -rf '" + dir + "'";
     if (std::system(cmd.c_str()) != 0) WARN("could not remove " << dir);
   }

@@ -9,9 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <metagrad/runtime/llvm.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../scoped_env.hpp"
 
 namespace {
 
@@ -338,10 +341,7 @@ TEST_CASE("llvm: compile_cached uses the disk cache and survives a corrupt entry
   char tmpl[] = "/tmp/mg_llvm_cache_XXXXXX";
   REQUIRE(::mkdtemp(tmpl) != nullptr);
   const std::string dir = tmpl;
-  const char* old = std::getenv("MG_CACHE_DIR");
-  const std::string old_dir = old ? old : "";
-  ::setenv("MG_CACHE_DIR", dir.c_str(), 1);
-  ::unsetenv("CACHELEVEL");
+  const mg::test::ScopedEnv cache_dir("MG_CACHE_DIR", dir), level("CACHELEVEL", std::nullopt);
 
   // a source unique to this run, so no earlier run cached it
   const std::string ir = add_ir + "; run " + std::to_string(::getpid()) + "\n";
@@ -373,15 +373,12 @@ TEST_CASE("llvm: compile_cached uses the disk cache and survives a corrupt entry
   // CACHELEVEL=0: nothing is written
   const std::string ir2 = ir + "; uncached\n";
   const std::string key2 = mg::llvm::detail::object_cache_key(ir2, "add");
-  ::setenv("CACHELEVEL", "0", 1);
-  mg::llvm::compile_cached(ir2, "add");
-  ::unsetenv("CACHELEVEL");
+  {
+    const mg::test::ScopedEnv off("CACHELEVEL", "0");
+    mg::llvm::compile_cached(ir2, "add");
+  }
   CHECK_FALSE(mg::disk_cache_get("llvm", key2).has_value());
 
-  if (old)
-    ::setenv("MG_CACHE_DIR", old_dir.c_str(), 1);
-  else
-    ::unsetenv("MG_CACHE_DIR");
   const std::string cmd = "rm -rf '" + dir + "'";
   CHECK(std::system(cmd.c_str()) == 0);
 }

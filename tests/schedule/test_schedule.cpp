@@ -6,12 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cstdlib>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "../scoped_env.hpp"
 #include "../tensor/check.hpp"
 #include "metagrad/metagrad.hpp"
 #include "metagrad/schedule/rangeify.hpp"
@@ -729,21 +728,7 @@ TEST_CASE("schedule: a convolution's input gradient reads only the kernel's taps
 
 namespace {
 
-// sets an environment variable for its scope, then puts back what was there
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() { old_ ? void(::setenv(name_, old_->c_str(), 1)) : void(::unsetenv(name_)); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 // the buffers (PARAM slots, the output's included) of each kernel, sorted
 std::vector<std::size_t> buffer_counts(const Schedule& s) {

@@ -454,12 +454,9 @@ template <class> class TensorT {
       const UOp root = v.is_realized() ? v.contiguous().d_->uop : v.d_->uop;  // a buffer is copied by a kernel
       if (realize_uops_into<T>({root}, {d_->uop}, device())) return *this;
       // the value reads buf at other elements than it writes (w[0:2].assign(w[1:3])): it is computed into
-      // a buffer of its own first, then a second kernel copies that through the view (tinygrad's
+      // a buffer of its own first, and that is assigned as a realized value, one more kernel (tinygrad's
       // fix_store_hazard)
-      if (!v.is_realized()) {
-        const UOp tmp = realize_uops<T>({v.d_->uop}, device()).at(0);
-        if (realize_uops_into<T>({UOp(Ops::CONTIGUOUS, tmp.dtype(), {mop_reshape(tmp, d_->shape)})}, {d_->uop}, device())) return *this;
-      }
+      if (!v.is_realized()) return assign<T>(v.contiguous().template realize<T>());
     }
     HostArray a = v.to_host<T>();
     if (buf.op() != Ops::BUFFER) d_->uop = from_host(a, device()).d_->uop;
