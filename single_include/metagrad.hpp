@@ -4275,8 +4275,25 @@ struct Rule {
 
   // match n; on each match call fn with the captures (and ctx); the first non-null result wins and is
   // written to `out`, which a rule that does not fire leaves alone (no optional moved per rule tried)
+  // whether the callback takes nodes of handle type H (with or without ctx). A rule written for UOp
+  // alone ([](UOp x) {...}) is skipped on the nodes of a compile-time graph, unmatched: a rule set
+  // such as `symbolic` rewrites a ct::Graph with those of its rules whose callbacks are generic
+  template <class H, class Ctx> static constexpr bool takes() {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...> ||
+             (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<H>())...>);
+    }(std::make_index_sequence<ncap>{});
+  }
+
   template <class N, class Ctx, class H>
   constexpr bool apply_into(const N& n, Ctx* ctx, std::optional<H>& out) const {
+    if constexpr (!std::is_same_v<H, UOp> && !takes<H, Ctx>()) return false;
+    else return apply_matched(n, ctx, out);
+  }
+
+ private:
+  template <class N, class Ctx, class H>
+  constexpr bool apply_matched(const N& n, Ctx* ctx, std::optional<H>& out) const {
     detail::Captures<N, ncap> caps{};
     bool hit = pat.template match<names>(n, caps, [&]() -> bool {
       out = call<H>(caps, ctx, std::make_index_sequence<ncap>{});
@@ -4286,8 +4303,6 @@ struct Rule {
     if (hit && to_view(*out) == n) out.reset(), hit = false;
     return hit;
   }
-
- private:
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> call(const detail::Captures<N, ncap>& caps, Ctx* ctx, std::index_sequence<I...>) const {
     if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...>)
@@ -4541,6 +4556,7 @@ struct CArg {
   constexpr std::int64_t as_int() const { return is_float() ? std::int64_t(f) : i; }
   constexpr double as_float() const { return is_float() ? f : double(i); }
   constexpr std::string_view as_str() const { return s; }
+  constexpr bool as_bool() const { return is_float() ? f != 0 : i != 0; }
   // identity, as interning needs it
   constexpr bool operator==(const CArg& b) const {
     return kind == b.kind && i == b.i && (f == b.f || (f != f && b.f != b.f)) && o == b.o && s == b.s;
@@ -4565,18 +4581,41 @@ struct Graph {
   };
   std::array<N, Cap> nodes{};
   int size = 0;
+  // vmin/vmax of integer nodes, computed on first use (nodes never change)
+  std::array<std::int64_t, Cap> lo{}, hi{};
+  std::array<bool, Cap> bounded{};
 
-  // hash-consing: a structurally equal node is the same index
+  // hash-consing: a structurally equal node is the same index (an open-addressing table, so a
+  // kernel's graph of a few hundred nodes interns in constant evaluation without a quadratic scan)
+  std::array<int, 2 * Cap> table{};  // node index + 1; 0 = empty
+
+  static constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 0x100000001b3ull + (h >> 29); }
+  static constexpr std::uint64_t hash_arg(const CArg& a) {
+    std::uint64_t h = mix(std::uint64_t(a.kind), std::uint64_t(a.i));
+    h = mix(h, a.f == a.f ? std::bit_cast<std::uint64_t>(a.f + 0.0) : 1);
+    h = mix(h, std::uint64_t(a.o));
+    for (char c : a.s) h = mix(h, std::uint64_t(std::uint8_t(c)));
+    return h;
+  }
+  static constexpr std::uint64_t hash(const N& n) {
+    std::uint64_t h = mix(std::uint64_t(n.op) + 1, n.dtype.hash());
+    h = mix(mix(h, hash_arg(n.arg)), hash_arg(n.tag));
+    for (std::size_t j = 0; j < n.nsrc; ++j) h = mix(h, std::uint64_t(n.src[j]));
+    return h ^ (h >> 31);
+  }
+  static constexpr bool same(const N& m, const N& n) {
+    if (m.op != n.op || !(m.dtype == n.dtype) || !(m.arg == n.arg) || !(m.tag == n.tag) || m.nsrc != n.nsrc) return false;
+    for (std::size_t j = 0; j < n.nsrc; ++j)
+      if (m.src[j] != n.src[j]) return false;
+    return true;
+  }
   constexpr int intern(const N& n) {
-    for (int i = 0; i < size; ++i) {
-      const N& m = nodes[std::size_t(i)];
-      if (m.op != n.op || !(m.dtype == n.dtype) || !(m.arg == n.arg) || !(m.tag == n.tag) || m.nsrc != n.nsrc) continue;
-      bool same = true;
-      for (int j = 0; j < n.nsrc; ++j) same = same && m.src[std::size_t(j)] == n.src[std::size_t(j)];
-      if (same) return i;
-    }
-    if (std::size_t(size) == Cap) throw Error("ct::Graph: out of node capacity");
+    std::size_t slot = std::size_t(hash(n) % (2 * Cap));
+    for (; table[slot] != 0; slot = (slot + 1) % (2 * Cap))
+      if (same(nodes[std::size_t(table[slot] - 1)], n)) return table[slot] - 1;
+    if (std::size_t(size) == Cap) throw Error("ct::Graph: out of node capacity (make the graph larger)");
     nodes[std::size_t(size)] = n;
+    table[slot] = size + 1;
     return size++;
   }
   constexpr Node<Cap> make(Ops op, DType dt, std::initializer_list<Node<Cap>> src = {}, CArg arg = {}, CArg tag = {});
@@ -4605,6 +4644,10 @@ class Node {
   friend constexpr bool operator==(const Node& a, const Node& b) { return a.g_ == b.g_ && a.i_ == b.i_; }
 
   constexpr Node const_like(CArg v) const { return g_->const_(dtype().base(), v); }
+  // tinygrad's vmin/vmax for integer and bool nodes (a float node gives the int64 range)
+  constexpr std::int64_t vmin() const { return bounds().first; }
+  constexpr std::int64_t vmax() const { return bounds().second; }
+  constexpr std::pair<std::int64_t, std::int64_t> bounds() const;
   constexpr Node alu(Ops o, std::initializer_list<Node> more = {}) const {
     std::array<Node, 4> s{};
     std::size_t k = 0;
@@ -4619,6 +4662,17 @@ class Node {
   constexpr Node where(Node a, Node b) const { return alu(Ops::WHERE, {a, b}); }
   constexpr Node maximum(Node b) const { return alu(Ops::MAX, {b}); }
   constexpr Node ne(Node b) const { return alu(Ops::CMPNE, {b}); }
+  constexpr Node ne(CArg b) const { return ne(const_like(b)); }
+  constexpr Node logical_not() const { return cast(dtypes::bool_).ne(CArg(true)); }
+  constexpr Node exp2() const { return alu(Ops::EXP2); }
+  constexpr Node log2() const { return alu(Ops::LOG2); }
+  constexpr Node sqrt() const { return alu(Ops::SQRT); }
+  constexpr Node sin() const { return alu(Ops::SIN); }
+  constexpr Node reciprocal() const { return alu(Ops::RECIPROCAL); }
+  constexpr Node trunc() const { return alu(Ops::TRUNC); }
+  constexpr Node neg() const { return dtype().is_bool() ? logical_not() : *this * const_like(CArg(-1)); }
+  friend constexpr Node operator-(const Node& a) { return a.neg(); }
+  friend constexpr Node operator-(const Node& a, const Node& b) { return a + (-b); }
   constexpr Node replace_src(std::initializer_list<Node> s) const { return g_->make(op(), dtype(), s, arg(), tag()); }
 
 #define MG_CT_BINOP(SYM, OP)                                                                            \
@@ -4629,6 +4683,7 @@ class Node {
   friend constexpr Node operator SYM(C c, const Node& b) { return b.const_like(CArg(c)).alu(OP, {b}); }
   MG_CT_BINOP(+, Ops::ADD) MG_CT_BINOP(*, Ops::MUL) MG_CT_BINOP(/, Ops::FLOORDIV) MG_CT_BINOP(%, Ops::FLOORMOD)
   MG_CT_BINOP(<, Ops::CMPLT) MG_CT_BINOP(&, Ops::AND) MG_CT_BINOP(|, Ops::OR) MG_CT_BINOP(^, Ops::XOR)
+  MG_CT_BINOP(<<, Ops::SHL) MG_CT_BINOP(>>, Ops::SHR)
 #undef MG_CT_BINOP
 
  private:
@@ -4643,6 +4698,72 @@ constexpr Node<Cap> Graph<Cap, MS>::make(Ops op, DType dt, std::initializer_list
   std::size_t k = 0;
   for (const Node<Cap>& s : src) n.src[k++] = s.index();
   return {this, intern(n)};
+}
+
+namespace detail {
+constexpr std::int64_t clamp64(__int128 v) {
+  return v > __int128(INT64_MAX) ? INT64_MAX : v < __int128(INT64_MIN) ? INT64_MIN : std::int64_t(v);
+}
+constexpr std::int64_t floordiv64(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+}  // namespace detail
+
+// bounds as tinygrad's _min_max computes them, for the ops a static kernel's index math uses; any
+// other op gets its dtype's range
+template <std::size_t Cap>
+constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
+  auto& g = *g_;
+  const std::size_t k = std::size_t(i_);
+  if (g.bounded[k]) return {g.lo[k], g.hi[k]};
+  const DType dt = dtype().scalar();
+  std::int64_t lo = dt.is_float() ? INT64_MIN : dt.imin(), hi = dt.is_float() ? INT64_MAX : dt.imax();
+  auto b = [&](std::size_t j) { return src(j).bounds(); };
+  using detail::clamp64;
+  if (!dt.is_float()) switch (op()) {
+    case Ops::CONST: lo = hi = arg().as_int(); break;
+    case Ops::RANGE: lo = 0, hi = src(0).vmax() - 1; break;
+    case Ops::DEFINE_VAR: lo = src(0).vmin(), hi = src(1).vmax(); break;
+    case Ops::ADD: lo = clamp64(__int128(b(0).first) + b(1).first), hi = clamp64(__int128(b(0).second) + b(1).second); break;
+    case Ops::MUL: {
+      auto [a0, a1] = b(0);
+      auto [b0, b1] = b(1);
+      const __int128 c[4] = {__int128(a0) * b0, __int128(a0) * b1, __int128(a1) * b0, __int128(a1) * b1};
+      __int128 mn = c[0], mx = c[0];
+      for (__int128 v : c) mn = v < mn ? v : mn, mx = v > mx ? v : mx;
+      lo = clamp64(mn), hi = clamp64(mx);
+      break;
+    }
+    case Ops::FLOORDIV:
+      if (auto [c0, c1] = b(1); c0 == c1 && c0 > 0) {
+        auto [a0, a1] = b(0);
+        lo = detail::floordiv64(a0, c0), hi = detail::floordiv64(a1, c0);
+      }
+      break;
+    case Ops::FLOORMOD:
+      if (auto [c0, c1] = b(1); c0 == c1 && c0 > 0) {
+        auto [a0, a1] = b(0);
+        if (a0 >= 0 && a1 < c0) lo = a0, hi = a1;
+        else lo = 0, hi = c0 - 1;
+      }
+      break;
+    case Ops::MAX:
+      lo = b(0).first > b(1).first ? b(0).first : b(1).first, hi = b(0).second > b(1).second ? b(0).second : b(1).second;
+      break;
+    case Ops::WHERE:
+      lo = b(1).first < b(2).first ? b(1).first : b(2).first, hi = b(1).second > b(2).second ? b(1).second : b(2).second;
+      break;
+    case Ops::CMPLT: case Ops::CMPNE: case Ops::CMPEQ: lo = 0, hi = 1; break;
+    case Ops::CAST: {
+      auto [a0, a1] = b(0);
+      if (!src(0).dtype().is_float() && a0 >= lo && a1 <= hi) lo = a0, hi = a1;
+      break;
+    }
+    default: break;
+  }
+  g.lo[k] = lo, g.hi[k] = hi, g.bounded[k] = true;
+  return {lo, hi};
 }
 
 template <std::size_t Cap> constexpr Node<Cap> to_handle(Node<Cap> n) { return n; }
@@ -4691,6 +4812,47 @@ constexpr Node<Cap> graph_rewrite(Node<Cap> root, const RS& rs, Ctx* ctx = nullp
 }
 
 }  // namespace mg::ct
+
+// ---- metagrad/static/kernel.hpp ----
+// Fused kernels built while the user's program compiles.
+//
+//   auto k = mg::static_kernel<mg::input<float, 1024, 512>, mg::input<float, 512>>(
+//       [](auto a, auto b) { return (a * b).relu().sum(mg::axes<1>{}); });
+//   std::vector<float> out = k(a, b);          // or k(out_ptr, a_ptr, b_ptr)
+//
+// The lambda runs in constant evaluation on tensors whose shapes are types (static/tensor.hpp). Its
+// expression is lowered into a ct::Graph of index arithmetic, ranges, loads, ALU ops and reduces;
+// the rule sets rewrite that graph in constant evaluation: `symbolic` (the runtime's own rule set;
+// its rules whose callbacks are generic run on compile-time nodes) and `static_index_rules` below.
+// The graph is compacted into a Program, and Emit instantiates one inlined function per node of it:
+// the loop nest the compiler sees is plain C++ over the caller's pointers, with no graph, JIT or
+// LLVM at run time.
+
+
+// ---- metagrad/symbolic/symbolic.hpp ----
+// tinygrad's symbolic rule sets (tinygrad/uop/symbolic.py), with its names: propagate_invalid,
+// symbolic_simple, commutative, symbolic (which adds div_and_mod_symbolic), sym, and the helpers
+// their callbacks are written in.
+
+
+// ---- metagrad/core/extern_engine.hpp ----
+// MG_EXTERN_ENGINE: a program of many translation units can compile the engine once. The scheduler,
+// codegen, the renderer, the runtimes, simplify and differentiation are function templates (so that a
+// translation unit that never uses one compiles none of it); MG_ENGINE_TEMPLATE(declaration), written
+// after each of their definitions, turns into
+//  - an explicit instantiation in the one translation unit that defines MG_ENGINE_INSTANCE,
+//  - an extern template declaration where MG_EXTERN_ENGINE is defined (the rest of the program),
+//  - nothing otherwise (a single-file program instantiates what it uses).
+// The test suite does this (tests/meson.build, tests/engine/engine_instance.cpp); what it saves is in
+// docs/benchmarks.md, "Build time of the test suite". An engine template not listed here is compiled
+// again in every translation unit that reaches it.
+#if defined(MG_ENGINE_INSTANCE)
+#define MG_ENGINE_TEMPLATE(...) template __VA_ARGS__;
+#elif defined(MG_EXTERN_ENGINE)
+#define MG_ENGINE_TEMPLATE(...) extern template __VA_ARGS__;
+#else
+#define MG_ENGINE_TEMPLATE(...)
+#endif
 
 // ---- metagrad/symbolic/decompositions.hpp ----
 // Decompositions: ops a backend lacks, rebuilt from the ALU ops every backend has (tinygrad's
@@ -5576,11 +5738,1921 @@ struct div_and_mod_symbolic_def {
         }),
         // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
         // instantiated by a translation unit that rewrites with it, not by every one that includes it
-        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named("d"_n), [](const auto& d) { return fold_divmod_general(d); }));
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named("d"_n), [](const UOp& d) { return fold_divmod_general(d); }));
   }
 };
 }  // namespace detail
 inline constexpr LazyRules<detail::div_and_mod_symbolic_def<>> div_and_mod_symbolic{};
+
+}  // namespace mg
+
+namespace mg {
+namespace detail {
+inline constexpr OpSet BinaryNoCmp = GroupOp::Binary - GroupOp::Comparison;
+inline constexpr OpSet BinaryNoThreefry = GroupOp::Binary - OpSet{Ops::THREEFRY};
+
+// dtype filters: tinygrad's dtypes.ints+(dtypes.bool, dtypes.weakint), dtypes.ints+(dtypes.weakint,), dtypes.sints
+template <class P> constexpr auto ints_bool_weak(P p) {
+  return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32,
+                 dtypes::uint64, dtypes::bool_, dtypes::weakint);
+}
+template <class P> constexpr auto ints_weak(P p) {
+  return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32,
+                 dtypes::uint64, dtypes::weakint);
+}
+template <class P> constexpr auto sints(P p) { return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64); }
+
+// The rule sets are LazyRules (pattern/rules.hpp): each is written in a function template, so a
+// translation unit instantiates its patterns only if it rewrites with it. The Invalid patterns they
+// share are templates for the same reason.
+template <class> inline constexpr auto invalid_pat_v = op<Ops::CONST>.arg(Invalid{}).named("i"_n);
+template <class T> inline constexpr auto invalid_gate_v = where(var<"cond">, var<"x">, invalid_pat_v<T>);
+
+inline Arg arg_of(const SymVal& v) {
+  if (v.is_float()) return Arg(v.as_double());
+  if (v.fits_int64()) return Arg(v.as_int());
+  throw Error("symbolic: bound " + v.repr() + " does not fit a constant");
+}
+
+// the value of a CONST, or the tuple of a STACK of CONSTs
+template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
+  if (u.op() == Ops::CONST) return u.arg();
+  if (u.op() == Ops::STACK) {
+    ArgTuple t;
+    for (const UOp& s : u.src()) {
+      if (s.op() != Ops::CONST) return std::nullopt;
+      t.push_back(s.arg());
+    }
+    return Arg(std::move(t));
+  }
+  return std::nullopt;
+}
+template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
+  std::vector<Arg> vals;
+  for (const UOp& s : a.src()) {
+    auto v = const_arg(s);
+    if (!v) return std::nullopt;
+    vals.push_back(std::move(*v));
+  }
+  auto r = exec_alu(a.op(), a.dtype(), vals, a.src(a.nsrc() - 1).dtype(), false);
+  if (!r) return std::nullopt;
+  return a.const_like(*r);
+}
+
+template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U& c) {
+  double v = c.arg().as_float();
+  if (v < 0) return x.reciprocal().pow(-c);
+  if (v == 0) return x.const_like(1);
+  if (double(std::int64_t(v - 0.5)) + 0.5 == v) return x.pow(c.const_like(v - 0.5)) * x.sqrt();
+  if (double(std::int64_t(v)) == v) {
+    std::int64_t n = std::int64_t(v);
+    UOp y = x.pow(c.const_like(c.arg().is_int() ? Arg(n / 2) : Arg(std::floor(v / 2))));
+    return (n % 2 == 1) ? y * y * x : y * y * 1;
+  }
+  return std::nullopt;
+}
+
+template <std::same_as<UOp> U> std::optional<U> fold_bitcast(const U& root, const U& c) {
+  DType from = c.dtype().scalar(), to = root.dtype().scalar();
+  if (c.dtype().itemsize() != root.dtype().itemsize() || root.dtype().count != 1 || from.is_bool() || to.is_bool()) return std::nullopt;
+  if (from.itemsize() != to.itemsize() || from.is_fp8() || to.is_fp8() || from == dtypes::bfloat16 || to == dtypes::bfloat16 ||
+      from == dtypes::float16 || to == dtypes::float16 || from == dtypes::weakint || to == dtypes::weakint)
+    return std::nullopt;
+  std::uint64_t bits = 0;
+  if (from.is_float()) {
+    if (from == dtypes::float32) bits = std::bit_cast<std::uint32_t>(float(c.arg().as_float()));
+    else bits = std::bit_cast<std::uint64_t>(c.arg().as_float());
+  } else {
+    bits = std::uint64_t(c.arg().as_int());
+  }
+  if (from.itemsize() < 8) bits &= (std::uint64_t(1) << (8 * from.itemsize())) - 1;
+  if (to.is_float()) {
+    if (to == dtypes::float32) return root.const_like(double(std::bit_cast<float>(std::uint32_t(bits))));
+    return root.const_like(std::bit_cast<double>(bits));
+  }
+  return root.const_like(std::int64_t(bits));  // the const normalizes (sign, width) to root's dtype
+}
+
+// x is (base%div)*mul + (base//div)*(div*mul) and its variations: fold to base*mul
+template <std::same_as<UOp> U> std::optional<U> fold_add_divmod_recombine(const U& x) {
+  std::vector<UOp> terms = x.split_uop(Ops::ADD);
+  auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
+  auto rest = [&](std::size_t i, std::size_t j, UOp head) {
+    std::vector<UOp> r{head};
+    for (std::size_t k = 0; k < terms.size(); ++k) if (k != i && k != j) r.push_back(terms[k]);
+    return UOp::usum(r);
+  };
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const UOp& u = terms[i];
+    UOp base;
+    std::int64_t div, mul;
+    if (u.op() == Ops::FLOORMOD && cint(u.src(1))) base = u.src(0), div = u.src(1).arg().as_int(), mul = 1;
+    else if (u.op() == Ops::MUL && cint(u.src(1)) && u.src(0).op() == Ops::FLOORMOD && cint(u.src(0).src(1)))
+      base = u.src(0).src(0), div = u.src(0).src(1).arg().as_int(), mul = u.src(1).arg().as_int();
+    else continue;
+    for (std::size_t j = 0; j < terms.size(); ++j) {
+      if (i == j) continue;
+      const UOp& v = terms[j];
+      if (v.op() != Ops::MUL || !cint(v.src(1)) || v.src(1).arg().as_int() != div * mul) continue;
+      const UOp& q = v.src(0);
+      bool exact = false;
+      if (q.op() == Ops::FLOORDIV && cint(q.src(1)) && q.src(1).arg().as_int() == div) exact = q.src(0) == base;
+      if (!exact && div > 0 && base.op() == Ops::FLOORDIV && cint(base.src(1)))
+        exact = q.op() == Ops::FLOORDIV && cint(q.src(1)) && q.src(0) == base.src(0) && q.src(1).arg().as_int() == base.src(1).arg().as_int() * div;
+      if (exact) return rest(i, j, base * mul);
+      if (div > 0 && q.op() == Ops::FLOORMOD && cint(q.src(1)) && q.src(1).arg().as_int() > 0 && q.src(0).op() == Ops::FLOORDIV) {
+        std::int64_t d = q.src(1).arg().as_int();
+        if (q.src(0).src(0) == base && cint(q.src(0).src(1)) && q.src(0).src(1).arg().as_int() == div) return rest(i, j, (base % (div * d)) * mul);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+template <std::same_as<UOp> U> std::optional<U> lt_folding(const U& x, std::int64_t c) {
+  std::vector<UOp> p, np;
+  for (const UOp& u : x.split_uop(Ops::ADD)) (u.const_factor() == 1 ? p : np).push_back(u);
+  if (np.empty()) return std::nullopt;
+  std::int64_t d = c;
+  for (const UOp& u : np) d = std::gcd(d, u.const_factor());
+  if (d <= 1) return std::nullopt;
+  SymVal lo = 0, hi = 0;
+  for (const UOp& u : p) lo = lo + u.vmin(), hi = hi + u.vmax();
+  if (!(0 <= lo && hi < d)) return std::nullopt;
+  auto div = UOp::usum(np).divides(d);
+  if (!div) return std::nullopt;
+  return *div < py_floordiv(c, d);
+}
+
+template <std::same_as<UOp> U> std::optional<U> canonicalize_simplex(const U& X) {
+  bool changed = false;
+  std::vector<UOp> ret;
+  for (UOp u : X.split_uop(Ops::ADD)) {
+    if (u.op() == Ops::MUL && u.src(1).op() == Ops::CONST && u.src(1).arg().is_number() && u.src(1).arg().as_float() > 0) changed = true, u = u.src(0);
+    if (!(GroupOp::Irreducible.contains(u.op()) && u.vmin() >= 0)) return std::nullopt;
+    ret.push_back(u);
+  }
+  if (!changed) return std::nullopt;
+  return UOp::usum(ret);
+}
+
+// tinygrad's tuplize ordering: (op, arg, dtype, *src) compared as Python tuples
+inline int arg_cmp(const Arg& a, const Arg& b) {
+  if (a.is_number() && b.is_number()) {
+    if (a.is_float() || b.is_float()) return a.as_float() < b.as_float() ? -1 : b.as_float() < a.as_float() ? 1 : 0;
+    return a.as_int() < b.as_int() ? -1 : b.as_int() < a.as_int() ? 1 : 0;
+  }
+  if (a.is_tuple() && b.is_tuple()) {
+    const auto &x = a.as_tuple(), &y = b.as_tuple();
+    for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) if (int c = arg_cmp(x[i], y[i])) return c;
+    return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+  }
+  if (a.is<std::string>() && b.is<std::string>()) return a.as_str().compare(b.as_str()) < 0 ? -1 : a.as_str() == b.as_str() ? 0 : 1;
+  if (a.is<Invalid>() != b.is<Invalid>()) return a.is<Invalid>() ? -1 : 1;
+  return 0;
+}
+inline int dtype_cmp(DType a, DType b) {
+  auto k = [](DType d) { return std::tuple(d.priority(), d.bitsize(), d.scalar().info().cname, d.count); };
+  return k(a) < k(b) ? -1 : k(b) < k(a) ? 1 : 0;
+}
+template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
+  if (a == b) return 0;
+  if (a.op() != b.op()) return int(a.op()) < int(b.op()) ? -1 : 1;
+  if (int c = arg_cmp(a.arg(), b.arg())) return c;
+  if (int c = dtype_cmp(a.dtype(), b.dtype())) return c;
+  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i) if (int c = tuplize_cmp(a.src(i), b.src(i))) return c;
+  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
+}
+}  // namespace detail
+
+// ---- propagate_invalid: before symbolic, so 0*something_that_might_be_invalid does not become 0 ----
+namespace detail {
+template <class D_ = void>
+struct propagate_invalid_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    const auto invalid_pat = invalid_pat_v<T>;
+    const auto invalid_gate = invalid_gate_v<T>;
+    return rules(
+        rule(cast(invalid_gate).named("cast"_n),
+             [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
+        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
+        rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named("alu"_n),
+             [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
+        rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named("alu"_n),
+             [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
+        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
+          return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
+        }),
+        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
+          return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
+        }),
+        // an ALU on Invalid is Invalid
+        rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
+        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
+        // where(cond, Invalid, val) -> where(!cond, val, Invalid)
+        rule(where(var<"cond">, invalid_pat, var<"val">),
+             [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
+        // lift Invalid out
+        rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
+          if (is_invalid(c)) return std::nullopt;
+          return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
+        }),
+        rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
+          if (is_invalid(b)) return std::nullopt;
+          return (a | cond).where(a.where(b, x), i);
+        }),
+        rule(bitcast(invalid_pat).named("bc"_n), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
+        rule(bitcast(invalid_gate).named("bc"_n),
+             [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
+        // fold gated LOAD/STORE
+        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named("x"_n),
+             [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::propagate_invalid_def<>> propagate_invalid{};
+
+namespace detail {
+template <class D_ = void>
+struct symbolic_simple_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    auto bool_x = var<"x">.dtype(dtypes::bool_);
+    auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
+    auto consts = op<Ops::CONST, Ops::STACK>;
+    return propagate_invalid.get<T>() + rules(
+        // ** self folding **
+        // Callbacks written as generic lambdas also rewrite the nodes of a compile-time graph
+        // (static/: static kernels run this rule set in constant evaluation); the UOp-only ones are
+        // skipped there.
+        rule(var<"x"> + 0, [](auto x) { return x; }),
+        rule(var<"x"> * 1, [](auto x) { return x; }),
+        rule(ints_bool_weak(var<"x">) ^ 0, [](auto x) { return x; }),
+        rule(var<"x"> / var<"x">, [](auto x) { return x.const_like(1); }),
+        rule(var<"x"> / 1, [](auto x) { return x; }),
+        rule(var<"x"> / -1, [](UOp x) { return -x; }),
+        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
+        rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
+        // variations of (x%c)+(x//c)*c = x
+        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
+        rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
+        rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
+        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](auto x) { return x; }),
+        rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
+        rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
+        rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
+        // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
+        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
+          return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
+        }),
+        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
+        // ** zero folding **
+        rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> % var<"x">, [](auto x) { return x.const_like(0); }),
+        rule(var<"x"> ^ var<"x">, [](auto x) { return x.const_like(0); }),
+        rule(var<"x"> & 0, [](auto x) { return x.const_like(0); }),
+        // (x&mask)>>k -> x>>k when the mask only clears bits below k
+        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
+          if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
+          if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
+          return x >> k.arg().as_int();
+        }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        // ** constant folding **
+        rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
+        rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named("a"_n),
+             [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
+        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        // bool MUL is AND, ADD/MAX is OR
+        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
+        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
+        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
+        // *** div rules ***
+        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
+        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
+        // x*0 -> 0, but a nan or inf constant times 0 is nan
+        rule(var<"x"> * 0, [](auto x) {
+          const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
+          return !(v - v == 0) ? x.const_like(NAN) : x.const_like(0);  // v - v is nan for nan and inf
+        }),
+        // *** cast/bitcast ***
+        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
+        rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
+             [](auto root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
+        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
+        // b.cast(a).cast(b) -> b if a keeps every value of b
+        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
+          return std::nullopt;
+        }),
+        rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
+        // ** pow **
+        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
+        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
+          if (c.arg().py_equals(1)) return c;
+          if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
+          return std::nullopt;
+        }),
+        // rules for threefry
+        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
+        rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+             [](UOp y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
+             [](UOp x) { return x; }),
+        rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
+             [](UOp y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
+        // ** simple where folding **
+        rule(where(upat, var<"val">, var<"val">), [](auto val) { return val; }),
+        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
+          if (!gate.arg().is_number()) return std::nullopt;
+          return gate.arg().as_float() != 0 ? c0 : c1;
+        }),
+        // a.where(b.where(c, d), d) -> (a & b).where(c, d)
+        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_simple_def<>> symbolic_simple{};
+
+namespace detail {
+template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
+  std::vector<int> v;
+  for (const Arg& a : g.arg().as_tuple()) v.push_back(int(a.as_int()));
+  return v;
+}
+}  // namespace detail
+
+// ---- gep_pushing: GEP through STACK, GEP, CONST and index ALUs ----
+namespace detail {
+template <class D_ = void>
+struct gep_pushing_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
+          auto i1 = gep_idx(g1), i2 = gep_idx(g2);
+          std::vector<int> r;
+          for (int i : i1) r.push_back(i2.at(std::size_t(i)));
+          return g2.src(0).gep(r);
+        }),
+        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](UOp gep, UOp vec) {
+          auto idx = gep_idx(gep);
+          if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
+          std::vector<UOp> s;
+          for (int i : idx) s.push_back(vec.src(std::size_t(i)));
+          return UOp(Ops::STACK, gep.dtype(), std::move(s));
+        }),
+        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
+        // GEP on void is skipped
+        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
+        // GEP in order is removed
+        rule(op<Ops::GEP>.named("g"_n), [](UOp g) -> std::optional<UOp> {
+          if (g.dtype().is_ptr) return std::nullopt;
+          auto idx = gep_idx(g);
+          if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
+          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
+          return g.src(0);
+        }),
+        // push all GEPs through ALUs for index
+        rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n)).dtype(dtypes::weakint).named("gep"_n),
+             [](UOp gep, UOp alu) -> std::optional<UOp> {
+               if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
+               std::vector<UOp> s;
+               for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
+               return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
+             }),
+        // VCAT can't be rendered: a STACK of GEPs
+        rule(op<Ops::VCAT>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+          if (x.dtype().is_ptr) return std::nullopt;
+          std::vector<UOp> s;
+          for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
+          return UOp(Ops::STACK, x.dtype(), std::move(s));
+        }),
+        // STACK of GEPs of the same source
+        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](UOp v, UOp x) -> std::optional<UOp> {
+          std::vector<int> idx;
+          for (const UOp& g : v.src()) {
+            auto gi = gep_idx(g);
+            if (gi.size() != 1) return std::nullopt;
+            idx.push_back(gi[0]);
+          }
+          return x.gep(idx);
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::gep_pushing_def<>> gep_pushing{};
+
+// ** commutative flipping (only for index) **
+namespace detail {
+template <class D_ = void>
+struct commutative_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
+      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
+      return std::nullopt;
+    }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::commutative_def<>> commutative{};
+
+namespace detail {
+template <class D_ = void>
+struct symbolic_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    auto x = var<"x">;
+    auto c0 = cvar<"c0">;
+    auto c1 = cvar<"c1">;
+    return symbolic_simple.get<T>() + commutative.get<T>() + rules(
+        // ** boolean algebra **
+        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
+        // ** combine terms **
+        rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
+        rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
+        rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
+        rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+        rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
+        rule(x + x, [](UOp x) { return x * 2; }),
+        rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
+        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
+          if (x2 == x3) return std::nullopt;
+          return x * (x2 * x3).reciprocal();
+        }),
+        rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
+        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
+        // ** where folding **
+        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
+          if (is_invalid(f)) return std::nullopt;
+          return cond.where(f, t);
+        }),
+        // an alu of two wheres with the same condition combines if a branch pair is constant
+        rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named("alu"_n),
+             [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+                 return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
+               return std::nullopt;
+             }),
+        rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
+             [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
+                 return y + c.where(t + tt, f + ff);
+               return std::nullopt;
+             }),
+        // ALU/variable with min == max -> CONST
+        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
+             [](UOp x) -> std::optional<UOp> {
+               auto [lo, hi] = x.min_max();
+               if (!(lo == hi) || lo.is_inf()) return std::nullopt;
+               return x.const_like(arg_of(lo));
+             }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](UOp x) -> std::optional<UOp> {
+          auto [lo, hi] = x.min_max();
+          if (!(lo == hi)) return std::nullopt;
+          return x.const_like(arg_of(lo));
+        }),
+        // max folding
+        rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
+          if (x.vmin() >= y.vmax()) return x;
+          if (x.vmax() <= y.vmin()) return y;
+          return std::nullopt;
+        }),
+        // ** two stage ALU folding **
+        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
+             [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
+               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+             }),
+        rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
+        // (x//c1)//c2 -> x//(c1*c2) for c2>0
+        rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
+          if (!(c2.vmin() > 0)) return std::nullopt;
+          return x.floordiv(c1 * c2);
+        }),
+        // ** lt **
+        // c0*x<c1 for positive int c0,c1
+        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
+          if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
+          std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
+          if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
+          // c0*x<c1 for negative int c0 and non-positive c1
+          if (a < 0 && a != -1 && b <= 0) return (-x) < (-py_floordiv(-b, -a));
+          return std::nullopt;
+        }),
+        // x//d<c -> x<c*d for d>0
+        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
+          if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
+          return x < c.arg().as_int() * d.arg().as_int();
+        }),
+        // ** move add/mul consts to the end **
+        rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
+        rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
+        // generic lt folding
+        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
+          if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
+          return lt_folding(x, c.arg().as_int());
+        }),
+        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
+        // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
+        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
+          if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
+          return std::nullopt;
+        }),
+        // a range mod its own upper bound is the range
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](UOp r, UOp) { return r; }),
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
+        // cast folding: an intermediate cast that does not narrow is one cast
+        rule(cast(cast(x).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
+          return std::nullopt;
+        }),
+        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+          auto d = dtype_bounds(a.dtype());
+          if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
+          return std::nullopt;
+        }),
+        // math in int instead of long
+        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
+          if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
+          return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
+        }),
+        rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named("cast"_n),
+             [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
+        // only RANGE/IF/STORE/KERNEL have side effects
+        rule(op<Ops::AFTER>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+          constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
+          std::vector<UOp> src{x.src(0)};
+          auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
+          for (std::size_t i = 1; i < x.nsrc(); ++i) {
+            if (keep.contains(x.src(i).op())) add(x.src(i));
+            else for (const UOp& s : x.src(i).src()) add(s);
+          }
+          return x.replace({.src = std::move(src)});
+        }),
+        rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
+        // VECTORIZE/CONST
+        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](UOp vec) -> std::optional<UOp> {
+          if (vec.nsrc() == 0) return std::nullopt;
+          ArgTuple t;
+          for (const UOp& s : vec.src()) t.push_back(s.arg());
+          return UOp::const_(vec.dtype(), Arg(std::move(t)));
+        })) + div_and_mod_symbolic.get<T>() + gep_pushing.get<T>();
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_def<>> symbolic{};
+
+// tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
+// translation unit that never simplifies never instantiates the rule set's matchers.
+template <std::same_as<UOp> U> U simplify(const U& u) {
+  if (u.op() == Ops::CONST) return u;
+  return graph_rewrite(u, symbolic);
+}
+
+MG_ENGINE_TEMPLATE(UOp simplify<UOp>(const UOp&))
+
+}  // namespace mg
+
+// ---- metagrad/static/tensor.hpp ----
+// The tensor side of a static kernel: tensors whose shape and dtype are part of their type, and the
+// expression a kernel's lambda builds from them. Every op checks its shapes when the user's program
+// compiles; lowering turns the expression into index arithmetic over RANGEs in a ct::Graph, as
+// tinygrad's rangeify does for a kernel: movement ops become index math, a reduce opens a range of
+// its own, an input becomes a LOAD at the index its view computes.
+
+
+namespace mg {
+
+// a static shape: mg::shape<4096, 512>
+template <std::int64_t... D>
+struct shape {
+  static constexpr std::size_t ndim = sizeof...(D);
+  static constexpr std::array<std::int64_t, ndim> dims{D...};
+  static constexpr std::int64_t numel = (std::int64_t(1) * ... * D);
+};
+// axes of a reduce, a permute's order, a flip: mg::axes<0, 1>; negative axes count from the end
+template <int... A> struct axes {};
+// (before, after) per dimension for pad, (begin, end) per dimension for shrink: mg::pairs<0, 0, 1, 1>
+template <std::int64_t... P> struct pairs {};
+inline constexpr struct keepdim_t {} keepdim{};
+// an element type as a value: x.cast(mg::as<std::int32_t>)
+template <class T> inline constexpr std::type_identity<T> as{};
+
+namespace st {
+using ct::CArg;
+using mg::detail::TupLeaf;
+
+// ---- dtypes of C++ element types ----
+template <class T> constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return dtypes::bool_;
+  else if constexpr (std::is_same_v<T, float>) return dtypes::float32;
+  else if constexpr (std::is_same_v<T, double>) return dtypes::float64;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return dtypes::int8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return dtypes::int16;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return dtypes::int32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return dtypes::int64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return dtypes::uint8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return dtypes::uint16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return dtypes::uint32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return dtypes::uint64;
+  else static_assert(mg::detail::always_false<T>, "static kernel: element types are bool, (u)int8..64, float and double");
+}
+template <Scalar S> struct ctype_of_t;
+template <> struct ctype_of_t<Scalar::bool_> { using type = bool; };
+template <> struct ctype_of_t<Scalar::int8> { using type = std::int8_t; };
+template <> struct ctype_of_t<Scalar::int16> { using type = std::int16_t; };
+template <> struct ctype_of_t<Scalar::int32> { using type = std::int32_t; };
+template <> struct ctype_of_t<Scalar::int64> { using type = std::int64_t; };
+template <> struct ctype_of_t<Scalar::weakint> { using type = std::int64_t; };
+template <> struct ctype_of_t<Scalar::uint8> { using type = std::uint8_t; };
+template <> struct ctype_of_t<Scalar::uint16> { using type = std::uint16_t; };
+template <> struct ctype_of_t<Scalar::uint32> { using type = std::uint32_t; };
+template <> struct ctype_of_t<Scalar::uint64> { using type = std::uint64_t; };
+template <> struct ctype_of_t<Scalar::float32> { using type = float; };
+template <> struct ctype_of_t<Scalar::float64> { using type = double; };
+template <DType D> struct ctype_t { using type = typename ctype_of_t<D.scalar_>::type; };
+template <DType D> using ctype = typename ctype_t<D>::type;
+
+// ---- compile-time errors: the struct's name and template arguments are the sentence ----
+template <fixed_string Op, class A, class B> struct shapes_do_not_broadcast {
+  static_assert(mg::detail::always_false<A>, "static kernel: this op's two shapes do not broadcast (op and shapes above)");
+};
+template <fixed_string Op, class A, class B> struct shape_mismatch {
+  static_assert(mg::detail::always_false<A>, "static kernel: this op's shapes do not fit (op and shapes above)");
+};
+template <fixed_string Op, class S, int... A> struct axis_out_of_range {
+  static_assert(mg::detail::always_false<S>, "static kernel: an axis is outside the shape (op, shape and axes above)");
+};
+
+namespace detail {
+template <auto A, class = std::make_index_sequence<A.size()>> struct shape_of_array_t;
+template <auto A, std::size_t... I> struct shape_of_array_t<A, std::index_sequence<I...>> { using type = shape<A[I]...>; };
+template <auto A> using shape_of_array = typename shape_of_array_t<A>::type;
+
+template <class A, class B> constexpr bool broadcastable() {
+  constexpr std::size_t n = A::ndim > B::ndim ? A::ndim : B::ndim;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t a = i < n - A::ndim ? 1 : A::dims[i - (n - A::ndim)];
+    const std::int64_t b = i < n - B::ndim ? 1 : B::dims[i - (n - B::ndim)];
+    if (a != b && a != 1 && b != 1) return false;
+  }
+  return true;
+}
+template <class A, class B> constexpr auto broadcast_dims() {
+  constexpr std::size_t n = A::ndim > B::ndim ? A::ndim : B::ndim;
+  std::array<std::int64_t, n> out{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t a = i < n - A::ndim ? 1 : A::dims[i - (n - A::ndim)];
+    const std::int64_t b = i < n - B::ndim ? 1 : B::dims[i - (n - B::ndim)];
+    out[i] = a == 1 ? b : a;
+  }
+  return out;
+}
+constexpr int norm_axis(int a, std::size_t n) { return a < 0 ? a + int(n) : a; }
+template <class S, int... A> constexpr bool axes_ok() { return ((norm_axis(A, S::ndim) >= 0 && norm_axis(A, S::ndim) < int(S::ndim)) && ... && true); }
+}  // namespace detail
+
+// ---- the expression: one node type per op; lowered into a ct::Graph ----
+using Idx = std::int64_t;
+inline constexpr std::size_t graph_cap = 1024;
+using CG = ct::Graph<graph_cap>;
+using CN = ct::Node<graph_cap>;
+template <std::size_t N> using Idxs = std::array<CN, N>;
+
+template <class S> constexpr CN linear_index(CG& g, const Idxs<S::ndim>& idx) {
+  CN out = g.const_(dtypes::weakint, Idx(0));
+  Idx stride = 1;
+  for (std::size_t i = S::ndim; i-- > 0;) {
+    if (S::dims[i] != 1) out = idx[i] * stride + out;
+    stride *= S::dims[i];
+  }
+  return out;
+}
+
+// an input tensor: slot k of the kernel's arguments
+template <int Slot, DType D, class S> struct InputE {
+  static constexpr DType dtype = D;
+  using shape_t = S;
+  static constexpr int height = 0;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
+    CN buf = g.make(Ops::PARAM, D.ptr(S::numel), {}, CArg(Slot));
+    return g.make(Ops::LOAD, D, {g.make(Ops::INDEX, D.ptr(S::numel), {buf, linear_index<S>(g, idx)})});
+  }
+};
+template <DType D, class S> struct ConstE {
+  static constexpr DType dtype = D;
+  using shape_t = S;
+  static constexpr int height = 0;
+  CArg v;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>&) const { return g.const_(D, v); }
+};
+template <Ops O, DType D, class... A> struct AluE {
+  static constexpr DType dtype = D;
+  using shape_t = typename std::tuple_element_t<0, std::tuple<A...>>::shape_t;
+  static constexpr int height = std::max({A::height...});
+  Tup<A...> src;
+  constexpr CN lower(CG& g, const Idxs<shape_t::ndim>& idx) const {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      CN s[] = {static_cast<const TupLeaf<I, A>&>(src).v.lower(g, idx)...};
+      if constexpr (sizeof...(A) == 1) return g.make(O, D, {s[0]});
+      else if constexpr (sizeof...(A) == 2) return g.make(O, D, {s[0], s[1]});
+      else return g.make(O, D, {s[0], s[1], s[2]});
+    }(std::index_sequence_for<A...>{});
+  }
+};
+template <class S, class A> struct ReshapeE {
+  static constexpr DType dtype = A::dtype;
+  using shape_t = S;
+  static constexpr int height = A::height;
+  A a;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
+    using SA = typename A::shape_t;
+    const CN flat = linear_index<S>(g, idx);
+    Idxs<SA::ndim> in{};
+    Idx stride = 1;
+    for (std::size_t i = SA::ndim; i-- > 0;) {
+      CN v = stride == 1 ? flat : flat / stride;
+      in[i] = i == 0 ? v : v % SA::dims[i];
+      stride *= SA::dims[i];
+    }
+    return a.lower(g, in);
+  }
+};
+template <class S, class A, std::array<int, S::ndim> P> struct PermuteE {
+  static constexpr DType dtype = A::dtype;
+  using shape_t = S;
+  static constexpr int height = A::height;
+  A a;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
+    Idxs<S::ndim> in{};
+    for (std::size_t i = 0; i < S::ndim; ++i) in[std::size_t(P[i])] = idx[i];
+    return a.lower(g, in);
+  }
+};
+template <class S, class A> struct ExpandE {
+  static constexpr DType dtype = A::dtype;
+  using shape_t = S;
+  static constexpr int height = A::height;
+  A a;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
+    Idxs<S::ndim> in{};
+    for (std::size_t i = 0; i < S::ndim; ++i) in[i] = A::shape_t::dims[i] == 1 ? g.const_(dtypes::weakint, Idx(0)) : idx[i];
+    return a.lower(g, in);
+  }
+};
+// pad (begin = -before) and shrink (begin) are one view: in = out + begin, valid where 0 <= in < dim
+template <class S, class A, std::array<Idx, S::ndim> Begin> struct OffsetE {
+  static constexpr DType dtype = A::dtype;
+  using shape_t = S;
+  static constexpr int height = A::height;
+  A a;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
+    Idxs<S::ndim> in{};
+    CN valid{};
+    for (std::size_t i = 0; i < S::ndim; ++i) {
+      in[i] = Begin[i] == 0 ? idx[i] : idx[i] + Begin[i];
+      if (Begin[i] < 0 || Begin[i] + S::dims[i] > A::shape_t::dims[i]) {  // padded: some outputs read nothing
+        CN ok = !(Begin[i] < 0) ? g.const_(dtypes::bool_, true) : (in[i] < 0).logical_not();
+        if (Begin[i] + S::dims[i] > A::shape_t::dims[i]) ok = ok & (in[i] < A::shape_t::dims[i]);
+        valid = valid ? (valid & ok) : ok;
+      }
+    }
+    CN v = a.lower(g, in);
+    return valid ? valid.where(v, g.const_(dtype, dtype.is_float() ? CArg(0.0) : CArg(Idx(0)))) : v;
+  }
+};
+template <class S, class A, std::uint64_t F> struct FlipE {
+  static constexpr DType dtype = A::dtype;
+  using shape_t = S;
+  static constexpr int height = A::height;
+  A a;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
+    Idxs<S::ndim> in{};
+    for (std::size_t i = 0; i < S::ndim; ++i) in[i] = (F >> i & 1) ? (S::dims[i] - 1) + -idx[i] : idx[i];
+    (void)g;
+    return a.lower(g, in);
+  }
+};
+// a reduce of one axis, the axis kept with size 1. Its range is named by the reduce's height (how
+// many reduces nest below it) and axis: a reduce nested in another never shares its range, and two
+// copies of one expression (softmax's x.max() twice) lower to the same nodes, so it is computed once
+template <Ops O, int Axis, class S, class A> struct ReduceE {
+  static constexpr DType dtype = A::dtype;
+  using shape_t = S;
+  static constexpr int height = A::height + 1;
+  A a;
+  constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
+    constexpr Idx n = A::shape_t::dims[std::size_t(Axis)];
+    Idxs<S::ndim> in = idx;
+    CN r = g.make(Ops::RANGE, dtypes::weakint, {g.const_(dtypes::weakint, n)}, CArg(Idx(64 * height + Axis)));
+    in[std::size_t(Axis)] = r;
+    return g.make(Ops::REDUCE, dtype, {a.lower(g, in), r}, CArg(O));
+  }
+};
+
+template <class E> class Tensor;
+template <class T> struct is_tensor : std::false_type {};
+template <class E> struct is_tensor<Tensor<E>> : std::true_type {};
+
+namespace detail {
+template <DType D, class E> constexpr auto cast_expr(const E& e) {
+  if constexpr (E::dtype == D) return e;
+  else return AluE<Ops::CAST, D, E>{make_tup(e)};
+}
+template <class S, class E> constexpr auto expand_to(const E& e) {
+  using SE = typename E::shape_t;
+  if constexpr (std::is_same_v<SE, S>) return e;
+  else {
+    // broadcasting aligns the right ends: reshape to S's rank with leading 1s, then expand
+    constexpr auto dims = [] {
+      std::array<Idx, S::ndim> d{};
+      for (std::size_t i = 0; i < S::ndim; ++i) d[i] = i < S::ndim - SE::ndim ? 1 : SE::dims[i - (S::ndim - SE::ndim)];
+      return d;
+    }();
+    using R = shape_of_array<dims>;
+    auto r = [&] {
+      if constexpr (std::is_same_v<R, SE>) return e;
+      else return ReshapeE<R, E>{e};
+    }();
+    if constexpr (std::is_same_v<R, S>) return r;
+    else return ExpandE<S, decltype(r)>{r};
+  }
+}
+// Axis sets are bit masks: GCC 12 takes two std::array<bool, N> template arguments that differ for
+// the same one, and reuses the wrong instantiation.
+// which axes a reduce covers (none named: all of them)
+template <std::size_t N, int... A> constexpr std::uint64_t reduce_mask() {
+  if constexpr (sizeof...(A) == 0) return (std::uint64_t(1) << N) - 1;
+  else return ((std::uint64_t(1) << norm_axis(A, N)) | ...);
+}
+template <class S, std::uint64_t Mask> constexpr auto drop_axes() {
+  constexpr std::size_t n = S::ndim - std::size_t(std::popcount(Mask));
+  std::array<Idx, n> out{};
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < S::ndim; ++i)
+    if (!(Mask >> i & 1)) out[k++] = S::dims[i];
+  return out;
+}
+// one ReduceE per reduced axis, the last axis innermost (its loop is the fastest)
+template <Ops O, std::uint64_t Mask, std::size_t I, class X> constexpr auto reduce_axes(const X& x) {
+  if constexpr (I == 0) return x;
+  else if constexpr (!(Mask >> (I - 1) & 1)) return reduce_axes<O, Mask, I - 1>(x);
+  else {
+    using SX = typename X::shape_t;
+    constexpr auto dims = [] {
+      auto r = SX::dims;
+      r[I - 1] = 1;
+      return r;
+    }();
+    return reduce_axes<O, Mask, I - 1>(ReduceE<O, int(I - 1), shape_of_array<dims>, X>{x});
+  }
+}
+}  // namespace detail
+
+// tinygrad's dtype of a Python scalar combined with a tensor of dtype D
+template <class C> constexpr DType scalar_dtype(DType d) {
+  if constexpr (std::is_same_v<C, bool>) return d;
+  else if constexpr (std::is_floating_point_v<C>) return d.is_float() ? d : dtypes::default_float;
+  else return d.is_float() || d.is_int() ? d : dtypes::default_int;
+}
+
+template <class E>
+class Tensor {
+ public:
+  using expr_t = E;
+  using shape_t = typename E::shape_t;
+  static constexpr DType dtype = E::dtype;
+  using value_type = ctype<E::dtype>;
+  E e;
+
+  constexpr Tensor(E x) : e(x) {}
+  static constexpr std::size_t ndim = shape_t::ndim;
+
+  // ---- elementwise ----
+  template <DType D> constexpr auto cast() const { return Tensor<decltype(detail::cast_expr<D>(e))>{detail::cast_expr<D>(e)}; }
+  template <class T> constexpr auto cast() const { return cast<dtype_of<T>()>(); }
+  // in a generic lambda, x.cast(mg::as<int>) reads better than x.template cast<int>()
+  template <class T> constexpr auto cast(std::type_identity<T>) const { return cast<dtype_of<T>()>(); }
+  template <Ops O> constexpr auto unary() const { return Tensor<AluE<O, dtype, E>>{{make_tup(e)}}; }
+  constexpr auto float_() const { return cast<least_upper_float(dtype)>(); }
+  template <class C> requires std::is_arithmetic_v<C> constexpr auto full_like(C c) const {
+    constexpr DType d = scalar_dtype<C>(dtype);
+    return Tensor<ConstE<d, shape_t>>{{d.is_float() ? CArg(double(c)) : d.is_bool() ? CArg(bool(c)) : CArg(std::int64_t(c))}};
+  }
+  constexpr auto exp2() const { return float_().template unary<Ops::EXP2>(); }
+  constexpr auto log2() const { return float_().template unary<Ops::LOG2>(); }
+  constexpr auto sqrt() const { return float_().template unary<Ops::SQRT>(); }
+  constexpr auto sin() const { return float_().template unary<Ops::SIN>(); }
+  constexpr auto reciprocal() const { return float_().template unary<Ops::RECIPROCAL>(); }
+  constexpr auto exp() const { return (float_() * (1.0 / 0.6931471805599453)).exp2(); }
+  constexpr auto log() const { return float_().log2() * 0.6931471805599453; }
+  constexpr auto relu() const { return (*this > 0).where(*this, 0); }
+  constexpr auto sigmoid() const { return (1.0 + (*this * (-1.0 / 0.6931471805599453)).exp2()).reciprocal(); }
+  constexpr auto abs() const { return (*this < 0).where(-*this, *this); }
+  constexpr auto square() const { return *this * *this; }
+  template <class B> constexpr auto maximum(const B& b) const;
+  template <class B> constexpr auto minimum(const B& b) const { return -((-*this).maximum(-b)); }
+  template <class A, class B> constexpr auto where(const A& a, const B& b) const;
+
+  // ---- reduce ----
+  template <int... A> constexpr auto sum(axes<A...> = {}) const { return reduce<Ops::ADD, false>(axes<A...>{}); }
+  template <int... A> constexpr auto sum(axes<A...>, keepdim_t) const { return reduce<Ops::ADD, true>(axes<A...>{}); }
+  template <int... A> constexpr auto max(axes<A...> = {}) const { return reduce<Ops::MAX, false>(axes<A...>{}); }
+  template <int... A> constexpr auto max(axes<A...>, keepdim_t) const { return reduce<Ops::MAX, true>(axes<A...>{}); }
+  template <int... A> constexpr auto mean(axes<A...> = {}) const { return mean_<false>(axes<A...>{}); }
+  template <int... A> constexpr auto mean(axes<A...>, keepdim_t) const { return mean_<true>(axes<A...>{}); }
+  template <int A = -1> constexpr auto softmax(axes<A> = {}) const {
+    auto m = float_() - float_().max(axes<A>{}, keepdim);
+    auto e = m.exp();
+    return e / e.sum(axes<A>{}, keepdim);
+  }
+  template <int A = -1> constexpr auto log_softmax(axes<A> = {}) const {
+    auto m = float_() - float_().max(axes<A>{}, keepdim);
+    return m - m.exp().sum(axes<A>{}, keepdim).log();
+  }
+  template <class B> constexpr auto matmul(const Tensor<B>& b) const;
+  template <class B> constexpr auto dot(const Tensor<B>& b) const { return matmul(b); }
+
+  // ---- movement ----
+  template <Idx... D> constexpr auto reshape(shape<D...>) const {
+    using S = shape<D...>;
+    if constexpr (S::numel != shape_t::numel) return error<shape_mismatch<"reshape", shape_t, S>>();
+    else if constexpr (std::is_same_v<S, shape_t>) return *this;
+    else return Tensor<ReshapeE<S, E>>{{e}};
+  }
+  template <int... P> constexpr auto permute(axes<P...>) const {
+    constexpr std::array<int, sizeof...(P)> p{detail::norm_axis(P, ndim)...};
+    constexpr bool ok = sizeof...(P) == ndim && [] {
+      std::array<bool, ndim> seen{};
+      for (int a : {detail::norm_axis(P, ndim)...}) {
+        if (a < 0 || a >= int(ndim) || seen[std::size_t(a)]) return false;
+        seen[std::size_t(a)] = true;
+      }
+      return true;
+    }();
+    if constexpr (!ok) return error<axis_out_of_range<"permute", shape_t, P...>>();
+    else return permute_by<p>();
+  }
+  // axes 0 and 1 swapped, as tinygrad's transpose() (dim0=1, dim1=0)
+  constexpr auto transpose() const {
+    static_assert(ndim >= 2, "static kernel: transpose needs two axes");
+    constexpr auto p = [] {
+      std::array<int, ndim> r{};
+      for (std::size_t i = 0; i < ndim; ++i) r[i] = int(i);
+      r[0] = 1, r[1] = 0;
+      return r;
+    }();
+    return permute_by<p>();
+  }
+  template <std::array<int, ndim> p> constexpr auto permute_by() const {
+    constexpr std::array<Idx, ndim> d = [] {
+      std::array<Idx, ndim> r{};
+      for (std::size_t i = 0; i < ndim; ++i) r[i] = shape_t::dims[std::size_t(p[i])];
+      return r;
+    }();
+    return Tensor<PermuteE<detail::shape_of_array<d>, E, p>>{{e}};
+  }
+  template <Idx... D> constexpr auto expand(shape<D...>) const {
+    using S = shape<D...>;
+    if constexpr (!detail::broadcastable<shape_t, S>() || detail::broadcast_dims<shape_t, S>() != S::dims)
+      return error<shape_mismatch<"expand", shape_t, S>>();
+    else return Tensor<decltype(detail::expand_to<S>(e))>{detail::expand_to<S>(e)};
+  }
+  template <Idx... P> constexpr auto pad(pairs<P...>) const {
+    constexpr std::array<Idx, sizeof...(P)> p{P...};
+    if constexpr (sizeof...(P) != 2 * ndim) return error<shape_mismatch<"pad", shape_t, shape<P...>>>();
+    else {
+      constexpr auto d = [&] {
+        std::array<Idx, ndim> r{};
+        for (std::size_t i = 0; i < ndim; ++i) r[i] = shape_t::dims[i] + p[2 * i] + p[2 * i + 1];
+        return r;
+      }();
+      constexpr auto b = [&] {
+        std::array<Idx, ndim> r{};
+        for (std::size_t i = 0; i < ndim; ++i) r[i] = -p[2 * i];
+        return r;
+      }();
+      if constexpr (((P < 0) || ...)) return error<shape_mismatch<"pad", shape_t, shape<P...>>>();
+      else return Tensor<OffsetE<detail::shape_of_array<d>, E, b>>{{e}};
+    }
+  }
+  template <Idx... P> constexpr auto shrink(pairs<P...>) const {
+    constexpr std::array<Idx, sizeof...(P)> p{P...};
+    constexpr bool ok = sizeof...(P) == 2 * ndim && [&] {
+      for (std::size_t i = 0; i < ndim; ++i)
+        if (p[2 * i] < 0 || p[2 * i] > p[2 * i + 1] || p[2 * i + 1] > shape_t::dims[i]) return false;
+      return true;
+    }();
+    if constexpr (!ok) return error<shape_mismatch<"shrink", shape_t, shape<P...>>>();
+    else {
+      constexpr auto d = [&] {
+        std::array<Idx, ndim> r{};
+        for (std::size_t i = 0; i < ndim; ++i) r[i] = p[2 * i + 1] - p[2 * i];
+        return r;
+      }();
+      constexpr auto b = [&] {
+        std::array<Idx, ndim> r{};
+        for (std::size_t i = 0; i < ndim; ++i) r[i] = p[2 * i];
+        return r;
+      }();
+      return Tensor<OffsetE<detail::shape_of_array<d>, E, b>>{{e}};
+    }
+  }
+  template <int... A> constexpr auto flip(axes<A...>) const {
+    if constexpr (!detail::axes_ok<shape_t, A...>()) return error<axis_out_of_range<"flip", shape_t, A...>>();
+    else {
+      return Tensor<FlipE<shape_t, E, detail::reduce_mask<ndim, A...>()>>{{e}};
+    }
+  }
+
+ private:
+  template <class Err> static constexpr auto error() {
+    (void)sizeof(Err);  // instantiating it is the compile-time error
+    return Tensor<ConstE<dtype, shape<>>>{{CArg{}}};
+  }
+  template <Ops O, bool Keep, int... A> constexpr auto reduce(axes<A...>) const;
+  template <bool Keep, int... A> constexpr auto mean_(axes<A...>) const {
+    constexpr Idx n = [] {
+      if constexpr (sizeof...(A) == 0) return shape_t::numel;
+      else return (shape_t::dims[std::size_t(detail::norm_axis(A, ndim))] * ... * Idx(1));
+    }();
+    return float_().template reduce<Ops::ADD, Keep>(axes<A...>{}) * (1.0 / double(n));
+  }
+};
+
+// ---- free operators: tensor op tensor, tensor op scalar, scalar op tensor ----
+template <class T> constexpr auto as_tensor_like(const auto& like, const T& v) {
+  if constexpr (is_tensor<T>::value) return v;
+  else return like.full_like(v);
+}
+
+template <fixed_string Name, Ops O, bool Cmp, class A, class B>
+constexpr auto elementwise(const Tensor<A>& a, const Tensor<B>& b) {
+  using SA = typename A::shape_t;
+  using SB = typename B::shape_t;
+  if constexpr (!detail::broadcastable<SA, SB>()) {
+    (void)sizeof(shapes_do_not_broadcast<Name, SA, SB>);
+    return a;
+  } else {
+    using S = detail::shape_of_array<detail::broadcast_dims<SA, SB>()>;
+    constexpr DType d = least_upper_dtype(A::dtype, B::dtype);
+    auto x = detail::expand_to<S>(detail::cast_expr<d>(a.e));
+    auto y = detail::expand_to<S>(detail::cast_expr<d>(b.e));
+    return Tensor<AluE<O, Cmp ? dtypes::bool_ : d, decltype(x), decltype(y)>>{{make_tup(x, y)}};
+  }
+}
+
+template <class T> concept TensorLike = is_tensor<T>::value;
+template <class T> concept Scalar_ = std::is_arithmetic_v<T>;
+
+#define MG_ST_BINARY(SYM, NAME, OP, CMP)                                                                                    \
+  template <class A, class B> constexpr auto operator SYM(const Tensor<A>& a, const Tensor<B>& b) {                         \
+    return elementwise<NAME, OP, CMP>(a, b);                                                                                \
+  }                                                                                                                         \
+  template <class A, Scalar_ C> constexpr auto operator SYM(const Tensor<A>& a, C c) { return a SYM a.full_like(c); }      \
+  template <class A, Scalar_ C> constexpr auto operator SYM(C c, const Tensor<A>& a) { return a.full_like(c) SYM a; }
+MG_ST_BINARY(+, "add", Ops::ADD, false)
+MG_ST_BINARY(*, "mul", Ops::MUL, false)
+MG_ST_BINARY(<, "cmplt", Ops::CMPLT, true)
+MG_ST_BINARY(!=, "cmpne", Ops::CMPNE, true)
+MG_ST_BINARY(&, "and", Ops::AND, false)
+MG_ST_BINARY(|, "or", Ops::OR, false)
+MG_ST_BINARY(^, "xor", Ops::XOR, false)
+#undef MG_ST_BINARY
+
+template <class A> constexpr auto operator-(const Tensor<A>& a) {
+  if constexpr (A::dtype.is_bool()) return a != true;
+  else return a * a.full_like(-1);
+}
+template <class A, class B> constexpr auto operator-(const Tensor<A>& a, const Tensor<B>& b) { return a + (-b); }
+template <class A, Scalar_ C> constexpr auto operator-(const Tensor<A>& a, C c) { return a - a.full_like(c); }
+template <class A, Scalar_ C> constexpr auto operator-(C c, const Tensor<A>& a) { return a.full_like(c) - a; }
+template <class A, class B> constexpr auto operator>(const Tensor<A>& a, const Tensor<B>& b) { return b < a; }
+template <class A, Scalar_ C> constexpr auto operator>(const Tensor<A>& a, C c) { return a.full_like(c) < a; }
+template <class A, class B> constexpr auto operator==(const Tensor<A>& a, const Tensor<B>& b) { return (a != b) != true; }
+template <class A, Scalar_ C> constexpr auto operator==(const Tensor<A>& a, C c) { return (a != c) != true; }
+// true division, as tinygrad's: both sides as floats, times the reciprocal
+template <class A, class B> constexpr auto operator/(const Tensor<A>& a, const Tensor<B>& b) {
+  constexpr DType d = least_upper_float(least_upper_dtype(A::dtype, B::dtype));
+  return a.template cast<d>() * b.template cast<d>().reciprocal();
+}
+template <class A, Scalar_ C> constexpr auto operator/(const Tensor<A>& a, C c) { return a / a.full_like(c); }
+template <class A, Scalar_ C> constexpr auto operator/(C c, const Tensor<A>& a) { return a.full_like(c) / a; }
+
+template <class E>
+template <class B>
+constexpr auto Tensor<E>::maximum(const B& b) const {
+  return elementwise<"maximum", Ops::MAX, false>(*this, as_tensor_like(*this, b));
+}
+
+template <class E>
+template <class A, class B>
+constexpr auto Tensor<E>::where(const A& a_, const B& b_) const {
+  // the branches promote as a binary op would; a scalar branch takes the other branch's dtype
+  auto pick = [](const auto& x, const auto& other) {
+    using X = std::remove_cvref_t<decltype(x)>;
+    if constexpr (is_tensor<X>::value) return x;
+    else if constexpr (is_tensor<std::remove_cvref_t<decltype(other)>>::value) return other.full_like(x);
+    else return Tensor<ConstE<dtype_of<X>(), shape<>>>{{CArg(x)}};
+  };
+  auto a = pick(a_, b_);
+  auto b = pick(b_, a_);
+  using TA = decltype(a);
+  using TB = decltype(b);
+  using SAB = typename decltype(elementwise<"where", Ops::ADD, false>(a, b))::shape_t;
+  if constexpr (!detail::broadcastable<shape_t, SAB>()) {
+    (void)sizeof(shapes_do_not_broadcast<"where", shape_t, SAB>);
+    return *this;
+  } else {
+    using S = detail::shape_of_array<detail::broadcast_dims<shape_t, SAB>()>;
+    constexpr DType d = least_upper_dtype(TA::dtype, TB::dtype);
+    auto c = detail::expand_to<S>(detail::cast_expr<dtypes::bool_>(e));
+    auto x = detail::expand_to<S>(detail::cast_expr<d>(a.e));
+    auto y = detail::expand_to<S>(detail::cast_expr<d>(b.e));
+    return Tensor<AluE<Ops::WHERE, d, decltype(c), decltype(x), decltype(y)>>{{make_tup(c, x, y)}};
+  }
+}
+
+template <class E>
+template <Ops O, bool Keep, int... A>
+constexpr auto Tensor<E>::reduce(axes<A...>) const {
+  if constexpr (!detail::axes_ok<shape_t, A...>()) return error<axis_out_of_range<O == Ops::ADD ? fixed_string("sum") : fixed_string("max"), shape_t, A...>>();
+  else {
+    constexpr auto ax = detail::reduce_mask<ndim, A...>();
+    // tinygrad's sum accumulates small ints as int32 (uint32 for unsigned), bools as int32
+    constexpr DType d = O != Ops::ADD || dtype.is_float() ? dtype
+                        : dtype.is_unsigned()             ? least_upper_dtype(dtype, dtypes::uint32)
+                                                          : least_upper_dtype(dtype, dtypes::int32);
+    auto r = detail::reduce_axes<O, ax, ndim>(detail::cast_expr<d>(e));
+    using SR = typename decltype(r)::shape_t;
+    if constexpr (Keep) return Tensor<decltype(r)>{r};
+    else return Tensor<decltype(r)>{r}.reshape(detail::shape_of_array<detail::drop_axes<SR, ax>()>{});
+  }
+}
+
+template <class E>
+template <class B>
+constexpr auto Tensor<E>::matmul(const Tensor<B>& b) const {
+  using SA = shape_t;
+  using SB = typename B::shape_t;
+  if constexpr (SA::ndim != 2 || SB::ndim != 2 || SA::dims[1] != SB::dims[0]) {
+    (void)sizeof(shape_mismatch<"matmul", SA, SB>);
+    return *this;
+  } else {
+    constexpr Idx n = SA::dims[0], k = SA::dims[1], m = SB::dims[1];
+    // tinygrad's dot: (n,1,k) * (1,m,k), summed over k
+    auto x = reshape(shape<n, 1, k>{});
+    auto w = b.transpose().reshape(shape<1, m, k>{});
+    return (x * w).sum(axes<2>{});
+  }
+}
+
+// the tensor a kernel's lambda receives for argument k
+template <int Slot, class T, Idx... D> constexpr auto input_tensor() {
+  return Tensor<InputE<Slot, dtype_of<T>(), shape<D...>>>{{}};
+}
+
+}  // namespace st
+}  // namespace mg
+
+namespace mg {
+
+// the type of a static kernel's argument: element type and shape
+template <class T, std::int64_t... D>
+struct input {
+  using value_type = T;
+  using shape_t = shape<D...>;
+  static constexpr std::size_t size = std::size_t(shape_t::numel);
+  template <int Slot> static constexpr auto tensor() { return st::input_tensor<Slot, T, D...>(); }
+};
+
+namespace st {
+
+// ---- the rules for index arithmetic a static kernel adds to `symbolic` ----
+namespace detail {
+constexpr bool int_like(DType d) { return !d.is_float(); }
+constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
+  switch (o) {
+    case Ops::ADD: return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
+    case Ops::MUL: return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
+    case Ops::FLOORDIV: return mg::ct::detail::floordiv64(a, b);
+    case Ops::FLOORMOD: return a - b * mg::ct::detail::floordiv64(a, b);
+    case Ops::MAX: return a > b ? a : b;
+    case Ops::CMPLT: return a < b;
+    case Ops::CMPNE: return a != b;
+    case Ops::AND: return a & b;
+    case Ops::OR: return a | b;
+    case Ops::XOR: return a ^ b;
+    default: return 0;
+  }
+}
+// the terms of a sum: coefficient * node (node null for the constant term)
+struct Term {
+  CN x;
+  std::int64_t k;
+};
+struct Terms {
+  std::array<Term, 32> t{};
+  int n = 0;
+  std::int64_t c = 0;
+  bool ok = true;
+};
+constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
+  if (x.op() == Ops::ADD) return split_terms(x.src(0), k, out), split_terms(x.src(1), k, out);
+  if (x.op() == Ops::CONST) {
+    out.c += k * x.arg().as_int();
+    return;
+  }
+  if (x.op() == Ops::MUL && x.src(1).op() == Ops::CONST) return split_terms(x.src(0), k * x.src(1).arg().as_int(), out);
+  if (out.n == 32) {
+    out.ok = false;
+    return;
+  }
+  out.t[std::size_t(out.n++)] = {x, k};
+}
+constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
+  CN out{};
+  for (int i = 0; i < n; ++i) {
+    if (t[i].k == 0) continue;
+    CN term = t[i].k == 1 ? t[i].x : t[i].x * t[i].k;
+    out = out ? out + term : term;
+  }
+  if (!out) return like.const_like(CArg(c));
+  return c == 0 ? out : out + c;
+}
+// x // c and x % c for c > 0 when x = c*q + r with 0 <= r < c known from bounds: each term's
+// coefficient splits into its quotient and remainder by c (tinygrad's fold_divmod_general, its
+// simplest case: the remainder sum is a valid remainder)
+constexpr CN fold_divmod(CN d, CN x, CN c) {
+  const std::int64_t cv = c.arg().as_int();
+  if (cv <= 0 || !int_like(x.dtype())) return {};
+  Terms ts;
+  split_terms(x, 1, ts);
+  if (!ts.ok) return {};
+  std::array<Term, 32> q{}, r{};
+  for (int i = 0; i < ts.n; ++i) {
+    const std::int64_t k = ts.t[std::size_t(i)].k, kq = mg::ct::detail::floordiv64(k, cv);
+    q[std::size_t(i)] = {ts.t[std::size_t(i)].x, kq};
+    r[std::size_t(i)] = {ts.t[std::size_t(i)].x, k - kq * cv};
+  }
+  const std::int64_t cq = mg::ct::detail::floordiv64(ts.c, cv), cr = ts.c - cq * cv;
+  CN rem = sum_terms(x, r.data(), ts.n, cr);
+  if (rem.vmin() < 0 || rem.vmax() >= cv) return {};
+  return d.op() == Ops::FLOORMOD ? rem : sum_terms(x, q.data(), ts.n, cq);
+}
+// (x//c)*c + x%c -> x, among the terms of a sum
+constexpr CN fold_recombine(CN a) {
+  if (!int_like(a.dtype())) return {};
+  Terms ts;
+  split_terms(a, 1, ts);
+  if (!ts.ok) return {};
+  for (int i = 0; i < ts.n; ++i) {
+    const Term ti = ts.t[std::size_t(i)];
+    if (ti.x.op() != Ops::FLOORDIV || ti.x.src(1).op() != Ops::CONST) continue;
+    const CN x = ti.x.src(0), c = ti.x.src(1);
+    for (int j = 0; j < ts.n; ++j) {
+      const Term tj = ts.t[std::size_t(j)];
+      if (tj.x.op() != Ops::FLOORMOD || !(tj.x.src(0) == x) || !(tj.x.src(1) == c) || ti.k != tj.k * c.arg().as_int()) continue;
+      std::array<Term, 33> rest{};
+      int n = 0;
+      for (int m = 0; m < ts.n; ++m)
+        if (m != i && m != j) rest[std::size_t(n++)] = ts.t[std::size_t(m)];
+      rest[std::size_t(n++)] = {x, tj.k};
+      return sum_terms(a, rest.data(), n, ts.c);
+    }
+  }
+  return {};
+}
+constexpr CArg convert_const(DType to, const CArg& v) {
+  if (to.is_float()) return CArg(to == dtypes::float32 ? double(float(v.as_float())) : v.as_float());
+  if (to.is_bool()) return CArg(v.is_float() ? v.f != 0 : v.i != 0);
+  return CArg(v.is_float() ? std::int64_t(v.f) : v.i);
+}
+
+template <class D_ = void>
+struct static_index_rules_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    using mg::rule;
+    return rules(
+        // constant folding of integer ops, and casts of constants
+        rule(op<Ops::ADD, Ops::MUL, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR>(
+                 cvar<"a">, cvar<"b">).named("r"_n),
+             [](auto r, auto a, auto b) -> decltype(r) {
+               if (!int_like(a.dtype()) || ((r.op() == Ops::FLOORDIV || r.op() == Ops::FLOORMOD) && b.arg().as_int() == 0)) return {};
+               return r.const_like(CArg(fold_int(r.op(), a.arg().as_int(), b.arg().as_int())));
+             }),
+        rule(op<Ops::CAST>(cvar<"c">).named("r"_n), [](auto r, auto c) { return r.const_like(convert_const(r.dtype(), c.arg())); }),
+        // (x+c1)+c2 -> x+(c1+c2), (x*c1)*c2 -> x*(c1*c2)
+        rule((var<"x"> + cvar<"c1">) + cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
+          if (!int_like(x.dtype())) return {};
+          return x + (c1.arg().as_int() + c2.arg().as_int());
+        }),
+        rule((var<"x"> * cvar<"c1">) * cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
+          if (!int_like(x.dtype())) return {};
+          return x * (c1.arg().as_int() * c2.arg().as_int());
+        }),
+        // division and modulo by a positive constant, from bounds
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](auto d, auto x, auto c) { return fold_divmod(d, x, c); }),
+        // (x//c1)//c2 -> x//(c1*c2) for x >= 0
+        rule((var<"x"> / cvar<"c1">) / cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
+          if (!int_like(x.dtype()) || x.vmin() < 0 || c1.arg().as_int() <= 0 || c2.arg().as_int() <= 0) return {};
+          return x / (c1.arg().as_int() * c2.arg().as_int());
+        }),
+        rule(op<Ops::ADD>.named("a"_n), [](auto a) { return fold_recombine(a); }),
+        // a range of one value is 0, and a reduce over it is its value
+        rule(op<Ops::RANGE>(cvar<"n">).named("r"_n), [](auto r, auto n) -> decltype(r) {
+          if (n.arg().as_int() != 1) return {};
+          return r.const_like(CArg(std::int64_t(0)));
+        }),
+        rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](auto x) { return x; }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::static_index_rules_def<>> static_index_rules{};
+
+// ---- the compacted kernel: nodes in topological order, with what the emitter needs ----
+struct PNode {
+  Ops op = Ops::NOOP;
+  DType dtype{};
+  std::int64_t i = 0;  // integer arg (CONST, PARAM slot, RANGE id, REDUCE's op as int)
+  double f = 0;        // float arg
+  bool fl = false;     // the arg is a float
+  int nsrc = 0;
+  std::array<int, 4> src{};
+  std::int64_t vmin = 0, vmax = 0;
+  int slot = -1;   // RANGE: its index in the loop counters; REDUCE: its hoisted slot, -1 if computed inline
+  int level = -1;  // hoisted REDUCE: computed before the loop over output range `level` (== nout: per lane group)
+  std::uint64_t free = 0;  // the range counters this node reads
+  bool nests = false;      // a reduce computed inline is below this node
+  bool guarded = false;    // evaluating it where its value is not used could read out of bounds or divide by 0
+  constexpr bool operator==(const PNode&) const = default;
+};
+
+inline constexpr std::size_t program_cap = 512;
+inline constexpr std::size_t max_ranges = 32;
+
+struct Program {
+  std::array<PNode, program_cap> n{};
+  int size = 0;
+  int store = -1;  // the STORE node
+  int nout = 0;    // output ranges (the output's dims): counters 0..nout-1
+  std::array<std::int64_t, max_ranges> bound{};
+  int nrange = 0;
+  int nhoist = 0;
+  std::array<int, program_cap> hoisted{};  // node index of each hoisted slot, in topological order
+  constexpr bool operator==(const Program& o) const {
+    if (size != o.size || store != o.store || nout != o.nout) return false;
+    for (int k = 0; k < size; ++k)
+      if (!(n[std::size_t(k)] == o.n[std::size_t(k)])) return false;
+    return true;
+  }
+  // the node of the value stored, and of the index it is stored at
+  constexpr int value() const { return n[std::size_t(store)].src[1]; }
+  constexpr int store_index() const { return n[std::size_t(n[std::size_t(store)].src[0])].src[1]; }
+};
+
+namespace detail {
+constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
+  if (map[std::size_t(x.index())] >= 0) return;
+  for (std::size_t k = 0; k < x.nsrc(); ++k) topo(x.src(k), map, p);
+  if (std::size_t(p.size) == program_cap) throw Error("static kernel: more than 512 nodes after simplification");
+  PNode& q = p.n[std::size_t(p.size)];
+  q.op = x.op(), q.dtype = x.dtype(), q.nsrc = int(x.nsrc());
+  const CArg& a = x.arg();
+  q.fl = a.is_float(), q.f = a.f, q.i = a.kind == CArg::Kind::op ? std::int64_t(a.o) : a.i;
+  for (std::size_t k = 0; k < x.nsrc(); ++k) q.src[k] = map[std::size_t(x.src(k).index())];
+  if (!x.dtype().is_ptr && x.dtype() != dtypes::void_ && !x.dtype().is_float()) q.vmin = x.vmin(), q.vmax = x.vmax();
+  map[std::size_t(x.index())] = p.size++;
+}
+constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_ranges>& out_bound) {
+  Program p;
+  std::array<int, graph_cap> map{};
+  for (int& m : map) m = -1;
+  topo(sink, map, p);
+  p.nout = nout;
+  for (int k = 0; k < nout; ++k) p.bound[std::size_t(k)] = out_bound[std::size_t(k)];
+  p.nrange = nout;
+  for (int k = 0; k < p.size; ++k) {
+    PNode& q = p.n[std::size_t(k)];
+    if (q.op == Ops::STORE) p.store = k;
+    if (q.op == Ops::RANGE) {
+      if (q.i < 64) q.slot = int(q.i);  // an output range: its axis
+      else {
+        if (std::size_t(p.nrange) == max_ranges) throw Error("static kernel: more than 32 loops");
+        p.bound[std::size_t(p.nrange)] = p.n[std::size_t(q.src[0])].i;
+        q.slot = p.nrange++;
+      }
+      q.free = std::uint64_t(1) << q.slot;
+    } else if (q.op == Ops::REDUCE) {
+      const PNode& r = p.n[std::size_t(q.src[1])];
+      q.free = p.n[std::size_t(q.src[0])].free & ~r.free;
+    } else {
+      for (int s = 0; s < q.nsrc; ++s) q.free |= p.n[std::size_t(q.src[s])].free;
+    }
+  }
+  // a reduce that reads only output counters is computed once per iteration of the innermost of
+  // them, before that loop's body (softmax's row max and row sum once per row); one that reads
+  // another reduce's counter runs inline in that reduce's loop
+  const std::uint64_t out_mask = nout == 0 ? 0 : (std::uint64_t(1) << nout) - 1;
+  for (int k = 0; k < p.size; ++k) {
+    PNode& q = p.n[std::size_t(k)];
+    if (q.op != Ops::REDUCE || (q.free & ~out_mask) != 0) continue;
+    int level = 0;
+    for (int b = 0; b < nout; ++b)
+      if (q.free >> b & 1) level = b + 1;
+    q.level = level;
+    q.slot = p.nhoist;
+    p.hoisted[std::size_t(p.nhoist++)] = k;
+  }
+  for (int k = 0; k < p.size; ++k) {
+    PNode& q = p.n[std::size_t(k)];
+    for (int s = 0; s < q.nsrc; ++s) {
+      const PNode& c = p.n[std::size_t(q.src[s])];
+      q.nests = q.nests || c.nests || (c.op == Ops::REDUCE && c.slot < 0);
+      q.guarded = q.guarded || c.guarded;
+    }
+    // a load whose index may leave the buffer (a pad's), an integer division whose divisor may be 0
+    if (q.op == Ops::INDEX) {
+      const PNode& ix = p.n[std::size_t(q.src[1])];
+      q.guarded = q.guarded || ix.vmin < 0 || ix.vmax >= p.n[std::size_t(q.src[0])].dtype.size;
+    }
+    if ((q.op == Ops::FLOORDIV || q.op == Ops::FLOORMOD || q.op == Ops::CDIV || q.op == Ops::CMOD) && !q.dtype.is_float()) {
+      const PNode& d = p.n[std::size_t(q.src[1])];
+      q.guarded = q.guarded || (d.vmin <= 0 && d.vmax >= 0);
+    }
+  }
+  return p;
+}
+}  // namespace detail
+
+// a string built in constant evaluation (GCC 12's std::string cannot be compared in a static_assert)
+struct Text {
+  std::array<char, 480> c{};
+  std::size_t n = 0;
+  constexpr Text() = default;
+  constexpr Text(std::string_view s) { *this += s; }
+  constexpr Text& operator+=(std::string_view s) {
+    for (char ch : s)
+      if (n < c.size()) c[n++] = ch;
+    return *this;
+  }
+  constexpr Text& operator+=(const Text& t) { return *this += t.view(); }
+  constexpr std::string_view view() const { return {c.data(), n}; }
+  friend constexpr Text operator+(Text a, const Text& b) { return a += b; }
+  friend constexpr Text operator+(Text a, std::string_view b) { return a += b; }
+  friend constexpr Text operator+(std::string_view a, const Text& b) { return Text(a) += b; }
+  friend constexpr bool operator==(const Text& a, std::string_view b) { return a.view() == b; }
+  std::string str() const { return std::string(view()); }
+};
+
+// the infix render of a program's integer node, as UOp::render writes index math ((r0*4)+r1);
+// ranges are r<counter>, a load is p<slot>[index]. Usable in a static_assert.
+constexpr Text render(const Program& p, int k) {
+  auto num = [](std::int64_t v) {
+    std::array<char, 24> d{};
+    std::size_t m = d.size();
+    const bool neg = v < 0;
+    std::uint64_t u = neg ? 0 - std::uint64_t(v) : std::uint64_t(v);
+    do d[--m] = char('0' + u % 10), u /= 10; while (u);
+    if (neg) d[--m] = '-';
+    return Text(std::string_view(d.data() + m, d.size() - m));
+  };
+  auto prec = [](Ops o) {
+    switch (o) {
+      case Ops::MUL: case Ops::FLOORDIV: case Ops::FLOORMOD: return 1;
+      case Ops::ADD: return 2;
+      default: return 99;
+    }
+  };
+  auto sym = [](Ops o) -> std::string_view {
+    switch (o) {
+      case Ops::ADD: return "+"; case Ops::MUL: return "*"; case Ops::FLOORDIV: return "//"; case Ops::FLOORMOD: return "%";
+      case Ops::CMPLT: return "<"; case Ops::CMPNE: return "!="; case Ops::AND: return "&"; case Ops::OR: return "|";
+      default: return "";
+    }
+  };
+  const PNode& n = p.n[std::size_t(k)];
+  auto child = [&](int s, bool strip) {
+    Text c = render(p, n.src[std::size_t(s)]);
+    if (strip && c.n > 1 && c.c[0] == '(' && !sym(p.n[std::size_t(n.src[std::size_t(s)])].op).empty())
+      return Text(c.view().substr(1, c.n - 2));
+    return c;
+  };
+  switch (n.op) {
+    case Ops::CONST: return n.fl ? Text("<float>") : num(n.i);
+    case Ops::RANGE: return "r" + num(n.slot);
+    case Ops::LOAD: {
+      const PNode& ix = p.n[std::size_t(n.src[0])];
+      return "p" + num(p.n[std::size_t(ix.src[0])].i) + "[" + render(p, ix.src[1]) + "]";
+    }
+    case Ops::WHERE: return "(" + child(1, false) + " if " + child(0, false) + " else " + child(2, false) + ")";
+    default: break;
+  }
+  if (const std::string_view o = sym(n.op); !o.empty() && n.nsrc == 2) {
+    const int pr = prec(n.op);
+    const int p0 = prec(p.n[std::size_t(n.src[0])].op), p1 = prec(p.n[std::size_t(n.src[1])].op);
+    return "(" + child(0, pr != 99 && p0 <= pr) + o + child(1, pr != 99 && p1 < pr) + ")";
+  }
+  return Text(op_name(n.op)) + "(...)";
+}
+
+// lower a kernel's output expression and rewrite it with the rules: the whole compile-time pipeline
+template <class E, class RS>
+constexpr Program build_program(const E& expr, const RS& rs) {
+  using S = typename E::shape_t;
+  CG g;
+  Idxs<S::ndim> idx{};
+  std::array<std::int64_t, max_ranges> bound{};
+  for (std::size_t i = 0; i < S::ndim; ++i) {
+    idx[i] = g.make(Ops::RANGE, dtypes::weakint, {g.const_(dtypes::weakint, S::dims[i])}, CArg(std::int64_t(i)));
+    bound[i] = S::dims[i];
+  }
+  CN v = expr.lower(g, idx);
+  CN buf = g.make(Ops::PARAM, E::dtype.ptr(S::numel), {}, CArg(0));
+  CN store = g.make(Ops::STORE, dtypes::void_, {g.make(Ops::INDEX, E::dtype.ptr(S::numel), {buf, linear_index<S>(g, idx)}), v});
+  CN sink = ct::graph_rewrite(g.make(Ops::SINK, dtypes::void_, {store}), rs);
+  return detail::compact(sink, int(S::ndim), bound);
+}
+
+// ---- float32 exp2 and log2 as arithmetic the vectorizer takes (libm's are calls, one per element) ----
+namespace detail {
+// 2^x: round x to an integer k (by adding 1.5*2^23: the low bits then hold it) and a fraction t in
+// [-1/2, 1/2]; 2^t = e^(t ln2) by its Taylor series to degree 7 (truncation below 1e-8), 2^k by the
+// exponent bits, in two halves so that k from -150 to 128 gives denormals and infinity as powers of
+// two do. Written without branches or float-to-int conversions, so that loops over it vectorize.
+inline float exp2_f32(float x) {
+  float c = x > 128.f ? 128.f : x;
+  c = c < -150.f ? -150.f : c;
+  c = c == c ? c : 0.f;
+  const float big = c + 12582912.f;
+  const std::int32_t k = std::bit_cast<std::int32_t>(big) - 0x4B400000;
+  const float t = (c - (big - 12582912.f)) * 0.693147180559945309f;
+  float p = 1.f / 5040;
+  p = p * t + 1.f / 720, p = p * t + 1.f / 120, p = p * t + 1.f / 24, p = p * t + 1.f / 6, p = p * t + 0.5f, p = p * t + 1.f;
+  p = p * t + 1.f;
+  const std::int32_t k1 = k >> 1, k2 = k - k1;
+  const float r = p * std::bit_cast<float>(std::uint32_t(k1 + 127) << 23) * std::bit_cast<float>(std::uint32_t(k2 + 127) << 23);
+  return x == x ? r : x;
+}
+// log2(x) = e + log2(m) with m in [sqrt(1/2), sqrt(2)): log(m) = 2 atanh(s), s = (m-1)/(m+1), by its
+// series to s^11; denormals are scaled up first
+inline float log2_f32(float x) {
+  const bool den = x < 1.17549435e-38f;
+  const float y = den ? x * 16777216.f : x;
+  const std::int32_t b = std::bit_cast<std::int32_t>(y);
+  std::int32_t e = ((b >> 23) & 0xff) - 127;
+  float m = std::bit_cast<float>((b & 0x007fffff) | 0x3f800000);
+  const bool big = m > 1.41421356f;
+  m = big ? m * 0.5f : m;
+  e += std::int32_t(big);
+  const float s = (m - 1.f) / (m + 1.f), s2 = s * s;
+  float q = 1.f / 11;
+  q = q * s2 + 1.f / 9, q = q * s2 + 1.f / 7, q = q * s2 + 1.f / 5, q = q * s2 + 1.f / 3, q = q * s2 + 1.f;
+  const float r = float(e - (den ? 24 : 0)) + 2.f * s * q * 1.44269504088896341f;
+  return x != x || x == __builtin_inff() ? x : x < 0.f ? __builtin_nanf("") : x == 0.f ? -__builtin_inff() : r;
+}
+}  // namespace detail
+
+// ---- the emitter: the program as inlined C++ ----
+#define MG_ST_INLINE [[gnu::always_inline]] inline
+
+template <class K>
+struct Emit {
+  static constexpr const Program& P = K::program;
+  using Ptrs = typename K::ptrs;
+  static constexpr int NR = P.nrange > 0 ? P.nrange : 1;
+  static constexpr int inner = P.nout - 1;  // the innermost output counter: lanes run along it
+  static constexpr int outer = P.nout - 2;  // and along this one too, when it is upcast
+  using OutT = typename K::value_type;
+  // lanes along the innermost counter: a 64-byte vector of the output type (two when a reduce runs per
+  // lane, as in a matmul), fewer when the dim is shorter
+  static constexpr bool lane_reduce = [] {
+    for (int k = 0; k < P.size; ++k)
+      if (P.n[std::size_t(k)].op == Ops::REDUCE && P.n[std::size_t(k)].slot >= 0 && P.n[std::size_t(k)].level == P.nout && P.nout > 0) return true;
+    return false;
+  }();
+  static constexpr std::int64_t lanes_in = [] {
+    if (P.nout == 0) return std::int64_t(1);
+    // no reduce per lane: the whole row is one loop for the vectorizer (one alias check per row)
+    if (!lane_reduce) return P.bound[std::size_t(inner)];
+    std::int64_t w = std::int64_t(64 / sizeof(OutT)) * 2;
+    return P.bound[std::size_t(inner)] < w ? P.bound[std::size_t(inner)] : w;
+  }();
+  // lanes along the next counter out: 8 rows at once when a reduce runs per lane and no reduce is
+  // computed per row (a matmul's register block: 8 rows x 2 vectors, 16 accumulators)
+  static constexpr std::int64_t lanes_out = [] {
+    if (!lane_reduce || P.nout < 2 || P.bound[std::size_t(outer)] < 8) return std::int64_t(1);
+    for (int k = 0; k < P.size; ++k)
+      if (P.n[std::size_t(k)].op == Ops::REDUCE && P.n[std::size_t(k)].slot >= 0 && P.n[std::size_t(k)].level == P.nout - 1) return std::int64_t(1);
+    return std::int64_t(8);
+  }();
+  static constexpr std::int64_t lanes = lanes_in * lanes_out;  // lane L is row L / lanes_in, column L % lanes_in
+
+  // the C++ type of node I's value: a PARAM or INDEX is the argument's pointer (const for inputs)
+  template <int I> static constexpr auto type_of() {
+    constexpr PNode n = P.n[std::size_t(I)];
+    if constexpr (n.op == Ops::PARAM) return std::type_identity<std::tuple_element_t<std::size_t(n.i), Ptrs>>{};
+    else if constexpr (n.op == Ops::INDEX) return type_of<n.src[0]>();
+    else return std::type_identity<ctype<n.dtype>>{};
+  }
+  template <int I> using T = typename decltype(type_of<I>())::type;
+  template <int S> static constexpr bool lane_slot = (P.n[std::size_t(P.hoisted[std::size_t(S)])].level == P.nout) && (P.nout > 0);
+  template <int S> using slot_t = std::conditional_t<lane_slot<S>, std::array<T<P.hoisted[std::size_t(S)]>, std::size_t(lanes)>,
+                                                     T<P.hoisted[std::size_t(S)]>>;
+  template <int S> struct Leaf { slot_t<S> v; };
+  template <class Seq> struct Slots;
+  template <std::size_t... S> struct Slots<std::index_sequence<S...>> : Leaf<int(S)>... {};
+  struct Env {
+    Ptrs p;
+    std::array<std::int64_t, NR> r{};
+    Slots<std::make_index_sequence<std::size_t(P.nhoist)>> h{};
+  };
+  template <int S> MG_ST_INLINE static auto& hv(Env& e) { return static_cast<Leaf<S>&>(e.h).v; }
+  // offsets added to the counters in a lane loop: the innermost output counter (i), the next one out
+  // (o), and the counter rs of a reduce split into partial results (r)
+  struct Lane {
+    std::int64_t o = 0, i = 0, r = 0;
+    int rs = -1;
+  };
+
+  template <int I> static constexpr auto identity() {
+    using V = T<I>;
+    if constexpr (Ops(P.n[std::size_t(I)].i) == Ops::ADD) return V(0);
+    else if constexpr (std::is_floating_point_v<V>) return -std::numeric_limits<V>::infinity();
+    else return std::numeric_limits<V>::lowest();
+  }
+  template <int I, class V> MG_ST_INLINE static V combine(V a, V b) {
+    if constexpr (Ops(P.n[std::size_t(I)].i) == Ops::ADD) return V(a + b);
+    else return a < b ? b : a;
+  }
+
+  // the value of node I at the counters in e, offset by lane l. The lane loops below are plain loops
+  // of a constant trip count over l, with the node math inlined: the shape GCC's vectorizer takes
+  template <int I>
+  MG_ST_INLINE static T<I> ev(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    using V = T<I>;
+    constexpr int s0 = n.src[0], s1 = n.src[1], s2 = n.src[2];
+    if constexpr (n.op == Ops::CONST) return n.fl ? V(n.f) : V(n.i);
+    else if constexpr (n.op == Ops::RANGE)
+      return e.r[std::size_t(n.slot)] + (n.slot == inner ? l.i : 0) + (n.slot == outer ? l.o : 0) + (n.slot == l.rs ? l.r : 0);
+    else if constexpr (n.op == Ops::PARAM) return std::get<std::size_t(n.i)>(e.p);
+    else if constexpr (n.op == Ops::INDEX) return ev<s0>(e, l) + ev<s1>(e, l);
+    else if constexpr (n.op == Ops::LOAD) return *ev<s0>(e, l);
+    else if constexpr (n.op == Ops::REDUCE) {
+      if constexpr (n.slot >= 0) {
+        if constexpr (n.level == P.nout && P.nout > 0) return hv<n.slot>(e)[std::size_t(l.o * lanes_in + l.i)];
+        else return hv<n.slot>(e);
+      } else return reduce_one<I>(e, l);
+    } else if constexpr (n.op == Ops::WHERE) {
+      // a select of two values computed either way (vectorizes); a branch when one must not be
+      if constexpr (P.n[std::size_t(s1)].guarded || P.n[std::size_t(s2)].guarded) return ev<s0>(e, l) ? ev<s1>(e, l) : ev<s2>(e, l);
+      else {
+        const bool c = ev<s0>(e, l);
+        const V a = ev<s1>(e, l), b = ev<s2>(e, l);
+        return c ? a : b;
+      }
+    }
+    else if constexpr (n.op == Ops::CAST) return V(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::BITCAST) return std::bit_cast<V>(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::EXP2) {
+      if constexpr (std::is_same_v<V, float>) return detail::exp2_f32(ev<s0>(e, l));
+      else return std::exp2(ev<s0>(e, l));
+    } else if constexpr (n.op == Ops::LOG2) {
+      if constexpr (std::is_same_v<V, float>) return detail::log2_f32(ev<s0>(e, l));
+      else return std::log2(ev<s0>(e, l));
+    }
+    else if constexpr (n.op == Ops::SQRT) return std::sqrt(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::SIN) return std::sin(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::TRUNC) return std::trunc(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::RECIPROCAL) return V(1) / ev<s0>(e, l);
+    else if constexpr (n.op == Ops::NEG) return V(-ev<s0>(e, l));
+    else if constexpr (n.op == Ops::ADD) return V(ev<s0>(e, l) + ev<s1>(e, l));
+    else if constexpr (n.op == Ops::MUL) return V(ev<s0>(e, l) * ev<s1>(e, l));
+    else if constexpr (n.op == Ops::MAX) {
+      auto a = ev<s0>(e, l), b = ev<s1>(e, l);
+      return a < b ? b : a;
+    } else if constexpr (n.op == Ops::CMPLT) return ev<s0>(e, l) < ev<s1>(e, l);
+    else if constexpr (n.op == Ops::CMPNE) return ev<s0>(e, l) != ev<s1>(e, l);
+    else if constexpr (n.op == Ops::CMPEQ) return ev<s0>(e, l) == ev<s1>(e, l);
+    else if constexpr (n.op == Ops::AND || n.op == Ops::OR || n.op == Ops::XOR) {
+      // bools as ints: both sides are evaluated (no short circuit), as the vectorizer wants
+      using W = std::conditional_t<std::is_same_v<V, bool>, int, V>;
+      const W a = W(ev<s0>(e, l)), b = W(ev<s1>(e, l));
+      return V(n.op == Ops::AND ? W(a & b) : n.op == Ops::OR ? W(a | b) : W(a ^ b));
+    }
+    else if constexpr (n.op == Ops::SHL) return V(ev<s0>(e, l) << ev<s1>(e, l));
+    else if constexpr (n.op == Ops::SHR) return V(ev<s0>(e, l) >> ev<s1>(e, l));
+    else if constexpr (n.op == Ops::CDIV) return V(ev<s0>(e, l) / ev<s1>(e, l));
+    else if constexpr (n.op == Ops::CMOD) return V(ev<s0>(e, l) % ev<s1>(e, l));
+    else if constexpr (n.op == Ops::FLOORDIV || n.op == Ops::FLOORMOD) {
+      const V a = ev<s0>(e, l), b = ev<s1>(e, l);
+      // both known non-negative: C++'s division is Python's
+      constexpr bool pos = P.n[std::size_t(s0)].vmin >= 0 && P.n[std::size_t(s1)].vmin > 0;
+      const V q = a / b;
+      if constexpr (n.op == Ops::FLOORDIV) return pos ? q : V(q - V((a % b != 0) && ((a < 0) != (b < 0))));
+      else return pos ? V(a % b) : V(a - b * V(q - V((a % b != 0) && ((a < 0) != (b < 0)))));
+    } else static_assert(mg::detail::always_false<K>, "static kernel: an op the emitter does not know");
+  }
+
+  // a reduce computed as one value: partial results when its loop is the innermost and long
+  template <int I>
+  MG_ST_INLINE static T<I> reduce_one(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr std::int64_t W = std::int64_t(64 / sizeof(T<I>)) * 2;
+    if constexpr (!n.nests && P.bound[std::size_t(P.n[std::size_t(n.src[1])].slot)] >= 2 * W)
+      return reduce_split<I>(e, l);
+    else return reduce_seq<I>(e, l);
+  }
+  // one accumulator
+  template <int I>
+  MG_ST_INLINE static T<I> reduce_seq(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr int rs = P.n[std::size_t(n.src[1])].slot;
+    T<I> acc = identity<I>();
+    for (std::int64_t j = 0; j < P.bound[std::size_t(rs)]; ++j) {
+      e.r[std::size_t(rs)] = j;
+      acc = combine<I>(acc, ev<n.src[0]>(e, l));
+    }
+    return acc;
+  }
+  // W partial results over interleaved elements: the inner loop over them vectorizes, and each vector
+  // register of them is an independent accumulator
+  template <int I>
+  MG_ST_INLINE static T<I> reduce_split(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr int rs = P.n[std::size_t(n.src[1])].slot;
+    constexpr std::int64_t B = P.bound[std::size_t(rs)];
+    using V = T<I>;
+    constexpr std::int64_t U = std::int64_t(64 / sizeof(V)) * 2;
+    alignas(64) V acc[U];
+    for (std::int64_t u = 0; u < U; ++u) acc[u] = identity<I>();
+    l.rs = rs;
+    for (std::int64_t j = 0; j < B - B % U; j += U) {
+      e.r[std::size_t(rs)] = j;
+      for (std::int64_t u = 0; u < U; ++u) {
+        l.r = u;
+        acc[u] = combine<I>(acc[u], ev<n.src[0]>(e, l));
+      }
+    }
+    if constexpr (B % U != 0) {
+      l.r = 0;
+      for (std::int64_t j = B - B % U; j < B; ++j) {
+        e.r[std::size_t(rs)] = j;
+        acc[0] = combine<I>(acc[0], ev<n.src[0]>(e, l));
+      }
+    }
+    for (std::int64_t w = U / 2; w > 0; w /= 2)
+      for (std::int64_t k = 0; k < w; ++k) acc[k] = combine<I>(acc[k], acc[k + w]);
+    return acc[0];
+  }
+  // a hoisted reduce of the innermost output counter, for NO rows by NI columns of lanes: one
+  // accumulator per lane, the columns the inner loop
+  template <int I, std::int64_t NO, std::int64_t NI>
+  MG_ST_INLINE static void reduce_lanes(Env& e, std::array<T<I>, std::size_t(lanes)>& out) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr int rs = P.n[std::size_t(n.src[1])].slot;
+    alignas(64) T<I> acc[NO][NI];
+    for (std::int64_t o = 0; o < NO; ++o)
+      for (std::int64_t i = 0; i < NI; ++i) acc[o][i] = identity<I>();
+    for (std::int64_t j = 0; j < P.bound[std::size_t(rs)]; ++j) {
+      e.r[std::size_t(rs)] = j;
+      for (std::int64_t o = 0; o < NO; ++o)
+        for (std::int64_t i = 0; i < NI; ++i) acc[o][i] = combine<I>(acc[o][i], ev<n.src[0]>(e, Lane{o, i}));
+    }
+    for (std::int64_t o = 0; o < NO; ++o)
+      for (std::int64_t i = 0; i < NI; ++i) out[std::size_t(o * lanes_in + i)] = acc[o][i];
+  }
+
+  // the hoisted reduces computed at loop depth D, in topological order
+  template <int D, bool Lanes, std::int64_t NO, std::int64_t NI>
+  MG_ST_INLINE static void hoist(Env& e) {
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+      (([&] {
+         constexpr int I = P.hoisted[S];
+         if constexpr (P.n[std::size_t(I)].level == D) {
+           if constexpr (Lanes) reduce_lanes<I, NO, NI>(e, hv<int(S)>(e));
+           else hv<int(S)>(e) = reduce_one<I>(e, Lane{});
+         }
+       }()),
+       ...);
+    }(std::make_index_sequence<std::size_t(P.nhoist)>{});
+  }
+
+  // a group of NO rows by NI columns of lanes: their reduces, then each lane's value stored
+  template <std::int64_t NO, std::int64_t NI>
+  MG_ST_INLINE static void group(Env& e) {
+    if constexpr (P.nout > 0) hoist<P.nout, true, NO, NI>(e);
+    constexpr int st = P.store, idx = P.n[std::size_t(st)].src[0], val = P.n[std::size_t(st)].src[1];
+    for (std::int64_t o = 0; o < NO; ++o)
+      for (std::int64_t i = 0; i < NI; ++i) *ev<idx>(e, Lane{o, i}) = ev<val>(e, Lane{o, i});
+  }
+
+  // the innermost loop, for NO rows at once
+  template <std::int64_t NO>
+  MG_ST_INLINE static void columns(Env& e) {
+    constexpr std::int64_t B = P.bound[std::size_t(inner)];
+    for (std::int64_t i = 0; i < B - B % lanes_in; i += lanes_in) {
+      e.r[std::size_t(inner)] = i;
+      group<NO, lanes_in>(e);
+    }
+    if constexpr (B % lanes_in != 0)
+      for (std::int64_t i = B - B % lanes_in; i < B; ++i) {
+        e.r[std::size_t(inner)] = i;
+        group<NO, 1>(e);
+      }
+  }
+
+  template <int D>
+  MG_ST_INLINE static void loop(Env& e) {
+    if constexpr (D < P.nout || P.nout == 0) hoist<D, false, 1, 1>(e);
+    if constexpr (P.nout == 0) group<1, 1>(e);
+    else if constexpr (D == inner) columns<1>(e);
+    else if constexpr (D == outer && lanes_out > 1) {
+      constexpr std::int64_t B = P.bound[std::size_t(D)];
+      for (std::int64_t i = 0; i < B - B % lanes_out; i += lanes_out) {
+        e.r[std::size_t(D)] = i;
+        columns<lanes_out>(e);
+      }
+      if constexpr (B % lanes_out != 0)
+        for (std::int64_t i = B - B % lanes_out; i < B; ++i) {
+          e.r[std::size_t(D)] = i;
+          columns<1>(e);
+        }
+    } else {
+      for (std::int64_t i = 0; i < P.bound[std::size_t(D)]; ++i) {
+        e.r[std::size_t(D)] = i;
+        loop<D + 1>(e);
+      }
+    }
+  }
+
+  static void run(Ptrs p) {
+    Env e{p};
+    loop<0>(e);
+  }
+};
+#undef MG_ST_INLINE
+
+template <class F, class... In>
+class Kernel {
+  static_assert(std::is_default_constructible_v<F>,
+                "static kernel: the lambda must capture nothing (it runs while the program compiles)");
+  static constexpr auto make_expr() {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) { return F{}(In::template tensor<int(I) + 1>()...); }(
+        std::index_sequence_for<In...>{});
+  }
+  using out_tensor = decltype(make_expr());
+  static_assert(is_tensor<out_tensor>::value, "static kernel: the lambda must return a tensor built from its arguments");
+
+ public:
+  using value_type = ctype<out_tensor::dtype>;
+  using shape_t = typename out_tensor::shape_t;
+  static constexpr std::size_t size = std::size_t(shape_t::numel);
+  static constexpr DType dtype = out_tensor::dtype;
+  using ptrs = std::tuple<value_type*, const typename In::value_type*...>;
+  static constexpr Program program = build_program(make_expr().e, symbolic + static_index_rules);
+
+  // write the result to out
+  void operator()(value_type* out, const typename In::value_type*... in) const { Emit<Kernel>::run(ptrs{out, in...}); }
+  // spans, vectors and arrays: sizes are checked
+  void run(std::span<value_type> out, std::span<const typename In::value_type>... in) const {
+    check(out.size(), size, 0);
+    int k = 1;
+    (check(in.size(), In::size, k++), ...);
+    (*this)(out.data(), in.data()...);
+  }
+  std::vector<value_type> operator()(std::span<const typename In::value_type>... in) const {
+    std::vector<value_type> out(size);
+    run(out, in...);
+    return out;
+  }
+
+ private:
+  static void check(std::size_t got, std::size_t want, int arg) {
+    if (got != want)
+      throw Error("static kernel: argument " + std::to_string(arg) + (arg == 0 ? " (the output)" : "") + " has " +
+                  std::to_string(got) + " elements, its shape has " + std::to_string(want));
+  }
+};
+
+}  // namespace st
+
+// a kernel over inputs In... (mg::input<T, dims...>), built at compile time from f
+template <class... In, class F>
+constexpr st::Kernel<F, In...> static_kernel(F) {
+  return {};
+}
 
 }  // namespace mg
 
@@ -5957,604 +8029,6 @@ template <class T> UOp parse_sym(std::string_view text, std::span<const UOp> var
 // load/store folding, reciprocal and reduce rules, term combining, and GROUP/SINK clean-up.
 
 
-// ---- metagrad/symbolic/symbolic.hpp ----
-// tinygrad's symbolic rule sets (tinygrad/uop/symbolic.py), with its names: propagate_invalid,
-// symbolic_simple, commutative, symbolic (which adds div_and_mod_symbolic), sym, and the helpers
-// their callbacks are written in.
-
-
-// ---- metagrad/core/extern_engine.hpp ----
-// MG_EXTERN_ENGINE: a program of many translation units can compile the engine once. The scheduler,
-// codegen, the renderer, the runtimes, simplify and differentiation are function templates (so that a
-// translation unit that never uses one compiles none of it); MG_ENGINE_TEMPLATE(declaration), written
-// after each of their definitions, turns into
-//  - an explicit instantiation in the one translation unit that defines MG_ENGINE_INSTANCE,
-//  - an extern template declaration where MG_EXTERN_ENGINE is defined (the rest of the program),
-//  - nothing otherwise (a single-file program instantiates what it uses).
-// The test suite does this (tests/meson.build, tests/engine/engine_instance.cpp); what it saves is in
-// docs/benchmarks.md, "Build time of the test suite". An engine template not listed here is compiled
-// again in every translation unit that reaches it.
-#if defined(MG_ENGINE_INSTANCE)
-#define MG_ENGINE_TEMPLATE(...) template __VA_ARGS__;
-#elif defined(MG_EXTERN_ENGINE)
-#define MG_ENGINE_TEMPLATE(...) extern template __VA_ARGS__;
-#else
-#define MG_ENGINE_TEMPLATE(...)
-#endif
-
-namespace mg {
-namespace detail {
-inline constexpr OpSet BinaryNoCmp = GroupOp::Binary - GroupOp::Comparison;
-inline constexpr OpSet BinaryNoThreefry = GroupOp::Binary - OpSet{Ops::THREEFRY};
-
-// dtype filters: tinygrad's dtypes.ints+(dtypes.bool, dtypes.weakint), dtypes.ints+(dtypes.weakint,), dtypes.sints
-template <class P> constexpr auto ints_bool_weak(P p) {
-  return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32,
-                 dtypes::uint64, dtypes::bool_, dtypes::weakint);
-}
-template <class P> constexpr auto ints_weak(P p) {
-  return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64, dtypes::uint8, dtypes::uint16, dtypes::uint32,
-                 dtypes::uint64, dtypes::weakint);
-}
-template <class P> constexpr auto sints(P p) { return p.dtype(dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64); }
-
-// The rule sets are LazyRules (pattern/rules.hpp): each is written in a function template, so a
-// translation unit instantiates its patterns only if it rewrites with it. The Invalid patterns they
-// share are templates for the same reason.
-template <class> inline constexpr auto invalid_pat_v = op<Ops::CONST>.arg(Invalid{}).named("i"_n);
-template <class T> inline constexpr auto invalid_gate_v = where(var<"cond">, var<"x">, invalid_pat_v<T>);
-
-inline Arg arg_of(const SymVal& v) {
-  if (v.is_float()) return Arg(v.as_double());
-  if (v.fits_int64()) return Arg(v.as_int());
-  throw Error("symbolic: bound " + v.repr() + " does not fit a constant");
-}
-
-// the value of a CONST, or the tuple of a STACK of CONSTs
-template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
-  if (u.op() == Ops::CONST) return u.arg();
-  if (u.op() == Ops::STACK) {
-    ArgTuple t;
-    for (const UOp& s : u.src()) {
-      if (s.op() != Ops::CONST) return std::nullopt;
-      t.push_back(s.arg());
-    }
-    return Arg(std::move(t));
-  }
-  return std::nullopt;
-}
-template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
-  std::vector<Arg> vals;
-  for (const UOp& s : a.src()) {
-    auto v = const_arg(s);
-    if (!v) return std::nullopt;
-    vals.push_back(std::move(*v));
-  }
-  auto r = exec_alu(a.op(), a.dtype(), vals, a.src(a.nsrc() - 1).dtype(), false);
-  if (!r) return std::nullopt;
-  return a.const_like(*r);
-}
-
-template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U& c) {
-  double v = c.arg().as_float();
-  if (v < 0) return x.reciprocal().pow(-c);
-  if (v == 0) return x.const_like(1);
-  if (double(std::int64_t(v - 0.5)) + 0.5 == v) return x.pow(c.const_like(v - 0.5)) * x.sqrt();
-  if (double(std::int64_t(v)) == v) {
-    std::int64_t n = std::int64_t(v);
-    UOp y = x.pow(c.const_like(c.arg().is_int() ? Arg(n / 2) : Arg(std::floor(v / 2))));
-    return (n % 2 == 1) ? y * y * x : y * y * 1;
-  }
-  return std::nullopt;
-}
-
-template <std::same_as<UOp> U> std::optional<U> fold_bitcast(const U& root, const U& c) {
-  DType from = c.dtype().scalar(), to = root.dtype().scalar();
-  if (c.dtype().itemsize() != root.dtype().itemsize() || root.dtype().count != 1 || from.is_bool() || to.is_bool()) return std::nullopt;
-  if (from.itemsize() != to.itemsize() || from.is_fp8() || to.is_fp8() || from == dtypes::bfloat16 || to == dtypes::bfloat16 ||
-      from == dtypes::float16 || to == dtypes::float16 || from == dtypes::weakint || to == dtypes::weakint)
-    return std::nullopt;
-  std::uint64_t bits = 0;
-  if (from.is_float()) {
-    if (from == dtypes::float32) bits = std::bit_cast<std::uint32_t>(float(c.arg().as_float()));
-    else bits = std::bit_cast<std::uint64_t>(c.arg().as_float());
-  } else {
-    bits = std::uint64_t(c.arg().as_int());
-  }
-  if (from.itemsize() < 8) bits &= (std::uint64_t(1) << (8 * from.itemsize())) - 1;
-  if (to.is_float()) {
-    if (to == dtypes::float32) return root.const_like(double(std::bit_cast<float>(std::uint32_t(bits))));
-    return root.const_like(std::bit_cast<double>(bits));
-  }
-  return root.const_like(std::int64_t(bits));  // the const normalizes (sign, width) to root's dtype
-}
-
-// x is (base%div)*mul + (base//div)*(div*mul) and its variations: fold to base*mul
-template <std::same_as<UOp> U> std::optional<U> fold_add_divmod_recombine(const U& x) {
-  std::vector<UOp> terms = x.split_uop(Ops::ADD);
-  auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
-  auto rest = [&](std::size_t i, std::size_t j, UOp head) {
-    std::vector<UOp> r{head};
-    for (std::size_t k = 0; k < terms.size(); ++k) if (k != i && k != j) r.push_back(terms[k]);
-    return UOp::usum(r);
-  };
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    const UOp& u = terms[i];
-    UOp base;
-    std::int64_t div, mul;
-    if (u.op() == Ops::FLOORMOD && cint(u.src(1))) base = u.src(0), div = u.src(1).arg().as_int(), mul = 1;
-    else if (u.op() == Ops::MUL && cint(u.src(1)) && u.src(0).op() == Ops::FLOORMOD && cint(u.src(0).src(1)))
-      base = u.src(0).src(0), div = u.src(0).src(1).arg().as_int(), mul = u.src(1).arg().as_int();
-    else continue;
-    for (std::size_t j = 0; j < terms.size(); ++j) {
-      if (i == j) continue;
-      const UOp& v = terms[j];
-      if (v.op() != Ops::MUL || !cint(v.src(1)) || v.src(1).arg().as_int() != div * mul) continue;
-      const UOp& q = v.src(0);
-      bool exact = false;
-      if (q.op() == Ops::FLOORDIV && cint(q.src(1)) && q.src(1).arg().as_int() == div) exact = q.src(0) == base;
-      if (!exact && div > 0 && base.op() == Ops::FLOORDIV && cint(base.src(1)))
-        exact = q.op() == Ops::FLOORDIV && cint(q.src(1)) && q.src(0) == base.src(0) && q.src(1).arg().as_int() == base.src(1).arg().as_int() * div;
-      if (exact) return rest(i, j, base * mul);
-      if (div > 0 && q.op() == Ops::FLOORMOD && cint(q.src(1)) && q.src(1).arg().as_int() > 0 && q.src(0).op() == Ops::FLOORDIV) {
-        std::int64_t d = q.src(1).arg().as_int();
-        if (q.src(0).src(0) == base && cint(q.src(0).src(1)) && q.src(0).src(1).arg().as_int() == div) return rest(i, j, (base % (div * d)) * mul);
-      }
-    }
-  }
-  return std::nullopt;
-}
-
-template <std::same_as<UOp> U> std::optional<U> lt_folding(const U& x, std::int64_t c) {
-  std::vector<UOp> p, np;
-  for (const UOp& u : x.split_uop(Ops::ADD)) (u.const_factor() == 1 ? p : np).push_back(u);
-  if (np.empty()) return std::nullopt;
-  std::int64_t d = c;
-  for (const UOp& u : np) d = std::gcd(d, u.const_factor());
-  if (d <= 1) return std::nullopt;
-  SymVal lo = 0, hi = 0;
-  for (const UOp& u : p) lo = lo + u.vmin(), hi = hi + u.vmax();
-  if (!(0 <= lo && hi < d)) return std::nullopt;
-  auto div = UOp::usum(np).divides(d);
-  if (!div) return std::nullopt;
-  return *div < py_floordiv(c, d);
-}
-
-template <std::same_as<UOp> U> std::optional<U> canonicalize_simplex(const U& X) {
-  bool changed = false;
-  std::vector<UOp> ret;
-  for (UOp u : X.split_uop(Ops::ADD)) {
-    if (u.op() == Ops::MUL && u.src(1).op() == Ops::CONST && u.src(1).arg().is_number() && u.src(1).arg().as_float() > 0) changed = true, u = u.src(0);
-    if (!(GroupOp::Irreducible.contains(u.op()) && u.vmin() >= 0)) return std::nullopt;
-    ret.push_back(u);
-  }
-  if (!changed) return std::nullopt;
-  return UOp::usum(ret);
-}
-
-// tinygrad's tuplize ordering: (op, arg, dtype, *src) compared as Python tuples
-inline int arg_cmp(const Arg& a, const Arg& b) {
-  if (a.is_number() && b.is_number()) {
-    if (a.is_float() || b.is_float()) return a.as_float() < b.as_float() ? -1 : b.as_float() < a.as_float() ? 1 : 0;
-    return a.as_int() < b.as_int() ? -1 : b.as_int() < a.as_int() ? 1 : 0;
-  }
-  if (a.is_tuple() && b.is_tuple()) {
-    const auto &x = a.as_tuple(), &y = b.as_tuple();
-    for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) if (int c = arg_cmp(x[i], y[i])) return c;
-    return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
-  }
-  if (a.is<std::string>() && b.is<std::string>()) return a.as_str().compare(b.as_str()) < 0 ? -1 : a.as_str() == b.as_str() ? 0 : 1;
-  if (a.is<Invalid>() != b.is<Invalid>()) return a.is<Invalid>() ? -1 : 1;
-  return 0;
-}
-inline int dtype_cmp(DType a, DType b) {
-  auto k = [](DType d) { return std::tuple(d.priority(), d.bitsize(), d.scalar().info().cname, d.count); };
-  return k(a) < k(b) ? -1 : k(b) < k(a) ? 1 : 0;
-}
-template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
-  if (a == b) return 0;
-  if (a.op() != b.op()) return int(a.op()) < int(b.op()) ? -1 : 1;
-  if (int c = arg_cmp(a.arg(), b.arg())) return c;
-  if (int c = dtype_cmp(a.dtype(), b.dtype())) return c;
-  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i) if (int c = tuplize_cmp(a.src(i), b.src(i))) return c;
-  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
-}
-}  // namespace detail
-
-// ---- propagate_invalid: before symbolic, so 0*something_that_might_be_invalid does not become 0 ----
-namespace detail {
-template <class D_ = void>
-struct propagate_invalid_def {
-  MG_RULE_LEAVES(D_)
-  template <class T> static constexpr auto make() {
-    const auto invalid_pat = invalid_pat_v<T>;
-    const auto invalid_gate = invalid_gate_v<T>;
-    return rules(
-        rule(cast(invalid_gate).named("cast"_n),
-             [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
-        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
-        rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named("alu"_n),
-             [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
-        rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named("alu"_n),
-             [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
-        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
-          return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
-        }),
-        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
-          return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
-        }),
-        // an ALU on Invalid is Invalid
-        rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
-        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
-        // where(cond, Invalid, val) -> where(!cond, val, Invalid)
-        rule(where(var<"cond">, invalid_pat, var<"val">),
-             [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
-        // lift Invalid out
-        rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
-          if (is_invalid(c)) return std::nullopt;
-          return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
-        }),
-        rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
-          if (is_invalid(b)) return std::nullopt;
-          return (a | cond).where(a.where(b, x), i);
-        }),
-        rule(bitcast(invalid_pat).named("bc"_n), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
-        rule(bitcast(invalid_gate).named("bc"_n),
-             [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
-        // fold gated LOAD/STORE
-        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
-        rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named("x"_n),
-             [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::propagate_invalid_def<>> propagate_invalid{};
-
-namespace detail {
-template <class D_ = void>
-struct symbolic_simple_def {
-  MG_RULE_LEAVES(D_)
-  template <class T> static constexpr auto make() {
-    auto bool_x = var<"x">.dtype(dtypes::bool_);
-    auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
-    auto consts = op<Ops::CONST, Ops::STACK>;
-    return propagate_invalid.get<T>() + rules(
-        // ** self folding **
-        rule(var<"x"> + 0, [](UOp x) { return x; }),
-        rule(var<"x"> * 1, [](UOp x) { return x; }),
-        rule(ints_bool_weak(var<"x">) ^ 0, [](UOp x) { return x; }),
-        rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),
-        rule(var<"x"> / 1, [](UOp x) { return x; }),
-        rule(var<"x"> / -1, [](UOp x) { return -x; }),
-        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
-        rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
-        // variations of (x%c)+(x//c)*c = x
-        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
-        rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
-        rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
-        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](UOp x) { return x; }),
-        rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
-        rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
-        rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
-        // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
-        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
-          return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
-        }),
-        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
-        // ** zero folding **
-        rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-        rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),
-        rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),
-        rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),
-        // (x&mask)>>k -> x>>k when the mask only clears bits below k
-        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
-          if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
-          if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
-          return x >> k.arg().as_int();
-        }),
-        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-        // ** constant folding **
-        rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
-        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
-        // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
-        rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named("a"_n),
-             [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
-        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
-        // bool MUL is AND, ADD/MAX is OR
-        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
-        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
-        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
-        // *** div rules ***
-        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
-        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
-        // x*0 -> 0, but a nan or inf constant times 0 is nan
-        rule(var<"x"> * 0, [](UOp x) {
-          bool nan = x.op() == Ops::CONST && x.arg().is_float() && (std::isnan(x.arg().as_float()) || std::isinf(x.arg().as_float()));
-          return nan ? x.const_like(NAN) : x.const_like(0);
-        }),
-        // *** cast/bitcast ***
-        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
-        rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
-             [](UOp root) -> std::optional<UOp> { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
-        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
-        // b.cast(a).cast(b) -> b if a keeps every value of b
-        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-          if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
-          return std::nullopt;
-        }),
-        rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
-        // ** pow **
-        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
-        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
-          if (c.arg().py_equals(1)) return c;
-          if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
-          return std::nullopt;
-        }),
-        // rules for threefry
-        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
-        rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-             [](UOp y) { return y; }),
-        rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
-             [](UOp x) { return x; }),
-        rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-             [](UOp y) { return y; }),
-        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
-        // ** simple where folding **
-        rule(where(upat, var<"val">, var<"val">), [](UOp val) { return val; }),
-        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
-          if (!gate.arg().is_number()) return std::nullopt;
-          return gate.arg().as_float() != 0 ? c0 : c1;
-        }),
-        // a.where(b.where(c, d), d) -> (a & b).where(c, d)
-        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::symbolic_simple_def<>> symbolic_simple{};
-
-namespace detail {
-template <std::same_as<UOp> U> std::vector<int> gep_idx(const U& g) {
-  std::vector<int> v;
-  for (const Arg& a : g.arg().as_tuple()) v.push_back(int(a.as_int()));
-  return v;
-}
-}  // namespace detail
-
-// ---- gep_pushing: GEP through STACK, GEP, CONST and index ALUs ----
-namespace detail {
-template <class D_ = void>
-struct gep_pushing_def {
-  MG_RULE_LEAVES(D_)
-  template <class T> static constexpr auto make() {
-    return rules(
-        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
-          auto i1 = gep_idx(g1), i2 = gep_idx(g2);
-          std::vector<int> r;
-          for (int i : i1) r.push_back(i2.at(std::size_t(i)));
-          return g2.src(0).gep(r);
-        }),
-        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](UOp gep, UOp vec) {
-          auto idx = gep_idx(gep);
-          if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
-          std::vector<UOp> s;
-          for (int i : idx) s.push_back(vec.src(std::size_t(i)));
-          return UOp(Ops::STACK, gep.dtype(), std::move(s));
-        }),
-        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
-        // GEP on void is skipped
-        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
-        // GEP in order is removed
-        rule(op<Ops::GEP>.named("g"_n), [](UOp g) -> std::optional<UOp> {
-          if (g.dtype().is_ptr) return std::nullopt;
-          auto idx = gep_idx(g);
-          if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
-          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
-          return g.src(0);
-        }),
-        // push all GEPs through ALUs for index
-        rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n)).dtype(dtypes::weakint).named("gep"_n),
-             [](UOp gep, UOp alu) -> std::optional<UOp> {
-               if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
-               std::vector<UOp> s;
-               for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
-               return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
-             }),
-        // VCAT can't be rendered: a STACK of GEPs
-        rule(op<Ops::VCAT>.named("x"_n), [](UOp x) -> std::optional<UOp> {
-          if (x.dtype().is_ptr) return std::nullopt;
-          std::vector<UOp> s;
-          for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
-          return UOp(Ops::STACK, x.dtype(), std::move(s));
-        }),
-        // STACK of GEPs of the same source
-        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](UOp v, UOp x) -> std::optional<UOp> {
-          std::vector<int> idx;
-          for (const UOp& g : v.src()) {
-            auto gi = gep_idx(g);
-            if (gi.size() != 1) return std::nullopt;
-            idx.push_back(gi[0]);
-          }
-          return x.gep(idx);
-        }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::gep_pushing_def<>> gep_pushing{};
-
-// ** commutative flipping (only for index) **
-namespace detail {
-template <class D_ = void>
-struct commutative_def {
-  MG_RULE_LEAVES(D_)
-  template <class T> static constexpr auto make() {
-    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
-      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
-      return std::nullopt;
-    }));
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::commutative_def<>> commutative{};
-
-namespace detail {
-template <class D_ = void>
-struct symbolic_def {
-  MG_RULE_LEAVES(D_)
-  template <class T> static constexpr auto make() {
-    auto x = var<"x">;
-    auto c0 = cvar<"c0">;
-    auto c1 = cvar<"c1">;
-    return symbolic_simple.get<T>() + commutative.get<T>() + rules(
-        // ** boolean algebra **
-        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
-        // ** combine terms **
-        rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
-        rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
-        rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
-        rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-        rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-        rule(x + x, [](UOp x) { return x * 2; }),
-        rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
-        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
-          if (x2 == x3) return std::nullopt;
-          return x * (x2 * x3).reciprocal();
-        }),
-        rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
-        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
-        // ** where folding **
-        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
-          if (is_invalid(f)) return std::nullopt;
-          return cond.where(f, t);
-        }),
-        // an alu of two wheres with the same condition combines if a branch pair is constant
-        rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named("alu"_n),
-             [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
-               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
-                 return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
-               return std::nullopt;
-             }),
-        rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
-             [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
-               if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
-                 return y + c.where(t + tt, f + ff);
-               return std::nullopt;
-             }),
-        // ALU/variable with min == max -> CONST
-        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
-             [](UOp x) -> std::optional<UOp> {
-               auto [lo, hi] = x.min_max();
-               if (!(lo == hi) || lo.is_inf()) return std::nullopt;
-               return x.const_like(arg_of(lo));
-             }),
-        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](UOp x) -> std::optional<UOp> {
-          auto [lo, hi] = x.min_max();
-          if (!(lo == hi)) return std::nullopt;
-          return x.const_like(arg_of(lo));
-        }),
-        // max folding
-        rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
-          if (x.vmin() >= y.vmax()) return x;
-          if (x.vmax() <= y.vmin()) return y;
-          return std::nullopt;
-        }),
-        // ** two stage ALU folding **
-        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
-             [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
-               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
-             }),
-        rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
-        // (x//c1)//c2 -> x//(c1*c2) for c2>0
-        rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-          if (!(c2.vmin() > 0)) return std::nullopt;
-          return x.floordiv(c1 * c2);
-        }),
-        // ** lt **
-        // c0*x<c1 for positive int c0,c1
-        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
-          if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
-          std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
-          if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
-          // c0*x<c1 for negative int c0 and non-positive c1
-          if (a < 0 && a != -1 && b <= 0) return (-x) < (-py_floordiv(-b, -a));
-          return std::nullopt;
-        }),
-        // x//d<c -> x<c*d for d>0
-        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
-          if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
-          return x < c.arg().as_int() * d.arg().as_int();
-        }),
-        // ** move add/mul consts to the end **
-        rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
-        rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
-        // generic lt folding
-        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
-          if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
-          return lt_folding(x, c.arg().as_int());
-        }),
-        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
-        // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
-        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
-          if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
-          return std::nullopt;
-        }),
-        // a range mod its own upper bound is the range
-        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](UOp r, UOp) { return r; }),
-        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
-        // cast folding: an intermediate cast that does not narrow is one cast
-        rule(cast(cast(x).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-          if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
-          return std::nullopt;
-        }),
-        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
-          auto d = dtype_bounds(a.dtype());
-          if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
-          return std::nullopt;
-        }),
-        // math in int instead of long
-        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
-          if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
-          return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
-        }),
-        rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named("cast"_n),
-             [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
-        // only RANGE/IF/STORE/KERNEL have side effects
-        rule(op<Ops::AFTER>.named("x"_n), [](UOp x) -> std::optional<UOp> {
-          constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
-          std::vector<UOp> src{x.src(0)};
-          auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
-          for (std::size_t i = 1; i < x.nsrc(); ++i) {
-            if (keep.contains(x.src(i).op())) add(x.src(i));
-            else for (const UOp& s : x.src(i).src()) add(s);
-          }
-          return x.replace({.src = std::move(src)});
-        }),
-        rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
-        // VECTORIZE/CONST
-        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](UOp vec) -> std::optional<UOp> {
-          if (vec.nsrc() == 0) return std::nullopt;
-          ArgTuple t;
-          for (const UOp& s : vec.src()) t.push_back(s.arg());
-          return UOp::const_(vec.dtype(), Arg(std::move(t)));
-        })) + div_and_mod_symbolic.get<T>() + gep_pushing.get<T>();
-  }
-};
-}  // namespace detail
-inline constexpr LazyRules<detail::symbolic_def<>> symbolic{};
-
-// tinygrad's UOp.simplify(): graph_rewrite with the `symbolic` rules. A template, so that a
-// translation unit that never simplifies never instantiates the rule set's matchers.
-template <std::same_as<UOp> U> U simplify(const U& u) {
-  if (u.op() == Ops::CONST) return u;
-  return graph_rewrite(u, symbolic);
-}
-
-MG_ENGINE_TEMPLATE(UOp simplify<UOp>(const UOp&))
-
-}  // namespace mg
-
 // ---- metagrad/symbolic/valid.hpp ----
 // Valid simplification (tinygrad's simplify_valid / uop_given_valid): an expression guarded by a
 // valid (a conjunction of bounds like 0<=x<n) is simplified knowing the valid holds.
@@ -6725,9 +8199,9 @@ struct pm_simplify_valid_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::AND>.named("valid"_n), [](const auto& valid) { return simplify_valid(valid); }),
-        rule(invalid_gate_v<T>, [](const auto& cond, const auto& x, const auto& i) { return gated_given_valid(cond, x, i); }),
-        rule(where(var<"cond">, var<"x">, var<"alt">), [](const auto& cond, const auto& x, const auto& alt) { return value_given_valid(cond, x, alt); }));
+        rule(op<Ops::AND>.named("valid"_n), [](const UOp& valid) { return simplify_valid(valid); }),
+        rule(invalid_gate_v<T>, [](const UOp& cond, const UOp& x, const UOp& i) { return gated_given_valid(cond, x, i); }),
+        rule(where(var<"cond">, var<"x">, var<"alt">), [](const UOp& cond, const UOp& x, const UOp& alt) { return value_given_valid(cond, x, alt); }));
   }
 };
 }  // namespace detail

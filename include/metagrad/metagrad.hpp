@@ -20,6 +20,8 @@
 #include "pattern/rules.hpp"
 #include "pattern/upat.hpp"
 #include "static/graph.hpp"
+#include "static/kernel.hpp"
+#include "static/tensor.hpp"
 #include "symbolic/decompositions.hpp"
 #include "symbolic/divandmod.hpp"
 #include "symbolic/parse.hpp"

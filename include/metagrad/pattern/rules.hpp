@@ -70,8 +70,25 @@ struct Rule {
 
   // match n; on each match call fn with the captures (and ctx); the first non-null result wins and is
   // written to `out`, which a rule that does not fire leaves alone (no optional moved per rule tried)
+  // whether the callback takes nodes of handle type H (with or without ctx). A rule written for UOp
+  // alone ([](UOp x) {...}) is skipped on the nodes of a compile-time graph, unmatched: a rule set
+  // such as `symbolic` rewrites a ct::Graph with those of its rules whose callbacks are generic
+  template <class H, class Ctx> static constexpr bool takes() {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...> ||
+             (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<H>())...>);
+    }(std::make_index_sequence<ncap>{});
+  }
+
   template <class N, class Ctx, class H>
   constexpr bool apply_into(const N& n, Ctx* ctx, std::optional<H>& out) const {
+    if constexpr (!std::is_same_v<H, UOp> && !takes<H, Ctx>()) return false;
+    else return apply_matched(n, ctx, out);
+  }
+
+ private:
+  template <class N, class Ctx, class H>
+  constexpr bool apply_matched(const N& n, Ctx* ctx, std::optional<H>& out) const {
     detail::Captures<N, ncap> caps{};
     bool hit = pat.template match<names>(n, caps, [&]() -> bool {
       out = call<H>(caps, ctx, std::make_index_sequence<ncap>{});
@@ -81,8 +98,6 @@ struct Rule {
     if (hit && to_view(*out) == n) out.reset(), hit = false;
     return hit;
   }
-
- private:
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> call(const detail::Captures<N, ncap>& caps, Ctx* ctx, std::index_sequence<I...>) const {
     if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...>)

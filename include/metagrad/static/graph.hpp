@@ -4,9 +4,11 @@
 //   constexpr bool ok = [] { ct::Graph<64> g; auto x = g.variable("x", 0, 9); return ct::graph_rewrite(x + 0, fold) == x; }();
 // Callbacks written as generic lambdas ([](auto x) { ... }) work on both kinds of node.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string_view>
 
 #include "../core/dtype.hpp"
@@ -39,6 +41,7 @@ struct CArg {
   constexpr std::int64_t as_int() const { return is_float() ? std::int64_t(f) : i; }
   constexpr double as_float() const { return is_float() ? f : double(i); }
   constexpr std::string_view as_str() const { return s; }
+  constexpr bool as_bool() const { return is_float() ? f != 0 : i != 0; }
   // identity, as interning needs it
   constexpr bool operator==(const CArg& b) const {
     return kind == b.kind && i == b.i && (f == b.f || (f != f && b.f != b.f)) && o == b.o && s == b.s;
@@ -63,18 +66,41 @@ struct Graph {
   };
   std::array<N, Cap> nodes{};
   int size = 0;
+  // vmin/vmax of integer nodes, computed on first use (nodes never change)
+  std::array<std::int64_t, Cap> lo{}, hi{};
+  std::array<bool, Cap> bounded{};
 
-  // hash-consing: a structurally equal node is the same index
+  // hash-consing: a structurally equal node is the same index (an open-addressing table, so a
+  // kernel's graph of a few hundred nodes interns in constant evaluation without a quadratic scan)
+  std::array<int, 2 * Cap> table{};  // node index + 1; 0 = empty
+
+  static constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 0x100000001b3ull + (h >> 29); }
+  static constexpr std::uint64_t hash_arg(const CArg& a) {
+    std::uint64_t h = mix(std::uint64_t(a.kind), std::uint64_t(a.i));
+    h = mix(h, a.f == a.f ? std::bit_cast<std::uint64_t>(a.f + 0.0) : 1);
+    h = mix(h, std::uint64_t(a.o));
+    for (char c : a.s) h = mix(h, std::uint64_t(std::uint8_t(c)));
+    return h;
+  }
+  static constexpr std::uint64_t hash(const N& n) {
+    std::uint64_t h = mix(std::uint64_t(n.op) + 1, n.dtype.hash());
+    h = mix(mix(h, hash_arg(n.arg)), hash_arg(n.tag));
+    for (std::size_t j = 0; j < n.nsrc; ++j) h = mix(h, std::uint64_t(n.src[j]));
+    return h ^ (h >> 31);
+  }
+  static constexpr bool same(const N& m, const N& n) {
+    if (m.op != n.op || !(m.dtype == n.dtype) || !(m.arg == n.arg) || !(m.tag == n.tag) || m.nsrc != n.nsrc) return false;
+    for (std::size_t j = 0; j < n.nsrc; ++j)
+      if (m.src[j] != n.src[j]) return false;
+    return true;
+  }
   constexpr int intern(const N& n) {
-    for (int i = 0; i < size; ++i) {
-      const N& m = nodes[std::size_t(i)];
-      if (m.op != n.op || !(m.dtype == n.dtype) || !(m.arg == n.arg) || !(m.tag == n.tag) || m.nsrc != n.nsrc) continue;
-      bool same = true;
-      for (int j = 0; j < n.nsrc; ++j) same = same && m.src[std::size_t(j)] == n.src[std::size_t(j)];
-      if (same) return i;
-    }
-    if (std::size_t(size) == Cap) throw Error("ct::Graph: out of node capacity");
+    std::size_t slot = std::size_t(hash(n) % (2 * Cap));
+    for (; table[slot] != 0; slot = (slot + 1) % (2 * Cap))
+      if (same(nodes[std::size_t(table[slot] - 1)], n)) return table[slot] - 1;
+    if (std::size_t(size) == Cap) throw Error("ct::Graph: out of node capacity (make the graph larger)");
     nodes[std::size_t(size)] = n;
+    table[slot] = size + 1;
     return size++;
   }
   constexpr Node<Cap> make(Ops op, DType dt, std::initializer_list<Node<Cap>> src = {}, CArg arg = {}, CArg tag = {});
@@ -103,6 +129,10 @@ class Node {
   friend constexpr bool operator==(const Node& a, const Node& b) { return a.g_ == b.g_ && a.i_ == b.i_; }
 
   constexpr Node const_like(CArg v) const { return g_->const_(dtype().base(), v); }
+  // tinygrad's vmin/vmax for integer and bool nodes (a float node gives the int64 range)
+  constexpr std::int64_t vmin() const { return bounds().first; }
+  constexpr std::int64_t vmax() const { return bounds().second; }
+  constexpr std::pair<std::int64_t, std::int64_t> bounds() const;
   constexpr Node alu(Ops o, std::initializer_list<Node> more = {}) const {
     std::array<Node, 4> s{};
     std::size_t k = 0;
@@ -117,6 +147,17 @@ class Node {
   constexpr Node where(Node a, Node b) const { return alu(Ops::WHERE, {a, b}); }
   constexpr Node maximum(Node b) const { return alu(Ops::MAX, {b}); }
   constexpr Node ne(Node b) const { return alu(Ops::CMPNE, {b}); }
+  constexpr Node ne(CArg b) const { return ne(const_like(b)); }
+  constexpr Node logical_not() const { return cast(dtypes::bool_).ne(CArg(true)); }
+  constexpr Node exp2() const { return alu(Ops::EXP2); }
+  constexpr Node log2() const { return alu(Ops::LOG2); }
+  constexpr Node sqrt() const { return alu(Ops::SQRT); }
+  constexpr Node sin() const { return alu(Ops::SIN); }
+  constexpr Node reciprocal() const { return alu(Ops::RECIPROCAL); }
+  constexpr Node trunc() const { return alu(Ops::TRUNC); }
+  constexpr Node neg() const { return dtype().is_bool() ? logical_not() : *this * const_like(CArg(-1)); }
+  friend constexpr Node operator-(const Node& a) { return a.neg(); }
+  friend constexpr Node operator-(const Node& a, const Node& b) { return a + (-b); }
   constexpr Node replace_src(std::initializer_list<Node> s) const { return g_->make(op(), dtype(), s, arg(), tag()); }
 
 #define MG_CT_BINOP(SYM, OP)                                                                            \
@@ -127,6 +168,7 @@ class Node {
   friend constexpr Node operator SYM(C c, const Node& b) { return b.const_like(CArg(c)).alu(OP, {b}); }
   MG_CT_BINOP(+, Ops::ADD) MG_CT_BINOP(*, Ops::MUL) MG_CT_BINOP(/, Ops::FLOORDIV) MG_CT_BINOP(%, Ops::FLOORMOD)
   MG_CT_BINOP(<, Ops::CMPLT) MG_CT_BINOP(&, Ops::AND) MG_CT_BINOP(|, Ops::OR) MG_CT_BINOP(^, Ops::XOR)
+  MG_CT_BINOP(<<, Ops::SHL) MG_CT_BINOP(>>, Ops::SHR)
 #undef MG_CT_BINOP
 
  private:
@@ -141,6 +183,72 @@ constexpr Node<Cap> Graph<Cap, MS>::make(Ops op, DType dt, std::initializer_list
   std::size_t k = 0;
   for (const Node<Cap>& s : src) n.src[k++] = s.index();
   return {this, intern(n)};
+}
+
+namespace detail {
+constexpr std::int64_t clamp64(__int128 v) {
+  return v > __int128(INT64_MAX) ? INT64_MAX : v < __int128(INT64_MIN) ? INT64_MIN : std::int64_t(v);
+}
+constexpr std::int64_t floordiv64(std::int64_t a, std::int64_t b) {
+  const std::int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+}  // namespace detail
+
+// bounds as tinygrad's _min_max computes them, for the ops a static kernel's index math uses; any
+// other op gets its dtype's range
+template <std::size_t Cap>
+constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
+  auto& g = *g_;
+  const std::size_t k = std::size_t(i_);
+  if (g.bounded[k]) return {g.lo[k], g.hi[k]};
+  const DType dt = dtype().scalar();
+  std::int64_t lo = dt.is_float() ? INT64_MIN : dt.imin(), hi = dt.is_float() ? INT64_MAX : dt.imax();
+  auto b = [&](std::size_t j) { return src(j).bounds(); };
+  using detail::clamp64;
+  if (!dt.is_float()) switch (op()) {
+    case Ops::CONST: lo = hi = arg().as_int(); break;
+    case Ops::RANGE: lo = 0, hi = src(0).vmax() - 1; break;
+    case Ops::DEFINE_VAR: lo = src(0).vmin(), hi = src(1).vmax(); break;
+    case Ops::ADD: lo = clamp64(__int128(b(0).first) + b(1).first), hi = clamp64(__int128(b(0).second) + b(1).second); break;
+    case Ops::MUL: {
+      auto [a0, a1] = b(0);
+      auto [b0, b1] = b(1);
+      const __int128 c[4] = {__int128(a0) * b0, __int128(a0) * b1, __int128(a1) * b0, __int128(a1) * b1};
+      __int128 mn = c[0], mx = c[0];
+      for (__int128 v : c) mn = v < mn ? v : mn, mx = v > mx ? v : mx;
+      lo = clamp64(mn), hi = clamp64(mx);
+      break;
+    }
+    case Ops::FLOORDIV:
+      if (auto [c0, c1] = b(1); c0 == c1 && c0 > 0) {
+        auto [a0, a1] = b(0);
+        lo = detail::floordiv64(a0, c0), hi = detail::floordiv64(a1, c0);
+      }
+      break;
+    case Ops::FLOORMOD:
+      if (auto [c0, c1] = b(1); c0 == c1 && c0 > 0) {
+        auto [a0, a1] = b(0);
+        if (a0 >= 0 && a1 < c0) lo = a0, hi = a1;
+        else lo = 0, hi = c0 - 1;
+      }
+      break;
+    case Ops::MAX:
+      lo = b(0).first > b(1).first ? b(0).first : b(1).first, hi = b(0).second > b(1).second ? b(0).second : b(1).second;
+      break;
+    case Ops::WHERE:
+      lo = b(1).first < b(2).first ? b(1).first : b(2).first, hi = b(1).second > b(2).second ? b(1).second : b(2).second;
+      break;
+    case Ops::CMPLT: case Ops::CMPNE: case Ops::CMPEQ: lo = 0, hi = 1; break;
+    case Ops::CAST: {
+      auto [a0, a1] = b(0);
+      if (!src(0).dtype().is_float() && a0 >= lo && a1 <= hi) lo = a0, hi = a1;
+      break;
+    }
+    default: break;
+  }
+  g.lo[k] = lo, g.hi[k] = hi, g.bounded[k] = true;
+  return {lo, hi};
 }
 
 template <std::size_t Cap> constexpr Node<Cap> to_handle(Node<Cap> n) { return n; }

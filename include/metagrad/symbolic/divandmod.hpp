@@ -291,7 +291,7 @@ struct div_and_mod_symbolic_def {
         }),
         // generic callbacks here and wherever a callback simplifies: the rule set's matchers are then only
         // instantiated by a translation unit that rewrites with it, not by every one that includes it
-        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named("d"_n), [](const auto& d) { return fold_divmod_general(d); }));
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>.dtype(dtypes::weakint).named("d"_n), [](const UOp& d) { return fold_divmod_general(d); }));
   }
 };
 }  // namespace detail

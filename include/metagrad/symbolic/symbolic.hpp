@@ -257,11 +257,14 @@ struct symbolic_simple_def {
     auto consts = op<Ops::CONST, Ops::STACK>;
     return propagate_invalid.get<T>() + rules(
         // ** self folding **
-        rule(var<"x"> + 0, [](UOp x) { return x; }),
-        rule(var<"x"> * 1, [](UOp x) { return x; }),
-        rule(ints_bool_weak(var<"x">) ^ 0, [](UOp x) { return x; }),
-        rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),
-        rule(var<"x"> / 1, [](UOp x) { return x; }),
+        // Callbacks written as generic lambdas also rewrite the nodes of a compile-time graph
+        // (static/: static kernels run this rule set in constant evaluation); the UOp-only ones are
+        // skipped there.
+        rule(var<"x"> + 0, [](auto x) { return x; }),
+        rule(var<"x"> * 1, [](auto x) { return x; }),
+        rule(ints_bool_weak(var<"x">) ^ 0, [](auto x) { return x; }),
+        rule(var<"x"> / var<"x">, [](auto x) { return x.const_like(1); }),
+        rule(var<"x"> / 1, [](auto x) { return x; }),
         rule(var<"x"> / -1, [](UOp x) { return -x; }),
         rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
         rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
@@ -269,7 +272,7 @@ struct symbolic_simple_def {
         rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
         rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
         rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
-        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](UOp x) { return x; }),
+        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](auto x) { return x; }),
         rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
         rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
         rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
@@ -280,9 +283,9 @@ struct symbolic_simple_def {
         rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
         // ** zero folding **
         rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-        rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),
-        rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),
-        rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),
+        rule(var<"x"> % var<"x">, [](auto x) { return x.const_like(0); }),
+        rule(var<"x"> ^ var<"x">, [](auto x) { return x.const_like(0); }),
+        rule(var<"x"> & 0, [](auto x) { return x.const_like(0); }),
         // (x&mask)>>k -> x>>k when the mask only clears bits below k
         rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
           if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
@@ -307,14 +310,14 @@ struct symbolic_simple_def {
         rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
         rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
         // x*0 -> 0, but a nan or inf constant times 0 is nan
-        rule(var<"x"> * 0, [](UOp x) {
-          bool nan = x.op() == Ops::CONST && x.arg().is_float() && (std::isnan(x.arg().as_float()) || std::isinf(x.arg().as_float()));
-          return nan ? x.const_like(NAN) : x.const_like(0);
+        rule(var<"x"> * 0, [](auto x) {
+          const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
+          return !(v - v == 0) ? x.const_like(NAN) : x.const_like(0);  // v - v is nan for nan and inf
         }),
         // *** cast/bitcast ***
         rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
         rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
-             [](UOp root) -> std::optional<UOp> { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
+             [](auto root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
         rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
         // b.cast(a).cast(b) -> b if a keeps every value of b
         rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
@@ -339,7 +342,7 @@ struct symbolic_simple_def {
              [](UOp y) { return y; }),
         rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
         // ** simple where folding **
-        rule(where(upat, var<"val">, var<"val">), [](UOp val) { return val; }),
+        rule(where(upat, var<"val">, var<"val">), [](auto val) { return val; }),
         rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
           if (!gate.arg().is_number()) return std::nullopt;
           return gate.arg().as_float() != 0 ? c0 : c1;

@@ -176,9 +176,9 @@ struct pm_simplify_valid_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::AND>.named("valid"_n), [](const auto& valid) { return simplify_valid(valid); }),
-        rule(invalid_gate_v<T>, [](const auto& cond, const auto& x, const auto& i) { return gated_given_valid(cond, x, i); }),
-        rule(where(var<"cond">, var<"x">, var<"alt">), [](const auto& cond, const auto& x, const auto& alt) { return value_given_valid(cond, x, alt); }));
+        rule(op<Ops::AND>.named("valid"_n), [](const UOp& valid) { return simplify_valid(valid); }),
+        rule(invalid_gate_v<T>, [](const UOp& cond, const UOp& x, const UOp& i) { return gated_given_valid(cond, x, i); }),
+        rule(where(var<"cond">, var<"x">, var<"alt">), [](const UOp& cond, const UOp& x, const UOp& alt) { return value_given_valid(cond, x, alt); }));
   }
 };
 }  // namespace detail

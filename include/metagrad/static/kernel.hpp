@@ -1,0 +1,763 @@
+#pragma once
+// Fused kernels built while the user's program compiles.
+//
+//   auto k = mg::static_kernel<mg::input<float, 1024, 512>, mg::input<float, 512>>(
+//       [](auto a, auto b) { return (a * b).relu().sum(mg::axes<1>{}); });
+//   std::vector<float> out = k(a, b);          // or k(out_ptr, a_ptr, b_ptr)
+//
+// The lambda runs in constant evaluation on tensors whose shapes are types (static/tensor.hpp). Its
+// expression is lowered into a ct::Graph of index arithmetic, ranges, loads, ALU ops and reduces;
+// the rule sets rewrite that graph in constant evaluation: `symbolic` (the runtime's own rule set;
+// its rules whose callbacks are generic run on compile-time nodes) and `static_index_rules` below.
+// The graph is compacted into a Program, and Emit instantiates one inlined function per node of it:
+// the loop nest the compiler sees is plain C++ over the caller's pointers, with no graph, JIT or
+// LLVM at run time.
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../core/error.hpp"
+#include "../symbolic/symbolic.hpp"
+#include "graph.hpp"
+#include "tensor.hpp"
+
+namespace mg {
+
+// the type of a static kernel's argument: element type and shape
+template <class T, std::int64_t... D>
+struct input {
+  using value_type = T;
+  using shape_t = shape<D...>;
+  static constexpr std::size_t size = std::size_t(shape_t::numel);
+  template <int Slot> static constexpr auto tensor() { return st::input_tensor<Slot, T, D...>(); }
+};
+
+namespace st {
+
+// ---- the rules for index arithmetic a static kernel adds to `symbolic` ----
+namespace detail {
+constexpr bool int_like(DType d) { return !d.is_float(); }
+constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
+  switch (o) {
+    case Ops::ADD: return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
+    case Ops::MUL: return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
+    case Ops::FLOORDIV: return mg::ct::detail::floordiv64(a, b);
+    case Ops::FLOORMOD: return a - b * mg::ct::detail::floordiv64(a, b);
+    case Ops::MAX: return a > b ? a : b;
+    case Ops::CMPLT: return a < b;
+    case Ops::CMPNE: return a != b;
+    case Ops::AND: return a & b;
+    case Ops::OR: return a | b;
+    case Ops::XOR: return a ^ b;
+    default: return 0;
+  }
+}
+// the terms of a sum: coefficient * node (node null for the constant term)
+struct Term {
+  CN x;
+  std::int64_t k;
+};
+struct Terms {
+  std::array<Term, 32> t{};
+  int n = 0;
+  std::int64_t c = 0;
+  bool ok = true;
+};
+constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
+  if (x.op() == Ops::ADD) return split_terms(x.src(0), k, out), split_terms(x.src(1), k, out);
+  if (x.op() == Ops::CONST) {
+    out.c += k * x.arg().as_int();
+    return;
+  }
+  if (x.op() == Ops::MUL && x.src(1).op() == Ops::CONST) return split_terms(x.src(0), k * x.src(1).arg().as_int(), out);
+  if (out.n == 32) {
+    out.ok = false;
+    return;
+  }
+  out.t[std::size_t(out.n++)] = {x, k};
+}
+constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
+  CN out{};
+  for (int i = 0; i < n; ++i) {
+    if (t[i].k == 0) continue;
+    CN term = t[i].k == 1 ? t[i].x : t[i].x * t[i].k;
+    out = out ? out + term : term;
+  }
+  if (!out) return like.const_like(CArg(c));
+  return c == 0 ? out : out + c;
+}
+// x // c and x % c for c > 0 when x = c*q + r with 0 <= r < c known from bounds: each term's
+// coefficient splits into its quotient and remainder by c (tinygrad's fold_divmod_general, its
+// simplest case: the remainder sum is a valid remainder)
+constexpr CN fold_divmod(CN d, CN x, CN c) {
+  const std::int64_t cv = c.arg().as_int();
+  if (cv <= 0 || !int_like(x.dtype())) return {};
+  Terms ts;
+  split_terms(x, 1, ts);
+  if (!ts.ok) return {};
+  std::array<Term, 32> q{}, r{};
+  for (int i = 0; i < ts.n; ++i) {
+    const std::int64_t k = ts.t[std::size_t(i)].k, kq = mg::ct::detail::floordiv64(k, cv);
+    q[std::size_t(i)] = {ts.t[std::size_t(i)].x, kq};
+    r[std::size_t(i)] = {ts.t[std::size_t(i)].x, k - kq * cv};
+  }
+  const std::int64_t cq = mg::ct::detail::floordiv64(ts.c, cv), cr = ts.c - cq * cv;
+  CN rem = sum_terms(x, r.data(), ts.n, cr);
+  if (rem.vmin() < 0 || rem.vmax() >= cv) return {};
+  return d.op() == Ops::FLOORMOD ? rem : sum_terms(x, q.data(), ts.n, cq);
+}
+// (x//c)*c + x%c -> x, among the terms of a sum
+constexpr CN fold_recombine(CN a) {
+  if (!int_like(a.dtype())) return {};
+  Terms ts;
+  split_terms(a, 1, ts);
+  if (!ts.ok) return {};
+  for (int i = 0; i < ts.n; ++i) {
+    const Term ti = ts.t[std::size_t(i)];
+    if (ti.x.op() != Ops::FLOORDIV || ti.x.src(1).op() != Ops::CONST) continue;
+    const CN x = ti.x.src(0), c = ti.x.src(1);
+    for (int j = 0; j < ts.n; ++j) {
+      const Term tj = ts.t[std::size_t(j)];
+      if (tj.x.op() != Ops::FLOORMOD || !(tj.x.src(0) == x) || !(tj.x.src(1) == c) || ti.k != tj.k * c.arg().as_int()) continue;
+      std::array<Term, 33> rest{};
+      int n = 0;
+      for (int m = 0; m < ts.n; ++m)
+        if (m != i && m != j) rest[std::size_t(n++)] = ts.t[std::size_t(m)];
+      rest[std::size_t(n++)] = {x, tj.k};
+      return sum_terms(a, rest.data(), n, ts.c);
+    }
+  }
+  return {};
+}
+constexpr CArg convert_const(DType to, const CArg& v) {
+  if (to.is_float()) return CArg(to == dtypes::float32 ? double(float(v.as_float())) : v.as_float());
+  if (to.is_bool()) return CArg(v.is_float() ? v.f != 0 : v.i != 0);
+  return CArg(v.is_float() ? std::int64_t(v.f) : v.i);
+}
+
+template <class D_ = void>
+struct static_index_rules_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    using mg::rule;
+    return rules(
+        // constant folding of integer ops, and casts of constants
+        rule(op<Ops::ADD, Ops::MUL, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR>(
+                 cvar<"a">, cvar<"b">).named("r"_n),
+             [](auto r, auto a, auto b) -> decltype(r) {
+               if (!int_like(a.dtype()) || ((r.op() == Ops::FLOORDIV || r.op() == Ops::FLOORMOD) && b.arg().as_int() == 0)) return {};
+               return r.const_like(CArg(fold_int(r.op(), a.arg().as_int(), b.arg().as_int())));
+             }),
+        rule(op<Ops::CAST>(cvar<"c">).named("r"_n), [](auto r, auto c) { return r.const_like(convert_const(r.dtype(), c.arg())); }),
+        // (x+c1)+c2 -> x+(c1+c2), (x*c1)*c2 -> x*(c1*c2)
+        rule((var<"x"> + cvar<"c1">) + cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
+          if (!int_like(x.dtype())) return {};
+          return x + (c1.arg().as_int() + c2.arg().as_int());
+        }),
+        rule((var<"x"> * cvar<"c1">) * cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
+          if (!int_like(x.dtype())) return {};
+          return x * (c1.arg().as_int() * c2.arg().as_int());
+        }),
+        // division and modulo by a positive constant, from bounds
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](auto d, auto x, auto c) { return fold_divmod(d, x, c); }),
+        // (x//c1)//c2 -> x//(c1*c2) for x >= 0
+        rule((var<"x"> / cvar<"c1">) / cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
+          if (!int_like(x.dtype()) || x.vmin() < 0 || c1.arg().as_int() <= 0 || c2.arg().as_int() <= 0) return {};
+          return x / (c1.arg().as_int() * c2.arg().as_int());
+        }),
+        rule(op<Ops::ADD>.named("a"_n), [](auto a) { return fold_recombine(a); }),
+        // a range of one value is 0, and a reduce over it is its value
+        rule(op<Ops::RANGE>(cvar<"n">).named("r"_n), [](auto r, auto n) -> decltype(r) {
+          if (n.arg().as_int() != 1) return {};
+          return r.const_like(CArg(std::int64_t(0)));
+        }),
+        rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](auto x) { return x; }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::static_index_rules_def<>> static_index_rules{};
+
+// ---- the compacted kernel: nodes in topological order, with what the emitter needs ----
+struct PNode {
+  Ops op = Ops::NOOP;
+  DType dtype{};
+  std::int64_t i = 0;  // integer arg (CONST, PARAM slot, RANGE id, REDUCE's op as int)
+  double f = 0;        // float arg
+  bool fl = false;     // the arg is a float
+  int nsrc = 0;
+  std::array<int, 4> src{};
+  std::int64_t vmin = 0, vmax = 0;
+  int slot = -1;   // RANGE: its index in the loop counters; REDUCE: its hoisted slot, -1 if computed inline
+  int level = -1;  // hoisted REDUCE: computed before the loop over output range `level` (== nout: per lane group)
+  std::uint64_t free = 0;  // the range counters this node reads
+  bool nests = false;      // a reduce computed inline is below this node
+  bool guarded = false;    // evaluating it where its value is not used could read out of bounds or divide by 0
+  constexpr bool operator==(const PNode&) const = default;
+};
+
+inline constexpr std::size_t program_cap = 512;
+inline constexpr std::size_t max_ranges = 32;
+
+struct Program {
+  std::array<PNode, program_cap> n{};
+  int size = 0;
+  int store = -1;  // the STORE node
+  int nout = 0;    // output ranges (the output's dims): counters 0..nout-1
+  std::array<std::int64_t, max_ranges> bound{};
+  int nrange = 0;
+  int nhoist = 0;
+  std::array<int, program_cap> hoisted{};  // node index of each hoisted slot, in topological order
+  constexpr bool operator==(const Program& o) const {
+    if (size != o.size || store != o.store || nout != o.nout) return false;
+    for (int k = 0; k < size; ++k)
+      if (!(n[std::size_t(k)] == o.n[std::size_t(k)])) return false;
+    return true;
+  }
+  // the node of the value stored, and of the index it is stored at
+  constexpr int value() const { return n[std::size_t(store)].src[1]; }
+  constexpr int store_index() const { return n[std::size_t(n[std::size_t(store)].src[0])].src[1]; }
+};
+
+namespace detail {
+constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
+  if (map[std::size_t(x.index())] >= 0) return;
+  for (std::size_t k = 0; k < x.nsrc(); ++k) topo(x.src(k), map, p);
+  if (std::size_t(p.size) == program_cap) throw Error("static kernel: more than 512 nodes after simplification");
+  PNode& q = p.n[std::size_t(p.size)];
+  q.op = x.op(), q.dtype = x.dtype(), q.nsrc = int(x.nsrc());
+  const CArg& a = x.arg();
+  q.fl = a.is_float(), q.f = a.f, q.i = a.kind == CArg::Kind::op ? std::int64_t(a.o) : a.i;
+  for (std::size_t k = 0; k < x.nsrc(); ++k) q.src[k] = map[std::size_t(x.src(k).index())];
+  if (!x.dtype().is_ptr && x.dtype() != dtypes::void_ && !x.dtype().is_float()) q.vmin = x.vmin(), q.vmax = x.vmax();
+  map[std::size_t(x.index())] = p.size++;
+}
+constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_ranges>& out_bound) {
+  Program p;
+  std::array<int, graph_cap> map{};
+  for (int& m : map) m = -1;
+  topo(sink, map, p);
+  p.nout = nout;
+  for (int k = 0; k < nout; ++k) p.bound[std::size_t(k)] = out_bound[std::size_t(k)];
+  p.nrange = nout;
+  for (int k = 0; k < p.size; ++k) {
+    PNode& q = p.n[std::size_t(k)];
+    if (q.op == Ops::STORE) p.store = k;
+    if (q.op == Ops::RANGE) {
+      if (q.i < 64) q.slot = int(q.i);  // an output range: its axis
+      else {
+        if (std::size_t(p.nrange) == max_ranges) throw Error("static kernel: more than 32 loops");
+        p.bound[std::size_t(p.nrange)] = p.n[std::size_t(q.src[0])].i;
+        q.slot = p.nrange++;
+      }
+      q.free = std::uint64_t(1) << q.slot;
+    } else if (q.op == Ops::REDUCE) {
+      const PNode& r = p.n[std::size_t(q.src[1])];
+      q.free = p.n[std::size_t(q.src[0])].free & ~r.free;
+    } else {
+      for (int s = 0; s < q.nsrc; ++s) q.free |= p.n[std::size_t(q.src[s])].free;
+    }
+  }
+  // a reduce that reads only output counters is computed once per iteration of the innermost of
+  // them, before that loop's body (softmax's row max and row sum once per row); one that reads
+  // another reduce's counter runs inline in that reduce's loop
+  const std::uint64_t out_mask = nout == 0 ? 0 : (std::uint64_t(1) << nout) - 1;
+  for (int k = 0; k < p.size; ++k) {
+    PNode& q = p.n[std::size_t(k)];
+    if (q.op != Ops::REDUCE || (q.free & ~out_mask) != 0) continue;
+    int level = 0;
+    for (int b = 0; b < nout; ++b)
+      if (q.free >> b & 1) level = b + 1;
+    q.level = level;
+    q.slot = p.nhoist;
+    p.hoisted[std::size_t(p.nhoist++)] = k;
+  }
+  for (int k = 0; k < p.size; ++k) {
+    PNode& q = p.n[std::size_t(k)];
+    for (int s = 0; s < q.nsrc; ++s) {
+      const PNode& c = p.n[std::size_t(q.src[s])];
+      q.nests = q.nests || c.nests || (c.op == Ops::REDUCE && c.slot < 0);
+      q.guarded = q.guarded || c.guarded;
+    }
+    // a load whose index may leave the buffer (a pad's), an integer division whose divisor may be 0
+    if (q.op == Ops::INDEX) {
+      const PNode& ix = p.n[std::size_t(q.src[1])];
+      q.guarded = q.guarded || ix.vmin < 0 || ix.vmax >= p.n[std::size_t(q.src[0])].dtype.size;
+    }
+    if ((q.op == Ops::FLOORDIV || q.op == Ops::FLOORMOD || q.op == Ops::CDIV || q.op == Ops::CMOD) && !q.dtype.is_float()) {
+      const PNode& d = p.n[std::size_t(q.src[1])];
+      q.guarded = q.guarded || (d.vmin <= 0 && d.vmax >= 0);
+    }
+  }
+  return p;
+}
+}  // namespace detail
+
+// a string built in constant evaluation (GCC 12's std::string cannot be compared in a static_assert)
+struct Text {
+  std::array<char, 480> c{};
+  std::size_t n = 0;
+  constexpr Text() = default;
+  constexpr Text(std::string_view s) { *this += s; }
+  constexpr Text& operator+=(std::string_view s) {
+    for (char ch : s)
+      if (n < c.size()) c[n++] = ch;
+    return *this;
+  }
+  constexpr Text& operator+=(const Text& t) { return *this += t.view(); }
+  constexpr std::string_view view() const { return {c.data(), n}; }
+  friend constexpr Text operator+(Text a, const Text& b) { return a += b; }
+  friend constexpr Text operator+(Text a, std::string_view b) { return a += b; }
+  friend constexpr Text operator+(std::string_view a, const Text& b) { return Text(a) += b; }
+  friend constexpr bool operator==(const Text& a, std::string_view b) { return a.view() == b; }
+  std::string str() const { return std::string(view()); }
+};
+
+// the infix render of a program's integer node, as UOp::render writes index math ((r0*4)+r1);
+// ranges are r<counter>, a load is p<slot>[index]. Usable in a static_assert.
+constexpr Text render(const Program& p, int k) {
+  auto num = [](std::int64_t v) {
+    std::array<char, 24> d{};
+    std::size_t m = d.size();
+    const bool neg = v < 0;
+    std::uint64_t u = neg ? 0 - std::uint64_t(v) : std::uint64_t(v);
+    do d[--m] = char('0' + u % 10), u /= 10; while (u);
+    if (neg) d[--m] = '-';
+    return Text(std::string_view(d.data() + m, d.size() - m));
+  };
+  auto prec = [](Ops o) {
+    switch (o) {
+      case Ops::MUL: case Ops::FLOORDIV: case Ops::FLOORMOD: return 1;
+      case Ops::ADD: return 2;
+      default: return 99;
+    }
+  };
+  auto sym = [](Ops o) -> std::string_view {
+    switch (o) {
+      case Ops::ADD: return "+"; case Ops::MUL: return "*"; case Ops::FLOORDIV: return "//"; case Ops::FLOORMOD: return "%";
+      case Ops::CMPLT: return "<"; case Ops::CMPNE: return "!="; case Ops::AND: return "&"; case Ops::OR: return "|";
+      default: return "";
+    }
+  };
+  const PNode& n = p.n[std::size_t(k)];
+  auto child = [&](int s, bool strip) {
+    Text c = render(p, n.src[std::size_t(s)]);
+    if (strip && c.n > 1 && c.c[0] == '(' && !sym(p.n[std::size_t(n.src[std::size_t(s)])].op).empty())
+      return Text(c.view().substr(1, c.n - 2));
+    return c;
+  };
+  switch (n.op) {
+    case Ops::CONST: return n.fl ? Text("<float>") : num(n.i);
+    case Ops::RANGE: return "r" + num(n.slot);
+    case Ops::LOAD: {
+      const PNode& ix = p.n[std::size_t(n.src[0])];
+      return "p" + num(p.n[std::size_t(ix.src[0])].i) + "[" + render(p, ix.src[1]) + "]";
+    }
+    case Ops::WHERE: return "(" + child(1, false) + " if " + child(0, false) + " else " + child(2, false) + ")";
+    default: break;
+  }
+  if (const std::string_view o = sym(n.op); !o.empty() && n.nsrc == 2) {
+    const int pr = prec(n.op);
+    const int p0 = prec(p.n[std::size_t(n.src[0])].op), p1 = prec(p.n[std::size_t(n.src[1])].op);
+    return "(" + child(0, pr != 99 && p0 <= pr) + o + child(1, pr != 99 && p1 < pr) + ")";
+  }
+  return Text(op_name(n.op)) + "(...)";
+}
+
+// lower a kernel's output expression and rewrite it with the rules: the whole compile-time pipeline
+template <class E, class RS>
+constexpr Program build_program(const E& expr, const RS& rs) {
+  using S = typename E::shape_t;
+  CG g;
+  Idxs<S::ndim> idx{};
+  std::array<std::int64_t, max_ranges> bound{};
+  for (std::size_t i = 0; i < S::ndim; ++i) {
+    idx[i] = g.make(Ops::RANGE, dtypes::weakint, {g.const_(dtypes::weakint, S::dims[i])}, CArg(std::int64_t(i)));
+    bound[i] = S::dims[i];
+  }
+  CN v = expr.lower(g, idx);
+  CN buf = g.make(Ops::PARAM, E::dtype.ptr(S::numel), {}, CArg(0));
+  CN store = g.make(Ops::STORE, dtypes::void_, {g.make(Ops::INDEX, E::dtype.ptr(S::numel), {buf, linear_index<S>(g, idx)}), v});
+  CN sink = ct::graph_rewrite(g.make(Ops::SINK, dtypes::void_, {store}), rs);
+  return detail::compact(sink, int(S::ndim), bound);
+}
+
+// ---- float32 exp2 and log2 as arithmetic the vectorizer takes (libm's are calls, one per element) ----
+namespace detail {
+// 2^x: round x to an integer k (by adding 1.5*2^23: the low bits then hold it) and a fraction t in
+// [-1/2, 1/2]; 2^t = e^(t ln2) by its Taylor series to degree 7 (truncation below 1e-8), 2^k by the
+// exponent bits, in two halves so that k from -150 to 128 gives denormals and infinity as powers of
+// two do. Written without branches or float-to-int conversions, so that loops over it vectorize.
+inline float exp2_f32(float x) {
+  float c = x > 128.f ? 128.f : x;
+  c = c < -150.f ? -150.f : c;
+  c = c == c ? c : 0.f;
+  const float big = c + 12582912.f;
+  const std::int32_t k = std::bit_cast<std::int32_t>(big) - 0x4B400000;
+  const float t = (c - (big - 12582912.f)) * 0.693147180559945309f;
+  float p = 1.f / 5040;
+  p = p * t + 1.f / 720, p = p * t + 1.f / 120, p = p * t + 1.f / 24, p = p * t + 1.f / 6, p = p * t + 0.5f, p = p * t + 1.f;
+  p = p * t + 1.f;
+  const std::int32_t k1 = k >> 1, k2 = k - k1;
+  const float r = p * std::bit_cast<float>(std::uint32_t(k1 + 127) << 23) * std::bit_cast<float>(std::uint32_t(k2 + 127) << 23);
+  return x == x ? r : x;
+}
+// log2(x) = e + log2(m) with m in [sqrt(1/2), sqrt(2)): log(m) = 2 atanh(s), s = (m-1)/(m+1), by its
+// series to s^11; denormals are scaled up first
+inline float log2_f32(float x) {
+  const bool den = x < 1.17549435e-38f;
+  const float y = den ? x * 16777216.f : x;
+  const std::int32_t b = std::bit_cast<std::int32_t>(y);
+  std::int32_t e = ((b >> 23) & 0xff) - 127;
+  float m = std::bit_cast<float>((b & 0x007fffff) | 0x3f800000);
+  const bool big = m > 1.41421356f;
+  m = big ? m * 0.5f : m;
+  e += std::int32_t(big);
+  const float s = (m - 1.f) / (m + 1.f), s2 = s * s;
+  float q = 1.f / 11;
+  q = q * s2 + 1.f / 9, q = q * s2 + 1.f / 7, q = q * s2 + 1.f / 5, q = q * s2 + 1.f / 3, q = q * s2 + 1.f;
+  const float r = float(e - (den ? 24 : 0)) + 2.f * s * q * 1.44269504088896341f;
+  return x != x || x == __builtin_inff() ? x : x < 0.f ? __builtin_nanf("") : x == 0.f ? -__builtin_inff() : r;
+}
+}  // namespace detail
+
+// ---- the emitter: the program as inlined C++ ----
+#define MG_ST_INLINE [[gnu::always_inline]] inline
+
+template <class K>
+struct Emit {
+  static constexpr const Program& P = K::program;
+  using Ptrs = typename K::ptrs;
+  static constexpr int NR = P.nrange > 0 ? P.nrange : 1;
+  static constexpr int inner = P.nout - 1;  // the innermost output counter: lanes run along it
+  static constexpr int outer = P.nout - 2;  // and along this one too, when it is upcast
+  using OutT = typename K::value_type;
+  // lanes along the innermost counter: a 64-byte vector of the output type (two when a reduce runs per
+  // lane, as in a matmul), fewer when the dim is shorter
+  static constexpr bool lane_reduce = [] {
+    for (int k = 0; k < P.size; ++k)
+      if (P.n[std::size_t(k)].op == Ops::REDUCE && P.n[std::size_t(k)].slot >= 0 && P.n[std::size_t(k)].level == P.nout && P.nout > 0) return true;
+    return false;
+  }();
+  static constexpr std::int64_t lanes_in = [] {
+    if (P.nout == 0) return std::int64_t(1);
+    // no reduce per lane: the whole row is one loop for the vectorizer (one alias check per row)
+    if (!lane_reduce) return P.bound[std::size_t(inner)];
+    std::int64_t w = std::int64_t(64 / sizeof(OutT)) * 2;
+    return P.bound[std::size_t(inner)] < w ? P.bound[std::size_t(inner)] : w;
+  }();
+  // lanes along the next counter out: 8 rows at once when a reduce runs per lane and no reduce is
+  // computed per row (a matmul's register block: 8 rows x 2 vectors, 16 accumulators)
+  static constexpr std::int64_t lanes_out = [] {
+    if (!lane_reduce || P.nout < 2 || P.bound[std::size_t(outer)] < 8) return std::int64_t(1);
+    for (int k = 0; k < P.size; ++k)
+      if (P.n[std::size_t(k)].op == Ops::REDUCE && P.n[std::size_t(k)].slot >= 0 && P.n[std::size_t(k)].level == P.nout - 1) return std::int64_t(1);
+    return std::int64_t(8);
+  }();
+  static constexpr std::int64_t lanes = lanes_in * lanes_out;  // lane L is row L / lanes_in, column L % lanes_in
+
+  // the C++ type of node I's value: a PARAM or INDEX is the argument's pointer (const for inputs)
+  template <int I> static constexpr auto type_of() {
+    constexpr PNode n = P.n[std::size_t(I)];
+    if constexpr (n.op == Ops::PARAM) return std::type_identity<std::tuple_element_t<std::size_t(n.i), Ptrs>>{};
+    else if constexpr (n.op == Ops::INDEX) return type_of<n.src[0]>();
+    else return std::type_identity<ctype<n.dtype>>{};
+  }
+  template <int I> using T = typename decltype(type_of<I>())::type;
+  template <int S> static constexpr bool lane_slot = (P.n[std::size_t(P.hoisted[std::size_t(S)])].level == P.nout) && (P.nout > 0);
+  template <int S> using slot_t = std::conditional_t<lane_slot<S>, std::array<T<P.hoisted[std::size_t(S)]>, std::size_t(lanes)>,
+                                                     T<P.hoisted[std::size_t(S)]>>;
+  template <int S> struct Leaf { slot_t<S> v; };
+  template <class Seq> struct Slots;
+  template <std::size_t... S> struct Slots<std::index_sequence<S...>> : Leaf<int(S)>... {};
+  struct Env {
+    Ptrs p;
+    std::array<std::int64_t, NR> r{};
+    Slots<std::make_index_sequence<std::size_t(P.nhoist)>> h{};
+  };
+  template <int S> MG_ST_INLINE static auto& hv(Env& e) { return static_cast<Leaf<S>&>(e.h).v; }
+  // offsets added to the counters in a lane loop: the innermost output counter (i), the next one out
+  // (o), and the counter rs of a reduce split into partial results (r)
+  struct Lane {
+    std::int64_t o = 0, i = 0, r = 0;
+    int rs = -1;
+  };
+
+  template <int I> static constexpr auto identity() {
+    using V = T<I>;
+    if constexpr (Ops(P.n[std::size_t(I)].i) == Ops::ADD) return V(0);
+    else if constexpr (std::is_floating_point_v<V>) return -std::numeric_limits<V>::infinity();
+    else return std::numeric_limits<V>::lowest();
+  }
+  template <int I, class V> MG_ST_INLINE static V combine(V a, V b) {
+    if constexpr (Ops(P.n[std::size_t(I)].i) == Ops::ADD) return V(a + b);
+    else return a < b ? b : a;
+  }
+
+  // the value of node I at the counters in e, offset by lane l. The lane loops below are plain loops
+  // of a constant trip count over l, with the node math inlined: the shape GCC's vectorizer takes
+  template <int I>
+  MG_ST_INLINE static T<I> ev(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    using V = T<I>;
+    constexpr int s0 = n.src[0], s1 = n.src[1], s2 = n.src[2];
+    if constexpr (n.op == Ops::CONST) return n.fl ? V(n.f) : V(n.i);
+    else if constexpr (n.op == Ops::RANGE)
+      return e.r[std::size_t(n.slot)] + (n.slot == inner ? l.i : 0) + (n.slot == outer ? l.o : 0) + (n.slot == l.rs ? l.r : 0);
+    else if constexpr (n.op == Ops::PARAM) return std::get<std::size_t(n.i)>(e.p);
+    else if constexpr (n.op == Ops::INDEX) return ev<s0>(e, l) + ev<s1>(e, l);
+    else if constexpr (n.op == Ops::LOAD) return *ev<s0>(e, l);
+    else if constexpr (n.op == Ops::REDUCE) {
+      if constexpr (n.slot >= 0) {
+        if constexpr (n.level == P.nout && P.nout > 0) return hv<n.slot>(e)[std::size_t(l.o * lanes_in + l.i)];
+        else return hv<n.slot>(e);
+      } else return reduce_one<I>(e, l);
+    } else if constexpr (n.op == Ops::WHERE) {
+      // a select of two values computed either way (vectorizes); a branch when one must not be
+      if constexpr (P.n[std::size_t(s1)].guarded || P.n[std::size_t(s2)].guarded) return ev<s0>(e, l) ? ev<s1>(e, l) : ev<s2>(e, l);
+      else {
+        const bool c = ev<s0>(e, l);
+        const V a = ev<s1>(e, l), b = ev<s2>(e, l);
+        return c ? a : b;
+      }
+    }
+    else if constexpr (n.op == Ops::CAST) return V(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::BITCAST) return std::bit_cast<V>(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::EXP2) {
+      if constexpr (std::is_same_v<V, float>) return detail::exp2_f32(ev<s0>(e, l));
+      else return std::exp2(ev<s0>(e, l));
+    } else if constexpr (n.op == Ops::LOG2) {
+      if constexpr (std::is_same_v<V, float>) return detail::log2_f32(ev<s0>(e, l));
+      else return std::log2(ev<s0>(e, l));
+    }
+    else if constexpr (n.op == Ops::SQRT) return std::sqrt(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::SIN) return std::sin(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::TRUNC) return std::trunc(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::RECIPROCAL) return V(1) / ev<s0>(e, l);
+    else if constexpr (n.op == Ops::NEG) return V(-ev<s0>(e, l));
+    else if constexpr (n.op == Ops::ADD) return V(ev<s0>(e, l) + ev<s1>(e, l));
+    else if constexpr (n.op == Ops::MUL) return V(ev<s0>(e, l) * ev<s1>(e, l));
+    else if constexpr (n.op == Ops::MAX) {
+      auto a = ev<s0>(e, l), b = ev<s1>(e, l);
+      return a < b ? b : a;
+    } else if constexpr (n.op == Ops::CMPLT) return ev<s0>(e, l) < ev<s1>(e, l);
+    else if constexpr (n.op == Ops::CMPNE) return ev<s0>(e, l) != ev<s1>(e, l);
+    else if constexpr (n.op == Ops::CMPEQ) return ev<s0>(e, l) == ev<s1>(e, l);
+    else if constexpr (n.op == Ops::AND || n.op == Ops::OR || n.op == Ops::XOR) {
+      // bools as ints: both sides are evaluated (no short circuit), as the vectorizer wants
+      using W = std::conditional_t<std::is_same_v<V, bool>, int, V>;
+      const W a = W(ev<s0>(e, l)), b = W(ev<s1>(e, l));
+      return V(n.op == Ops::AND ? W(a & b) : n.op == Ops::OR ? W(a | b) : W(a ^ b));
+    }
+    else if constexpr (n.op == Ops::SHL) return V(ev<s0>(e, l) << ev<s1>(e, l));
+    else if constexpr (n.op == Ops::SHR) return V(ev<s0>(e, l) >> ev<s1>(e, l));
+    else if constexpr (n.op == Ops::CDIV) return V(ev<s0>(e, l) / ev<s1>(e, l));
+    else if constexpr (n.op == Ops::CMOD) return V(ev<s0>(e, l) % ev<s1>(e, l));
+    else if constexpr (n.op == Ops::FLOORDIV || n.op == Ops::FLOORMOD) {
+      const V a = ev<s0>(e, l), b = ev<s1>(e, l);
+      // both known non-negative: C++'s division is Python's
+      constexpr bool pos = P.n[std::size_t(s0)].vmin >= 0 && P.n[std::size_t(s1)].vmin > 0;
+      const V q = a / b;
+      if constexpr (n.op == Ops::FLOORDIV) return pos ? q : V(q - V((a % b != 0) && ((a < 0) != (b < 0))));
+      else return pos ? V(a % b) : V(a - b * V(q - V((a % b != 0) && ((a < 0) != (b < 0)))));
+    } else static_assert(mg::detail::always_false<K>, "static kernel: an op the emitter does not know");
+  }
+
+  // a reduce computed as one value: partial results when its loop is the innermost and long
+  template <int I>
+  MG_ST_INLINE static T<I> reduce_one(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr std::int64_t W = std::int64_t(64 / sizeof(T<I>)) * 2;
+    if constexpr (!n.nests && P.bound[std::size_t(P.n[std::size_t(n.src[1])].slot)] >= 2 * W)
+      return reduce_split<I>(e, l);
+    else return reduce_seq<I>(e, l);
+  }
+  // one accumulator
+  template <int I>
+  MG_ST_INLINE static T<I> reduce_seq(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr int rs = P.n[std::size_t(n.src[1])].slot;
+    T<I> acc = identity<I>();
+    for (std::int64_t j = 0; j < P.bound[std::size_t(rs)]; ++j) {
+      e.r[std::size_t(rs)] = j;
+      acc = combine<I>(acc, ev<n.src[0]>(e, l));
+    }
+    return acc;
+  }
+  // W partial results over interleaved elements: the inner loop over them vectorizes, and each vector
+  // register of them is an independent accumulator
+  template <int I>
+  MG_ST_INLINE static T<I> reduce_split(Env& e, Lane l) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr int rs = P.n[std::size_t(n.src[1])].slot;
+    constexpr std::int64_t B = P.bound[std::size_t(rs)];
+    using V = T<I>;
+    constexpr std::int64_t U = std::int64_t(64 / sizeof(V)) * 2;
+    alignas(64) V acc[U];
+    for (std::int64_t u = 0; u < U; ++u) acc[u] = identity<I>();
+    l.rs = rs;
+    for (std::int64_t j = 0; j < B - B % U; j += U) {
+      e.r[std::size_t(rs)] = j;
+      for (std::int64_t u = 0; u < U; ++u) {
+        l.r = u;
+        acc[u] = combine<I>(acc[u], ev<n.src[0]>(e, l));
+      }
+    }
+    if constexpr (B % U != 0) {
+      l.r = 0;
+      for (std::int64_t j = B - B % U; j < B; ++j) {
+        e.r[std::size_t(rs)] = j;
+        acc[0] = combine<I>(acc[0], ev<n.src[0]>(e, l));
+      }
+    }
+    for (std::int64_t w = U / 2; w > 0; w /= 2)
+      for (std::int64_t k = 0; k < w; ++k) acc[k] = combine<I>(acc[k], acc[k + w]);
+    return acc[0];
+  }
+  // a hoisted reduce of the innermost output counter, for NO rows by NI columns of lanes: one
+  // accumulator per lane, the columns the inner loop
+  template <int I, std::int64_t NO, std::int64_t NI>
+  MG_ST_INLINE static void reduce_lanes(Env& e, std::array<T<I>, std::size_t(lanes)>& out) {
+    constexpr PNode n = P.n[std::size_t(I)];
+    constexpr int rs = P.n[std::size_t(n.src[1])].slot;
+    alignas(64) T<I> acc[NO][NI];
+    for (std::int64_t o = 0; o < NO; ++o)
+      for (std::int64_t i = 0; i < NI; ++i) acc[o][i] = identity<I>();
+    for (std::int64_t j = 0; j < P.bound[std::size_t(rs)]; ++j) {
+      e.r[std::size_t(rs)] = j;
+      for (std::int64_t o = 0; o < NO; ++o)
+        for (std::int64_t i = 0; i < NI; ++i) acc[o][i] = combine<I>(acc[o][i], ev<n.src[0]>(e, Lane{o, i}));
+    }
+    for (std::int64_t o = 0; o < NO; ++o)
+      for (std::int64_t i = 0; i < NI; ++i) out[std::size_t(o * lanes_in + i)] = acc[o][i];
+  }
+
+  // the hoisted reduces computed at loop depth D, in topological order
+  template <int D, bool Lanes, std::int64_t NO, std::int64_t NI>
+  MG_ST_INLINE static void hoist(Env& e) {
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+      (([&] {
+         constexpr int I = P.hoisted[S];
+         if constexpr (P.n[std::size_t(I)].level == D) {
+           if constexpr (Lanes) reduce_lanes<I, NO, NI>(e, hv<int(S)>(e));
+           else hv<int(S)>(e) = reduce_one<I>(e, Lane{});
+         }
+       }()),
+       ...);
+    }(std::make_index_sequence<std::size_t(P.nhoist)>{});
+  }
+
+  // a group of NO rows by NI columns of lanes: their reduces, then each lane's value stored
+  template <std::int64_t NO, std::int64_t NI>
+  MG_ST_INLINE static void group(Env& e) {
+    if constexpr (P.nout > 0) hoist<P.nout, true, NO, NI>(e);
+    constexpr int st = P.store, idx = P.n[std::size_t(st)].src[0], val = P.n[std::size_t(st)].src[1];
+    for (std::int64_t o = 0; o < NO; ++o)
+      for (std::int64_t i = 0; i < NI; ++i) *ev<idx>(e, Lane{o, i}) = ev<val>(e, Lane{o, i});
+  }
+
+  // the innermost loop, for NO rows at once
+  template <std::int64_t NO>
+  MG_ST_INLINE static void columns(Env& e) {
+    constexpr std::int64_t B = P.bound[std::size_t(inner)];
+    for (std::int64_t i = 0; i < B - B % lanes_in; i += lanes_in) {
+      e.r[std::size_t(inner)] = i;
+      group<NO, lanes_in>(e);
+    }
+    if constexpr (B % lanes_in != 0)
+      for (std::int64_t i = B - B % lanes_in; i < B; ++i) {
+        e.r[std::size_t(inner)] = i;
+        group<NO, 1>(e);
+      }
+  }
+
+  template <int D>
+  MG_ST_INLINE static void loop(Env& e) {
+    if constexpr (D < P.nout || P.nout == 0) hoist<D, false, 1, 1>(e);
+    if constexpr (P.nout == 0) group<1, 1>(e);
+    else if constexpr (D == inner) columns<1>(e);
+    else if constexpr (D == outer && lanes_out > 1) {
+      constexpr std::int64_t B = P.bound[std::size_t(D)];
+      for (std::int64_t i = 0; i < B - B % lanes_out; i += lanes_out) {
+        e.r[std::size_t(D)] = i;
+        columns<lanes_out>(e);
+      }
+      if constexpr (B % lanes_out != 0)
+        for (std::int64_t i = B - B % lanes_out; i < B; ++i) {
+          e.r[std::size_t(D)] = i;
+          columns<1>(e);
+        }
+    } else {
+      for (std::int64_t i = 0; i < P.bound[std::size_t(D)]; ++i) {
+        e.r[std::size_t(D)] = i;
+        loop<D + 1>(e);
+      }
+    }
+  }
+
+  static void run(Ptrs p) {
+    Env e{p};
+    loop<0>(e);
+  }
+};
+#undef MG_ST_INLINE
+
+template <class F, class... In>
+class Kernel {
+  static_assert(std::is_default_constructible_v<F>,
+                "static kernel: the lambda must capture nothing (it runs while the program compiles)");
+  static constexpr auto make_expr() {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) { return F{}(In::template tensor<int(I) + 1>()...); }(
+        std::index_sequence_for<In...>{});
+  }
+  using out_tensor = decltype(make_expr());
+  static_assert(is_tensor<out_tensor>::value, "static kernel: the lambda must return a tensor built from its arguments");
+
+ public:
+  using value_type = ctype<out_tensor::dtype>;
+  using shape_t = typename out_tensor::shape_t;
+  static constexpr std::size_t size = std::size_t(shape_t::numel);
+  static constexpr DType dtype = out_tensor::dtype;
+  using ptrs = std::tuple<value_type*, const typename In::value_type*...>;
+  static constexpr Program program = build_program(make_expr().e, symbolic + static_index_rules);
+
+  // write the result to out
+  void operator()(value_type* out, const typename In::value_type*... in) const { Emit<Kernel>::run(ptrs{out, in...}); }
+  // spans, vectors and arrays: sizes are checked
+  void run(std::span<value_type> out, std::span<const typename In::value_type>... in) const {
+    check(out.size(), size, 0);
+    int k = 1;
+    (check(in.size(), In::size, k++), ...);
+    (*this)(out.data(), in.data()...);
+  }
+  std::vector<value_type> operator()(std::span<const typename In::value_type>... in) const {
+    std::vector<value_type> out(size);
+    run(out, in...);
+    return out;
+  }
+
+ private:
+  static void check(std::size_t got, std::size_t want, int arg) {
+    if (got != want)
+      throw Error("static kernel: argument " + std::to_string(arg) + (arg == 0 ? " (the output)" : "") + " has " +
+                  std::to_string(got) + " elements, its shape has " + std::to_string(want));
+  }
+};
+
+}  // namespace st
+
+// a kernel over inputs In... (mg::input<T, dims...>), built at compile time from f
+template <class... In, class F>
+constexpr st::Kernel<F, In...> static_kernel(F) {
+  return {};
+}
+
+}  // namespace mg
