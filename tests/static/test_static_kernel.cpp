@@ -109,6 +109,13 @@ TEST_CASE("static kernels: elementwise chains with broadcasting and dtype promot
   // comparisons, where, maximum, minimum
   auto kw = static_kernel<In57, input<float, 7>>([](auto x, auto y) { return (x < y).where(x.maximum(y), x.minimum(0.5f)); });
   check_close(kw(a, b), ((ta < T_(b, {7})).where(ta.maximum(T_(b, {7})), ta.minimum(Tensor::full({1}, 0.5)))).to_vector<float>());
+  // bitwise ops and equality on ints
+  auto bi = data<std::int32_t>(35, 1.0f, -5.0f), ci = data<std::int32_t>(35, 2.0f, -20.0f);
+  auto kb = static_kernel<input<std::int32_t, 5, 7>, input<std::int32_t, 5, 7>>(
+      [](auto x, auto y) { return ((x & y) | (x ^ 3)) + (x == y).where(x, y) + (x != 0).cast(as<std::int32_t>); });
+  Tensor tb = Tensor::from(bi, {5, 7}), tc = Tensor::from(ci, {5, 7});
+  REQUIRE(kb(bi, ci) == (((tb & tc) | (tb ^ 3)) + tb.cmpeq(tc).where(tb, tc) + tb.cmpne(Tensor::full({5, 7}, 0, dtypes::int32)).cast(dtypes::int32))
+                            .to_vector<std::int32_t>());
   auto kcast = static_kernel<In57>([](auto x) { return (x * 3).cast(as<std::int32_t>) + (x > 0).cast(as<std::int32_t>); });
   REQUIRE(kcast(a) == ((ta * 3).cast(dtypes::int32) + (ta > 0).cast(dtypes::int32)).to_vector<std::int32_t>());
 }

@@ -73,17 +73,21 @@ struct Rule {
   // whether the callback takes nodes of handle type H (with or without ctx). A rule written for UOp
   // alone ([](UOp x) {...}) is skipped on the nodes of a compile-time graph, unmatched: a rule set
   // such as `symbolic` rewrites a ct::Graph with those of its rules whose callbacks are generic
+  // (each question asked only when the one before is no: asking a generic lambda whether it takes
+  // (ctx, nodes...) instantiates its body with them)
   template <class H, class Ctx> static constexpr bool takes() {
     return []<std::size_t... I>(std::index_sequence<I...>) {
-      return std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...> ||
-             (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<H>())...>);
+      if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...>) return true;
+      else if constexpr (!std::is_same_v<Ctx, NoCtx>) return std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<H>())...>;
+      else return false;
     }(std::make_index_sequence<ncap>{});
   }
 
   template <class N, class Ctx, class H>
   constexpr bool apply_into(const N& n, Ctx* ctx, std::optional<H>& out) const {
-    if constexpr (!std::is_same_v<H, UOp> && !takes<H, Ctx>()) return false;
-    else return apply_matched(n, ctx, out);
+    if constexpr (std::is_same_v<H, UOp>) return apply_matched(n, ctx, out);  // a UOp callback that does not fit is an error
+    else if constexpr (takes<H, Ctx>()) return apply_matched(n, ctx, out);
+    else return false;
   }
 
  private:

@@ -727,7 +727,9 @@ class Kernel {
   static constexpr std::size_t size = std::size_t(shape_t::numel);
   static constexpr DType dtype = out_tensor::dtype;
   using ptrs = std::tuple<value_type*, const typename In::value_type*...>;
-  static constexpr Program program = build_program(make_expr().e, symbolic + static_index_rules);
+  // get<F>: the rule sets named so that they depend on F, or every includer would build them
+  static constexpr Program program =
+      build_program(make_expr().e, symbolic.template get<F>() + static_index_rules.template get<F>());
 
   // write the result to out
   void operator()(value_type* out, const typename In::value_type*... in) const { Emit<Kernel>::run(ptrs{out, in...}); }
