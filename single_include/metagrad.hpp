@@ -6543,7 +6543,6 @@ template <class S, class A, std::uint64_t F> struct FlipE {
   constexpr CN lower(CG& g, const Idxs<S::ndim>& idx) const {
     Idxs<S::ndim> in{};
     for (std::size_t i = 0; i < S::ndim; ++i) in[i] = (F >> i & 1) ? (S::dims[i] - 1) + -idx[i] : idx[i];
-    (void)g;
     return a.lower(g, in);
   }
 };
@@ -6816,7 +6815,6 @@ constexpr auto elementwise(const Tensor<A>& a, const Tensor<B>& b) {
   }
 }
 
-template <class T> concept TensorLike = is_tensor<T>::value;
 template <class T> concept Scalar_ = std::is_arithmetic_v<T>;
 
 #define MG_ST_BINARY(SYM, NAME, OP, CMP)                                                                                    \
