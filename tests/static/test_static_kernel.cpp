@@ -217,3 +217,18 @@ TEST_CASE("static kernels: the example of docs/static-kernels.md", "[static]") {
   REQUIRE(out == std::vector<float>{12, 12, 12, 12});
   STATIC_REQUIRE(decltype(k)::size == 4);
 }
+
+TEST_CASE("static kernels: rows longer than 64 bytes, at every alignment of the output", "[static]") {
+  // the innermost loop peels the elements before the first 64-byte aligned output element
+  auto k = static_kernel<input<float, 3, 300>, input<float, 300>>([](auto x, auto y) { return (x * 2 + y).relu(); });
+  auto x = ramp(900), y = ramp(300, 0.5f, -2.0f);
+  std::vector<float> want = ((T_(x, {3, 300}) * 2 + T_(y, {300})).relu()).to_vector<float>();
+  std::vector<float> buf(900 + 16, -7.0f);
+  for (std::size_t off = 0; off < 16; ++off) {
+    std::fill(buf.begin(), buf.end(), -7.0f);
+    k(buf.data() + off, x.data(), y.data());
+    check_close(std::vector<float>(buf.begin() + std::ptrdiff_t(off), buf.begin() + std::ptrdiff_t(off + 900)), want);
+    for (std::size_t i = 0; i < off; ++i) REQUIRE(buf[i] == -7.0f);  // nothing written before the output
+    for (std::size_t i = off + 900; i < buf.size(); ++i) REQUIRE(buf[i] == -7.0f);
+  }
+}
