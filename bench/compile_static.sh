@@ -10,17 +10,8 @@ cxx=${CXX:-g++-12}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 printf '#include <metagrad/static/kernel.hpp>\nint main(){}\n' > "$tmp/include.cpp"
 printf '#include <eigen3/Eigen/Dense>\nint main(){}\n' > "$tmp/eigen.cpp"
-measure() {  # label, command...
-  local label=$1 best=-1 t0 t1; shift
-  for ((i = 0; i < runs; ++i)); do
-    t0=$(date +%s%N)
-    "$@" || { echo "$label: compile failed" >&2; exit 1; }
-    t1=$(date +%s%N)
-    (( best < 0 || t1 - t0 < best )) && best=$(( t1 - t0 ))
-  done
-  awk -v l="$label" -v ns="$best" 'BEGIN { printf "%-44s %6.2f s\n", l, ns / 1e9 }'
-  last=$best
-}
+source bench/measure.sh
+label_width=44
 echo "$cxx -std=c++20 -O2 -c, best of $runs ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 measure "include static/kernel.hpp only" "$cxx" -std=c++20 -O2 -Iinclude -c "$tmp/include.cpp" -o "$tmp/a.o"
 measure "include Eigen/Dense only" "$cxx" -std=c++20 -O2 -c "$tmp/eigen.cpp" -o "$tmp/a.o"

@@ -10,17 +10,7 @@ printf '#include <metagrad/metagrad.hpp>\nint main(){}\n' > "$tmp/include.cpp"
 printf '#include <metagrad.hpp>\nint main(){}\n' > "$tmp/single.cpp"
 printf 'int main(){}\n' > "$tmp/empty.cpp"
 
-measure() {  # label, compile command...
-  local label=$1 best=-1 t0 t1; shift
-  for ((i = 0; i < runs; ++i)); do
-    t0=$(date +%s%N)
-    "$@" || { echo "$label: compile failed" >&2; exit 1; }
-    t1=$(date +%s%N)
-    (( best < 0 || t1 - t0 < best )) && best=$(( t1 - t0 ))
-  done
-  awk -v l="$label" -v ns="$best" 'BEGIN { printf "%-34s %6.2f s\n", l, ns / 1e9 }'
-  last=$best
-}
+source bench/measure.sh
 
 echo "compile of a TU that only includes metagrad, -std=c++20 -O2, best of $runs ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 for cxx in ${CXXS:-g++-12 clang++-19}; do

@@ -1925,7 +1925,7 @@ inline std::string UOp::repr() const {
 
 namespace detail {
 // binding strength for the infix render (smaller binds tighter), as tinygrad's render.py
-inline int render_precedence(Ops o) {
+constexpr int render_precedence(Ops o) {
   switch (o) {
     case Ops::MUL: case Ops::FLOORDIV: case Ops::FLOORMOD: return 1;
     case Ops::ADD: case Ops::SUB: return 2;
@@ -1936,7 +1936,7 @@ inline int render_precedence(Ops o) {
     default: return 99;
   }
 }
-inline const char* render_sym(Ops o) {
+constexpr const char* render_sym(Ops o) {
   switch (o) {
     case Ops::ADD: return "+"; case Ops::SUB: return "-"; case Ops::FLOORDIV: return "//"; case Ops::FLOORMOD: return "%";
     case Ops::SHL: return "<<"; case Ops::SHR: return ">>"; case Ops::MUL: return "*"; case Ops::CMPLT: return "<";
@@ -4708,10 +4708,6 @@ namespace detail {
 constexpr std::int64_t clamp64(__int128 v) {
   return v > __int128(INT64_MAX) ? INT64_MAX : v < __int128(INT64_MIN) ? INT64_MIN : std::int64_t(v);
 }
-constexpr std::int64_t floordiv64(std::int64_t a, std::int64_t b) {
-  const std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 }  // namespace detail
 
 // bounds as tinygrad's _min_max computes them, for the ops a static kernel's index math uses; any
@@ -4742,7 +4738,7 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
     case Ops::FLOORDIV:
       if (auto [c0, c1] = b(1); c0 == c1 && c0 > 0) {
         auto [a0, a1] = b(0);
-        lo = detail::floordiv64(a0, c0), hi = detail::floordiv64(a1, c0);
+        lo = mg::detail::py_floordiv(a0, c0), hi = mg::detail::py_floordiv(a1, c0);
       }
       break;
     case Ops::FLOORMOD:
@@ -6947,8 +6943,8 @@ constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
   switch (o) {
     case Ops::ADD: return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
     case Ops::MUL: return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
-    case Ops::FLOORDIV: return mg::ct::detail::floordiv64(a, b);
-    case Ops::FLOORMOD: return a - b * mg::ct::detail::floordiv64(a, b);
+    case Ops::FLOORDIV: return mg::detail::py_floordiv(a, b);
+    case Ops::FLOORMOD: return mg::detail::py_floormod(a, b);
     case Ops::MAX: return a > b ? a : b;
     case Ops::CMPLT: return a < b;
     case Ops::CMPNE: return a != b;
@@ -7003,11 +6999,11 @@ constexpr CN fold_divmod(CN d, CN x, CN c) {
   if (!ts.ok) return {};
   std::array<Term, 32> q{}, r{};
   for (int i = 0; i < ts.n; ++i) {
-    const std::int64_t k = ts.t[std::size_t(i)].k, kq = mg::ct::detail::floordiv64(k, cv);
+    const std::int64_t k = ts.t[std::size_t(i)].k, kq = mg::detail::py_floordiv(k, cv);
     q[std::size_t(i)] = {ts.t[std::size_t(i)].x, kq};
     r[std::size_t(i)] = {ts.t[std::size_t(i)].x, k - kq * cv};
   }
-  const std::int64_t cq = mg::ct::detail::floordiv64(ts.c, cv), cr = ts.c - cq * cv;
+  const std::int64_t cq = mg::detail::py_floordiv(ts.c, cv), cr = ts.c - cq * cv;
   CN rem = sum_terms(x, r.data(), ts.n, cr);
   if (rem.vmin() < 0 || rem.vmax() >= cv) return {};
   return d.op() == Ops::FLOORMOD ? rem : sum_terms(x, q.data(), ts.n, cq);
@@ -7230,20 +7226,8 @@ constexpr Text render(const Program& p, int k) {
     if (neg) d[--m] = '-';
     return Text(std::string_view(d.data() + m, d.size() - m));
   };
-  auto prec = [](Ops o) {
-    switch (o) {
-      case Ops::MUL: case Ops::FLOORDIV: case Ops::FLOORMOD: return 1;
-      case Ops::ADD: return 2;
-      default: return 99;
-    }
-  };
-  auto sym = [](Ops o) -> std::string_view {
-    switch (o) {
-      case Ops::ADD: return "+"; case Ops::MUL: return "*"; case Ops::FLOORDIV: return "//"; case Ops::FLOORMOD: return "%";
-      case Ops::CMPLT: return "<"; case Ops::CMPNE: return "!="; case Ops::AND: return "&"; case Ops::OR: return "|";
-      default: return "";
-    }
-  };
+  auto prec = [](Ops o) { return mg::detail::render_precedence(o); };
+  auto sym = [](Ops o) -> std::string_view { const char* c = mg::detail::render_sym(o); return c ? c : ""; };
   const PNode& n = p.n[std::size_t(k)];
   auto child = [&](int s, bool strip) {
     Text c = render(p, n.src[std::size_t(s)]);
@@ -7462,9 +7446,8 @@ struct Emit {
       const V a = ev<s0>(e, l), b = ev<s1>(e, l);
       // both known non-negative: C++'s division is Python's
       constexpr bool pos = P.n[std::size_t(s0)].vmin >= 0 && P.n[std::size_t(s1)].vmin > 0;
-      const V q = a / b;
-      if constexpr (n.op == Ops::FLOORDIV) return pos ? q : V(q - V((a % b != 0) && ((a < 0) != (b < 0))));
-      else return pos ? V(a % b) : V(a - b * V(q - V((a % b != 0) && ((a < 0) != (b < 0)))));
+      if constexpr (n.op == Ops::FLOORDIV) return pos ? V(a / b) : mg::detail::py_floordiv(a, b);
+      else return pos ? V(a % b) : mg::detail::py_floormod(a, b);
     } else static_assert(mg::detail::always_false<K>, "static kernel: an op the emitter does not know");
   }
 

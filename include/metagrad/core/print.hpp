@@ -84,7 +84,7 @@ inline std::string UOp::repr() const {
 
 namespace detail {
 // binding strength for the infix render (smaller binds tighter), as tinygrad's render.py
-inline int render_precedence(Ops o) {
+constexpr int render_precedence(Ops o) {
   switch (o) {
     case Ops::MUL: case Ops::FLOORDIV: case Ops::FLOORMOD: return 1;
     case Ops::ADD: case Ops::SUB: return 2;
@@ -95,7 +95,7 @@ inline int render_precedence(Ops o) {
     default: return 99;
   }
 }
-inline const char* render_sym(Ops o) {
+constexpr const char* render_sym(Ops o) {
   switch (o) {
     case Ops::ADD: return "+"; case Ops::SUB: return "-"; case Ops::FLOORDIV: return "//"; case Ops::FLOORMOD: return "%";
     case Ops::SHL: return "<<"; case Ops::SHR: return ">>"; case Ops::MUL: return "*"; case Ops::CMPLT: return "<";

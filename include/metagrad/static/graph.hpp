@@ -14,6 +14,7 @@
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
 #include "../core/ops.hpp"
+#include "../core/symval.hpp"
 #include "../pattern/rules.hpp"
 
 namespace mg::ct {
@@ -189,10 +190,6 @@ namespace detail {
 constexpr std::int64_t clamp64(__int128 v) {
   return v > __int128(INT64_MAX) ? INT64_MAX : v < __int128(INT64_MIN) ? INT64_MIN : std::int64_t(v);
 }
-constexpr std::int64_t floordiv64(std::int64_t a, std::int64_t b) {
-  const std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 }  // namespace detail
 
 // bounds as tinygrad's _min_max computes them, for the ops a static kernel's index math uses; any
@@ -223,7 +220,7 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
     case Ops::FLOORDIV:
       if (auto [c0, c1] = b(1); c0 == c1 && c0 > 0) {
         auto [a0, a1] = b(0);
-        lo = detail::floordiv64(a0, c0), hi = detail::floordiv64(a1, c0);
+        lo = mg::detail::py_floordiv(a0, c0), hi = mg::detail::py_floordiv(a1, c0);
       }
       break;
     case Ops::FLOORMOD:

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "../core/error.hpp"
+#include "../core/print.hpp"
 #include "../symbolic/symbolic.hpp"
 #include "graph.hpp"
 #include "tensor.hpp"
@@ -51,8 +52,8 @@ constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
   switch (o) {
     case Ops::ADD: return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
     case Ops::MUL: return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
-    case Ops::FLOORDIV: return mg::ct::detail::floordiv64(a, b);
-    case Ops::FLOORMOD: return a - b * mg::ct::detail::floordiv64(a, b);
+    case Ops::FLOORDIV: return mg::detail::py_floordiv(a, b);
+    case Ops::FLOORMOD: return mg::detail::py_floormod(a, b);
     case Ops::MAX: return a > b ? a : b;
     case Ops::CMPLT: return a < b;
     case Ops::CMPNE: return a != b;
@@ -107,11 +108,11 @@ constexpr CN fold_divmod(CN d, CN x, CN c) {
   if (!ts.ok) return {};
   std::array<Term, 32> q{}, r{};
   for (int i = 0; i < ts.n; ++i) {
-    const std::int64_t k = ts.t[std::size_t(i)].k, kq = mg::ct::detail::floordiv64(k, cv);
+    const std::int64_t k = ts.t[std::size_t(i)].k, kq = mg::detail::py_floordiv(k, cv);
     q[std::size_t(i)] = {ts.t[std::size_t(i)].x, kq};
     r[std::size_t(i)] = {ts.t[std::size_t(i)].x, k - kq * cv};
   }
-  const std::int64_t cq = mg::ct::detail::floordiv64(ts.c, cv), cr = ts.c - cq * cv;
+  const std::int64_t cq = mg::detail::py_floordiv(ts.c, cv), cr = ts.c - cq * cv;
   CN rem = sum_terms(x, r.data(), ts.n, cr);
   if (rem.vmin() < 0 || rem.vmax() >= cv) return {};
   return d.op() == Ops::FLOORMOD ? rem : sum_terms(x, q.data(), ts.n, cq);
@@ -334,20 +335,8 @@ constexpr Text render(const Program& p, int k) {
     if (neg) d[--m] = '-';
     return Text(std::string_view(d.data() + m, d.size() - m));
   };
-  auto prec = [](Ops o) {
-    switch (o) {
-      case Ops::MUL: case Ops::FLOORDIV: case Ops::FLOORMOD: return 1;
-      case Ops::ADD: return 2;
-      default: return 99;
-    }
-  };
-  auto sym = [](Ops o) -> std::string_view {
-    switch (o) {
-      case Ops::ADD: return "+"; case Ops::MUL: return "*"; case Ops::FLOORDIV: return "//"; case Ops::FLOORMOD: return "%";
-      case Ops::CMPLT: return "<"; case Ops::CMPNE: return "!="; case Ops::AND: return "&"; case Ops::OR: return "|";
-      default: return "";
-    }
-  };
+  auto prec = [](Ops o) { return mg::detail::render_precedence(o); };
+  auto sym = [](Ops o) -> std::string_view { const char* c = mg::detail::render_sym(o); return c ? c : ""; };
   const PNode& n = p.n[std::size_t(k)];
   auto child = [&](int s, bool strip) {
     Text c = render(p, n.src[std::size_t(s)]);
@@ -566,9 +555,8 @@ struct Emit {
       const V a = ev<s0>(e, l), b = ev<s1>(e, l);
       // both known non-negative: C++'s division is Python's
       constexpr bool pos = P.n[std::size_t(s0)].vmin >= 0 && P.n[std::size_t(s1)].vmin > 0;
-      const V q = a / b;
-      if constexpr (n.op == Ops::FLOORDIV) return pos ? q : V(q - V((a % b != 0) && ((a < 0) != (b < 0))));
-      else return pos ? V(a % b) : V(a - b * V(q - V((a % b != 0) && ((a < 0) != (b < 0)))));
+      if constexpr (n.op == Ops::FLOORDIV) return pos ? V(a / b) : mg::detail::py_floordiv(a, b);
+      else return pos ? V(a % b) : mg::detail::py_floormod(a, b);
     } else static_assert(mg::detail::always_false<K>, "static kernel: an op the emitter does not know");
   }
 
