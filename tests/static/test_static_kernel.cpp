@@ -28,15 +28,23 @@ constexpr auto k_ident = static_kernel<In57>([](auto x) { return x; });
 static_assert(decltype(k_ident_rules)::program == decltype(k_ident)::program, "x*1+0 folds to x at compile time");
 
 // a permute then a reshape: the reshape's divisions and modulos fold away, leaving each output
-// counter's stride in the input: out[r0][r1][r2] reads in[r2][r0*2+r1]
+// counter's stride in the input: out[i][j][k] reads in[k][i*2+j]. The output's first two dims, i
+// and j, are contiguous in both buffers and become one loop r0 = i*2+j (r1 is k): p1[k*6 + r0]
 constexpr auto k_perm_reshape = static_kernel<input<float, 4, 6>>([](auto a) { return a.permute(axes<1, 0>{}).reshape(shape<3, 2, 4>{}); });
 using KPR = decltype(k_perm_reshape);
-static_assert(st::render(KPR::program, KPR::program.value()) == "p1[(r2*6+(r0*2+r1))]");
-static_assert(st::render(KPR::program, KPR::program.store_index()) == "(r0*8+(r1*4+r2))");
+static_assert(st::render(KPR::program, KPR::program.value()) == "p1[(r1*6+r0)]");
+static_assert(st::render(KPR::program, KPR::program.store_index()) == "(r1+r0*4)");
+static_assert(KPR::program.nout == 2 && KPR::program.bound[0] == 6 && KPR::program.bound[1] == 4);
 
-// reshape round trip: (flat//6)*6 + flat%6 recombines into flat
+// reshape round trip: (flat//6)*6 + flat%6 recombines into flat, and the 6x4 output is one loop
 constexpr auto k_reshape2 = static_kernel<input<float, 4, 6>>([](auto a) { return a.reshape(shape<24>{}).reshape(shape<6, 4>{}); });
-static_assert(st::render(decltype(k_reshape2)::program, decltype(k_reshape2)::program.value()) == "p1[(r0*4+r1)]");
+static_assert(st::render(decltype(k_reshape2)::program, decltype(k_reshape2)::program.value()) == "p1[r0]");
+static_assert(decltype(k_reshape2)::program.nout == 1 && decltype(k_reshape2)::program.bound[0] == 24);
+
+// a broadcast row keeps the output's two loops: merging them would index the row by r0 % 7
+constexpr auto k_bias = static_kernel<In57, input<float, 7>>([](auto x, auto b) { return x + b; });
+static_assert(decltype(k_bias)::program.nout == 2);
+static_assert(st::render(decltype(k_bias)::program, decltype(k_bias)::program.store_index()) == "(r0*7+r1)");
 
 // softmax's row max appears twice in the expression and is one node, computed once per row
 constexpr auto k_softmax = static_kernel<In57>([](auto a) { return a.softmax(); });
@@ -77,12 +85,13 @@ std::vector<std::string> terms(const UOp& u) {
 TEST_CASE("static kernels: simplified index math has the runtime symbolic's terms", "[static]") {
   // the raw index of the permute-reshape, the output counters as variables, simplified at run time:
   // the same terms as the compile-time rewrite left (association aside)
-  UOp r0 = UOp::variable("r0", 0, 2), r1 = UOp::variable("r1", 0, 1), r2 = UOp::variable("r2", 0, 3);
-  UOp flat = r0 * 8 + r1 * 4 + r2;
+  // i = r0 // 2, j = r0 % 2 and k = r1: the merged loop's parts, as the static lowering writes them
+  UOp r0 = UOp::variable("r0", 0, 5), r1 = UOp::variable("r1", 0, 3);
+  UOp flat = (r0 / 2) * 8 + (r0 % 2) * 4 + r1;
   UOp raw = (flat % 4) * 6 + flat / 4;
   UOp at_compile_time = to_uop(KPR::program, KPR::program.value());
   REQUIRE(terms(simplify(raw)) == terms(at_compile_time));
-  REQUIRE(terms(at_compile_time) == std::vector<std::string>{"(r0*2)", "(r2*6)", "r1"});
+  REQUIRE(terms(at_compile_time) == std::vector<std::string>{"(r1*6)", "r0"});
 }
 
 TEST_CASE("static kernels: elementwise chains with broadcasting and dtype promotion", "[static]") {
@@ -229,6 +238,18 @@ TEST_CASE("static kernels: rows longer than 64 bytes, at every alignment of the 
     k(buf.data() + off, x.data(), y.data());
     check_close(std::vector<float>(buf.begin() + std::ptrdiff_t(off), buf.begin() + std::ptrdiff_t(off + 900)), want);
     for (std::size_t i = 0; i < off; ++i) REQUIRE(buf[i] == -7.0f);  // nothing written before the output
+    for (std::size_t i = off + 900; i < buf.size(); ++i) REQUIRE(buf[i] == -7.0f);
+  }
+  // without the broadcast row the 3x300 output is one loop of 900, peeled once
+  auto flat = static_kernel<input<float, 3, 300>, input<float, 3, 300>>([](auto a, auto b) { return (a * 2 + b).relu(); });
+  static_assert(decltype(flat)::program.nout == 1 && decltype(flat)::program.bound[0] == 900);
+  auto x2 = ramp(900, 0.5f, -2.0f);
+  want = ((T_(x, {3, 300}) * 2 + T_(x2, {3, 300})).relu()).to_vector<float>();
+  for (std::size_t off = 0; off < 16; ++off) {
+    std::fill(buf.begin(), buf.end(), -7.0f);
+    flat(buf.data() + off, x.data(), x2.data());
+    check_close(std::vector<float>(buf.begin() + std::ptrdiff_t(off), buf.begin() + std::ptrdiff_t(off + 900)), want);
+    for (std::size_t i = 0; i < off; ++i) REQUIRE(buf[i] == -7.0f);
     for (std::size_t i = off + 900; i < buf.size(); ++i) REQUIRE(buf[i] == -7.0f);
   }
 }

@@ -362,22 +362,64 @@ constexpr Text render(const Program& p, int k) {
   return Text(op_name(n.op)) + "(...)";
 }
 
-// lower a kernel's output expression and rewrite it with the rules: the whole compile-time pipeline
+namespace detail {
+// lower the output expression with its dims grouped into loops (group[d]: dim d's loop, groups of
+// adjacent dims in order) and rewrite it with the rules. A loop over a group of dims is one range
+// over their product, each dim's index its part of it: (r // inner) % dim
 template <class E, class RS>
-constexpr Program build_program(const E& expr, const RS& rs) {
+constexpr Program lower_grouped(const E& expr, const RS& rs, const std::array<int, E::shape_t::ndim>& group) {
   using S = typename E::shape_t;
+  constexpr std::size_t N = S::ndim;
   CG g;
-  Idxs<S::ndim> idx{};
+  Idxs<N> idx{};
   std::array<std::int64_t, max_ranges> bound{};
-  for (std::size_t i = 0; i < S::ndim; ++i) {
-    idx[i] = g.make(Ops::RANGE, dtypes::weakint, {g.const_(dtypes::weakint, S::dims[i])}, CArg(std::int64_t(i)));
-    bound[i] = S::dims[i];
+  int ngroup = 0;
+  for (std::size_t d = 0; d < N; ++d) {
+    const int k = group[d];
+    ngroup = k + 1;
+    bound[std::size_t(k)] = (d > 0 && group[d - 1] == k ? bound[std::size_t(k)] : 1) * S::dims[d];
+  }
+  std::array<CN, max_ranges> r{};
+  for (int k = 0; k < ngroup; ++k)
+    r[std::size_t(k)] = g.make(Ops::RANGE, dtypes::weakint, {g.const_(dtypes::weakint, bound[std::size_t(k)])}, CArg(std::int64_t(k)));
+  for (std::size_t d = 0; d < N; ++d) {
+    std::int64_t inner = 1;
+    for (std::size_t e = d + 1; e < N && group[e] == group[d]; ++e) inner *= S::dims[e];
+    CN x = r[std::size_t(group[d])];
+    if (inner > 1) x = x / inner;
+    if (d > 0 && group[d - 1] == group[d]) x = x % S::dims[d];
+    idx[d] = x;
   }
   CN v = expr.lower(g, idx);
   CN buf = g.make(Ops::PARAM, E::dtype.ptr(S::numel), {}, CArg(0));
   CN store = g.make(Ops::STORE, dtypes::void_, {g.make(Ops::INDEX, E::dtype.ptr(S::numel), {buf, linear_index<S>(g, idx)}), v});
   CN sink = ct::graph_rewrite(g.make(Ops::SINK, dtypes::void_, {store}), rs);
-  return detail::compact(sink, int(S::ndim), bound);
+  return compact(sink, ngroup, bound);
+}
+constexpr int count_divmod(const Program& p) {
+  int n = 0;
+  for (int k = 0; k < p.size; ++k) n += p.n[std::size_t(k)].op == Ops::FLOORDIV || p.n[std::size_t(k)].op == Ops::FLOORMOD;
+  return n;
+}
+}  // namespace detail
+
+// lower a kernel's output expression and rewrite it with the rules: the whole compile-time pipeline.
+// Adjacent output dims become one loop when the rules then leave no more div/mod than before (the
+// runtime's simplify_merge_adjacent, codegen/simplify.hpp): an elementwise kernel over contiguous
+// buffers is one loop over all of them, one with a broadcast row keeps its two loops
+template <class E, class RS>
+constexpr Program build_program(const E& expr, const RS& rs) {
+  constexpr std::size_t N = E::shape_t::ndim;
+  std::array<int, N> group{};
+  for (std::size_t d = 0; d < N; ++d) group[d] = int(d);
+  Program best = detail::lower_grouped(expr, rs, group);
+  for (std::size_t d = 1; d < N; ++d) {
+    std::array<int, N> merged = group;
+    for (std::size_t e = d; e < N; ++e) --merged[e];
+    Program p = detail::lower_grouped(expr, rs, merged);
+    if (detail::count_divmod(p) <= detail::count_divmod(best)) best = p, group = merged;
+  }
+  return best;
 }
 
 // ---- float32 exp2 and log2 as arithmetic the vectorizer takes (libm's are calls, one per element) ----
@@ -712,7 +754,10 @@ struct Emit {
     }
   }
 
-  static void run(Ptrs p) {
+  // the kernel is a function of its own, as a compiled kernel is: inlined into a large caller, its
+  // loops compete with the caller's values for registers (an elementwise loop inlined into a benchmark's
+  // main reloaded its four pointers from the stack every iteration, 5% slower)
+  [[gnu::noinline]] static void run(Ptrs p) {
     Env e{p};
     loop<0>(e);
   }
