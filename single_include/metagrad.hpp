@@ -4574,6 +4574,20 @@ struct CArg {
 
 template <std::size_t Cap> class Node;
 
+// a constant's value for its dtype, as the runtime's normalize_const makes it: bool is 0 or 1, ints
+// wrap to their width (from a float: truncated), float16/bfloat16 round to the format
+constexpr CArg normalize_const(DType dt, const CArg& v) {
+  if (!v.is_number()) return v;
+  const DType s = dt.scalar();
+  if (s.is_bool()) return CArg(v.as_bool());
+  if (s.is_float()) return CArg(s == dtypes::float32 || s == dtypes::float64 ? v.as_float() : truncate_float(s, v.as_float()));
+  if (s.is_int()) {
+    if (v.is_float() && !(v.f > -9.2e18 && v.f < 9.2e18)) throw Error("const: cannot make an integer constant from a float out of its range");
+    return CArg(truncate_int(s, v.as_int()));
+  }
+  return v;
+}
+
 template <std::size_t Cap, std::size_t MaxSrc = 4>
 struct Graph {
   struct N {
@@ -4623,7 +4637,7 @@ struct Graph {
     return size++;
   }
   constexpr Node<Cap> make(Ops op, DType dt, std::initializer_list<Node<Cap>> src = {}, CArg arg = {}, CArg tag = {});
-  constexpr Node<Cap> const_(DType dt, CArg v) { return make(Ops::CONST, dt, {}, v); }
+  constexpr Node<Cap> const_(DType dt, CArg v) { return make(Ops::CONST, dt, {}, normalize_const(dt, v)); }
   constexpr Node<Cap> variable(std::string_view name, std::int64_t lo, std::int64_t hi, DType dt = dtypes::weakint) {
     // the bounds ride in the node's sources as CONSTs, since a compile-time arg holds one value
     return make(Ops::DEFINE_VAR, dt, {const_(dt, lo), const_(dt, hi)}, name);
@@ -4662,6 +4676,7 @@ class Node {
     if (k == 2) return g_->make(o, dt, {s[0], s[1]});
     return g_->make(o, dt, {s[0], s[1], s[2]});
   }
+  constexpr Node floordiv(Node b) const { return alu(Ops::FLOORDIV, {b}); }
   constexpr Node cast(DType dt) const { return dt == dtype() ? *this : g_->make(Ops::CAST, dt, {*this}); }
   constexpr Node where(Node a, Node b) const { return alu(Ops::WHERE, {a, b}); }
   constexpr Node maximum(Node b) const { return alu(Ops::MAX, {b}); }
@@ -4754,7 +4769,19 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
     case Ops::WHERE:
       lo = b(1).first < b(2).first ? b(1).first : b(2).first, hi = b(1).second > b(2).second ? b(1).second : b(2).second;
       break;
-    case Ops::CMPLT: case Ops::CMPNE: case Ops::CMPEQ: lo = 0, hi = 1; break;
+    // a comparison is fixed when the bounds of its sides decide it (tinygrad's _min_max)
+    case Ops::CMPLT:
+      if (src(0).dtype().is_float()) break;
+      lo = b(0).second < b(1).first, hi = b(0).first < b(1).second;
+      break;
+    case Ops::CMPNE: {
+      if (src(0).dtype().is_float()) break;
+      auto [a0, a1] = b(0);
+      auto [c0, c1] = b(1);
+      if (a1 < c0 || c1 < a0) lo = hi = 1;
+      else if (a0 == a1 && c0 == c1 && a0 == c0) lo = hi = 0;
+      break;
+    }
     case Ops::CAST: {
       auto [a0, a1] = b(0);
       if (!src(0).dtype().is_float() && a0 >= lo && a1 <= hi) lo = a0, hi = a1;
@@ -4764,6 +4791,15 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
   }
   g.lo[k] = lo, g.hi[k] = hi, g.bounded[k] = true;
   return {lo, hi};
+}
+
+// a node whose bounds are one value, as a constant: the compile-time side of the min == max rule
+// (symbolic.hpp's const_if_fixed)
+template <std::size_t Cap> constexpr std::optional<Node<Cap>> const_if_fixed(const Node<Cap>& x, bool = false) {
+  if (x.dtype().is_float() || x.dtype().is_ptr || x.dtype() == dtypes::void_) return std::nullopt;
+  auto [lo, hi] = x.bounds();
+  if (lo != hi) return std::nullopt;
+  return x.const_like(CArg(lo));
 }
 
 template <std::size_t Cap> constexpr Node<Cap> to_handle(Node<Cap> n) { return n; }
@@ -4822,9 +4858,9 @@ constexpr Node<Cap> graph_rewrite(Node<Cap> root, const RS& rs, Ctx* ctx = nullp
 //
 // The lambda runs in constant evaluation on tensors whose shapes are types (static/tensor.hpp). Its
 // expression is lowered into a ct::Graph of index arithmetic, ranges, loads, ALU ops and reduces;
-// the rule sets rewrite that graph in constant evaluation: `symbolic_simple` (the runtime's own rule
-// set, the first part of `symbolic`; its rules whose callbacks are generic run on compile-time nodes,
-// and every generic one of `symbolic` is in it) and `static_index_rules` below.
+// the rule sets rewrite that graph in constant evaluation: `symbolic_simple` and `symbolic_fold` (the
+// runtime's own rule sets, both parts of `symbolic`; their rules whose callbacks are generic run on
+// compile-time nodes, and every generic one of `symbolic` is in them) and `static_index_rules` below.
 // The graph is compacted into a Program, and Emit instantiates one inlined function per node of it:
 // the loop nest the compiler sees is plain C++ over the caller's pointers, with no graph, JIT or
 // LLVM at run time.
@@ -5800,6 +5836,14 @@ template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
   return a.const_like(*r);
 }
 
+// a node whose bounds are one value, as a constant (the ALU/variable min == max rule); compile-time
+// nodes have their own overload beside them (static/graph.hpp)
+template <std::same_as<UOp> U> std::optional<U> const_if_fixed(const U& x, bool allow_inf = false) {
+  auto [lo, hi] = x.min_max();
+  if (!(lo == hi) || (!allow_inf && lo.is_inf())) return std::nullopt;
+  return x.const_like(arg_of(lo));
+}
+
 template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U& c) {
   double v = c.arg().as_float();
   if (v < 0) return x.reciprocal().pow(-c);
@@ -5998,19 +6042,19 @@ struct symbolic_simple_def {
         rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
         // variations of (x%c)+(x//c)*c = x
         rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
-        rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
-        rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
+        rule(bool_x & cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? x : c; }),
+        rule(bool_x | cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? c : x; }),
         rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](auto x) { return x; }),
-        rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
-        rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
-        rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
+        rule(ne(ne(bool_x, true), true), [](auto x) { return x; }),
+        rule(where(bool_x, cbool(true), cbool(false)), [](auto x) { return x; }),
+        rule(where(bool_x, cbool(false), cbool(true)), [](auto x) { return x.logical_not(); }),
         // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
-        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
+        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](auto x, auto c) {
           return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
         }),
-        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
+        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](auto x) { return x; }),
         // ** zero folding **
-        rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> < var<"x">, [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
         rule(var<"x"> % var<"x">, [](auto x) { return x.const_like(0); }),
         rule(var<"x"> ^ var<"x">, [](auto x) { return x.const_like(0); }),
         rule(var<"x"> & 0, [](auto x) { return x.const_like(0); }),
@@ -6020,7 +6064,7 @@ struct symbolic_simple_def {
           if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
           return x >> k.arg().as_int();
         }),
-        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
         // ** constant folding **
         rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
         rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
@@ -6029,30 +6073,30 @@ struct symbolic_simple_def {
              [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
         rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
         // bool MUL is AND, ADD/MAX is OR
-        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
-        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
-        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
+        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x & y; }),
+        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x | y; }),
+        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](auto x, auto y) { return x | y; }),
         // *** div rules ***
         rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
         rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
-        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
+        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](auto x) { return x.const_like(1); }),
+        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](auto x, auto) { return x; }),
         // x*0 -> 0, but a nan or inf constant times 0 is nan
         rule(var<"x"> * 0, [](auto x) {
           const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
           return !(v - v == 0) ? x.const_like(NAN) : x.const_like(0);  // v - v is nan for nan and inf
         }),
         // *** cast/bitcast ***
-        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
+        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](auto root, auto c) { return root.const_like(c.arg()); }),
         rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
              [](auto root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
         rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
         // b.cast(a).cast(b) -> b if a keeps every value of b
-        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](auto b, auto a, auto x) -> std::optional<decltype(x)> {
           if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
           return std::nullopt;
         }),
-        rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
+        rule(cast(var<"x">, dtypes::bool_), [](auto x) { return x.ne(0); }),
         // ** pow **
         rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
         rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
@@ -6071,12 +6115,12 @@ struct symbolic_simple_def {
         rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
         // ** simple where folding **
         rule(where(upat, var<"val">, var<"val">), [](auto val) { return val; }),
-        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
+        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](auto gate, auto c0, auto c1) -> std::optional<decltype(c0)> {
           if (!gate.arg().is_number()) return std::nullopt;
           return gate.arg().as_float() != 0 ? c0 : c1;
         }),
         // a.where(b.where(c, d), d) -> (a & b).where(c, d)
-        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
+        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](auto a, auto b, auto c, auto d) { return (a & b).where(c, d); }));
   }
 };
 }  // namespace detail
@@ -6166,6 +6210,45 @@ struct commutative_def {
 }  // namespace detail
 inline constexpr LazyRules<detail::commutative_def<>> commutative{};
 
+// bounds folding and two-stage constant folding: the index rules of `symbolic` whose callbacks are
+// generic, so that static kernels run them on compile-time nodes (with symbolic_simple); `symbolic`
+// has them at this place in its order
+namespace detail {
+template <class D_ = void>
+struct symbolic_fold_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    auto x = var<"x">;
+    auto c0 = cvar<"c0">;
+    auto c1 = cvar<"c1">;
+    return rules(
+        // ALU/variable with min == max -> CONST
+        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
+             [](auto x) { return const_if_fixed(x); }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x, true); }),
+        // max folding
+        rule(maximum(var<"x">, var<"y">), [](auto x, auto y) -> std::optional<decltype(x)> {
+          if (x.vmin() >= y.vmax()) return x;
+          if (x.vmax() <= y.vmin()) return y;
+          return std::nullopt;
+        }),
+        // ** two stage ALU folding **
+        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
+             [](auto f, auto x, auto c1, auto c2) -> std::optional<decltype(f)> {
+               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
+               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+             }),
+        rule((c0 + x) < c1, [](auto c0, auto x, auto c1) { return x < (c1 - c0); }),
+        // (x//c1)//c2 -> x//(c1*c2) for c2>0
+        rule((x / c1) / cvar<"c2">, [](auto x, auto c1, auto c2) -> std::optional<decltype(x)> {
+          if (!(c2.vmin() > 0)) return std::nullopt;
+          return x.floordiv(c1 * c2);
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_fold_def<>> symbolic_fold{};
+
 namespace detail {
 template <class D_ = void>
 struct symbolic_def {
@@ -6208,37 +6291,7 @@ struct symbolic_def {
                if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
                  return y + c.where(t + tt, f + ff);
                return std::nullopt;
-             }),
-        // ALU/variable with min == max -> CONST
-        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
-             [](UOp x) -> std::optional<UOp> {
-               auto [lo, hi] = x.min_max();
-               if (!(lo == hi) || lo.is_inf()) return std::nullopt;
-               return x.const_like(arg_of(lo));
-             }),
-        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](UOp x) -> std::optional<UOp> {
-          auto [lo, hi] = x.min_max();
-          if (!(lo == hi)) return std::nullopt;
-          return x.const_like(arg_of(lo));
-        }),
-        // max folding
-        rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
-          if (x.vmin() >= y.vmax()) return x;
-          if (x.vmax() <= y.vmin()) return y;
-          return std::nullopt;
-        }),
-        // ** two stage ALU folding **
-        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
-             [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
-               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
-             }),
-        rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
-        // (x//c1)//c2 -> x//(c1*c2) for c2>0
-        rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-          if (!(c2.vmin() > 0)) return std::nullopt;
-          return x.floordiv(c1 * c2);
-        }),
+             })) + symbolic_fold.get<T>() + rules(
         // ** lt **
         // c0*x<c1 for positive int c0,c1
         rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
@@ -7031,48 +7084,23 @@ constexpr CN fold_recombine(CN a) {
   }
   return {};
 }
-constexpr CArg convert_const(DType to, const CArg& v) {
-  if (to.is_float()) return CArg(to == dtypes::float32 ? double(float(v.as_float())) : v.as_float());
-  if (to.is_bool()) return CArg(v.is_float() ? v.f != 0 : v.i != 0);
-  return CArg(v.is_float() ? std::int64_t(v.f) : v.i);
-}
-
 template <class D_ = void>
 struct static_index_rules_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using mg::rule;
     return rules(
-        // constant folding of integer ops, and casts of constants
+        // constant folding of integer ops (symbolic's fold_const_alu evaluates runtime values)
         rule(op<Ops::ADD, Ops::MUL, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR>(
                  cvar<"a">, cvar<"b">).named("r"_n),
              [](auto r, auto a, auto b) -> decltype(r) {
                if (!int_like(a.dtype()) || ((r.op() == Ops::FLOORDIV || r.op() == Ops::FLOORMOD) && b.arg().as_int() == 0)) return {};
                return r.const_like(CArg(fold_int(r.op(), a.arg().as_int(), b.arg().as_int())));
              }),
-        rule(op<Ops::CAST>(cvar<"c">).named("r"_n), [](auto r, auto c) { return r.const_like(convert_const(r.dtype(), c.arg())); }),
-        // (x+c1)+c2 -> x+(c1+c2), (x*c1)*c2 -> x*(c1*c2)
-        rule((var<"x"> + cvar<"c1">) + cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
-          if (!int_like(x.dtype())) return {};
-          return x + (c1.arg().as_int() + c2.arg().as_int());
-        }),
-        rule((var<"x"> * cvar<"c1">) * cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
-          if (!int_like(x.dtype())) return {};
-          return x * (c1.arg().as_int() * c2.arg().as_int());
-        }),
         // division and modulo by a positive constant, from bounds
         rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](auto d, auto x, auto c) { return fold_divmod(d, x, c); }),
-        // (x//c1)//c2 -> x//(c1*c2) for x >= 0
-        rule((var<"x"> / cvar<"c1">) / cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
-          if (!int_like(x.dtype()) || x.vmin() < 0 || c1.arg().as_int() <= 0 || c2.arg().as_int() <= 0) return {};
-          return x / (c1.arg().as_int() * c2.arg().as_int());
-        }),
         rule(op<Ops::ADD>.named("a"_n), [](auto a) { return fold_recombine(a); }),
-        // a range of one value is 0, and a reduce over it is its value
-        rule(op<Ops::RANGE>(cvar<"n">).named("r"_n), [](auto r, auto n) -> decltype(r) {
-          if (n.arg().as_int() != 1) return {};
-          return r.const_like(CArg(std::int64_t(0)));
-        }),
+        // a reduce over a range of one value (symbolic_fold made it the constant 0) is its value
         rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](auto x) { return x; }));
   }
 };
@@ -7253,22 +7281,64 @@ constexpr Text render(const Program& p, int k) {
   return Text(op_name(n.op)) + "(...)";
 }
 
-// lower a kernel's output expression and rewrite it with the rules: the whole compile-time pipeline
+namespace detail {
+// lower the output expression with its dims grouped into loops (group[d]: dim d's loop, groups of
+// adjacent dims in order) and rewrite it with the rules. A loop over a group of dims is one range
+// over their product, each dim's index its part of it: (r // inner) % dim
 template <class E, class RS>
-constexpr Program build_program(const E& expr, const RS& rs) {
+constexpr Program lower_grouped(const E& expr, const RS& rs, const std::array<int, E::shape_t::ndim>& group) {
   using S = typename E::shape_t;
+  constexpr std::size_t N = S::ndim;
   CG g;
-  Idxs<S::ndim> idx{};
+  Idxs<N> idx{};
   std::array<std::int64_t, max_ranges> bound{};
-  for (std::size_t i = 0; i < S::ndim; ++i) {
-    idx[i] = g.make(Ops::RANGE, dtypes::weakint, {g.const_(dtypes::weakint, S::dims[i])}, CArg(std::int64_t(i)));
-    bound[i] = S::dims[i];
+  int ngroup = 0;
+  for (std::size_t d = 0; d < N; ++d) {
+    const int k = group[d];
+    ngroup = k + 1;
+    bound[std::size_t(k)] = (d > 0 && group[d - 1] == k ? bound[std::size_t(k)] : 1) * S::dims[d];
+  }
+  std::array<CN, max_ranges> r{};
+  for (int k = 0; k < ngroup; ++k)
+    r[std::size_t(k)] = g.make(Ops::RANGE, dtypes::weakint, {g.const_(dtypes::weakint, bound[std::size_t(k)])}, CArg(std::int64_t(k)));
+  for (std::size_t d = 0; d < N; ++d) {
+    std::int64_t inner = 1;
+    for (std::size_t e = d + 1; e < N && group[e] == group[d]; ++e) inner *= S::dims[e];
+    CN x = r[std::size_t(group[d])];
+    if (inner > 1) x = x / inner;
+    if (d > 0 && group[d - 1] == group[d]) x = x % S::dims[d];
+    idx[d] = x;
   }
   CN v = expr.lower(g, idx);
   CN buf = g.make(Ops::PARAM, E::dtype.ptr(S::numel), {}, CArg(0));
   CN store = g.make(Ops::STORE, dtypes::void_, {g.make(Ops::INDEX, E::dtype.ptr(S::numel), {buf, linear_index<S>(g, idx)}), v});
   CN sink = ct::graph_rewrite(g.make(Ops::SINK, dtypes::void_, {store}), rs);
-  return detail::compact(sink, int(S::ndim), bound);
+  return compact(sink, ngroup, bound);
+}
+constexpr int count_divmod(const Program& p) {
+  int n = 0;
+  for (int k = 0; k < p.size; ++k) n += p.n[std::size_t(k)].op == Ops::FLOORDIV || p.n[std::size_t(k)].op == Ops::FLOORMOD;
+  return n;
+}
+}  // namespace detail
+
+// lower a kernel's output expression and rewrite it with the rules: the whole compile-time pipeline.
+// Adjacent output dims become one loop when the rules then leave no more div/mod than before (the
+// runtime's simplify_merge_adjacent, codegen/simplify.hpp): an elementwise kernel over contiguous
+// buffers is one loop over all of them, one with a broadcast row keeps its two loops
+template <class E, class RS>
+constexpr Program build_program(const E& expr, const RS& rs) {
+  constexpr std::size_t N = E::shape_t::ndim;
+  std::array<int, N> group{};
+  for (std::size_t d = 0; d < N; ++d) group[d] = int(d);
+  Program best = detail::lower_grouped(expr, rs, group);
+  for (std::size_t d = 1; d < N; ++d) {
+    std::array<int, N> merged = group;
+    for (std::size_t e = d; e < N; ++e) --merged[e];
+    Program p = detail::lower_grouped(expr, rs, merged);
+    if (detail::count_divmod(p) <= detail::count_divmod(best)) best = p, group = merged;
+  }
+  return best;
 }
 
 // ---- float32 exp2 and log2 as arithmetic the vectorizer takes (libm's are calls, one per element) ----
@@ -7603,7 +7673,10 @@ struct Emit {
     }
   }
 
-  static void run(Ptrs p) {
+  // the kernel is a function of its own, as a compiled kernel is: inlined into a large caller, its
+  // loops compete with the caller's values for registers (an elementwise loop inlined into a benchmark's
+  // main reloaded its four pointers from the stack every iteration, 5% slower)
+  [[gnu::noinline]] static void run(Ptrs p) {
     Env e{p};
     loop<0>(e);
   }
@@ -7628,10 +7701,10 @@ class Kernel {
   static constexpr DType dtype = out_tensor::dtype;
   using ptrs = std::tuple<value_type*, const typename In::value_type*...>;
   // get<F>: the rule sets named so that they depend on F, or every includer would build them.
-  // symbolic_simple, not all of symbolic: the rest of symbolic is UOp-only, and building its rule set
-  // for compile-time nodes cost the first kernel of a translation unit 4.4 s of compile time
+  // symbolic_simple and symbolic_fold, not all of symbolic: the rest of symbolic is UOp-only, and
+  // building its rule set for compile-time nodes cost the first kernel of a translation unit 4.4 s
   static constexpr Program program =
-      build_program(make_expr().e, symbolic_simple.template get<F>() + static_index_rules.template get<F>());
+      build_program(make_expr().e, symbolic_simple.template get<F>() + symbolic_fold.template get<F>() + static_index_rules.template get<F>());
 
   // write the result to out
   void operator()(value_type* out, const typename In::value_type*... in) const { Emit<Kernel>::run(ptrs{out, in...}); }

@@ -57,6 +57,27 @@ static_assert([] {
   return ct::graph_rewrite(x * 1 + 0, symbolic) == x;
 }());
 
+// symbolic_fold and symbolic_simple's generic rules on compile-time nodes: two-stage folding, a
+// comparison decided by bounds, AND with true, where of a constant gate, (x//c1)//c2, a cast of a
+// constant (normalized for its dtype, as UOp::const_ does)
+static_assert([] {
+  st::CG g;  // the static kernels' graph size, which static_index_rules is written for
+  auto x = g.variable("x", 0, 9);
+  auto rs = symbolic_simple + symbolic_fold + st::static_index_rules;
+  bool ok = ct::graph_rewrite((x + 3) + 4, rs) == x + 7;
+  ok = ok && ct::graph_rewrite((x < 10) & (x < 20), rs).arg().as_bool() && ct::graph_rewrite(x < 10, rs).op() == Ops::CONST;
+  ok = ok && ct::graph_rewrite((x < 10).where(x, x * 2), rs) == x;
+  ok = ok && ct::graph_rewrite((x / 2) / 3, rs) == x / 6;
+  ok = ok && g.const_(dtypes::float32, 3.75).cast(dtypes::int32) != g.const_(dtypes::int32, 3);
+  ok = ok && ct::graph_rewrite(g.const_(dtypes::float32, 3.75).cast(dtypes::int32), rs) == g.const_(dtypes::int32, 3);
+  ok = ok && g.const_(dtypes::int8, 300).arg().as_int() == 44 && g.const_(dtypes::bool_, 7).arg().as_bool();
+  return ok;
+}());
+
+// a pad then a shrink back: the validity is decided by the bounds and the where folds away
+constexpr auto k_pad_shrink = static_kernel<input<float, 4, 6>>([](auto a) { return a.pad(pairs<1, 1, 0, 2>{}).shrink(pairs<1, 5, 0, 6>{}); });
+static_assert(st::render(decltype(k_pad_shrink)::program, decltype(k_pad_shrink)::program.value()) == "p1[r0]");
+
 template <class T> std::vector<T> data(std::size_t n, float scale = 0.25f, float offset = -3.0f) {
   std::vector<T> out;
   for (float v : ramp(n, scale, offset)) out.push_back(T(v));

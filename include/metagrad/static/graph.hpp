@@ -56,6 +56,20 @@ struct CArg {
 
 template <std::size_t Cap> class Node;
 
+// a constant's value for its dtype, as the runtime's normalize_const makes it: bool is 0 or 1, ints
+// wrap to their width (from a float: truncated), float16/bfloat16 round to the format
+constexpr CArg normalize_const(DType dt, const CArg& v) {
+  if (!v.is_number()) return v;
+  const DType s = dt.scalar();
+  if (s.is_bool()) return CArg(v.as_bool());
+  if (s.is_float()) return CArg(s == dtypes::float32 || s == dtypes::float64 ? v.as_float() : truncate_float(s, v.as_float()));
+  if (s.is_int()) {
+    if (v.is_float() && !(v.f > -9.2e18 && v.f < 9.2e18)) throw Error("const: cannot make an integer constant from a float out of its range");
+    return CArg(truncate_int(s, v.as_int()));
+  }
+  return v;
+}
+
 template <std::size_t Cap, std::size_t MaxSrc = 4>
 struct Graph {
   struct N {
@@ -105,7 +119,7 @@ struct Graph {
     return size++;
   }
   constexpr Node<Cap> make(Ops op, DType dt, std::initializer_list<Node<Cap>> src = {}, CArg arg = {}, CArg tag = {});
-  constexpr Node<Cap> const_(DType dt, CArg v) { return make(Ops::CONST, dt, {}, v); }
+  constexpr Node<Cap> const_(DType dt, CArg v) { return make(Ops::CONST, dt, {}, normalize_const(dt, v)); }
   constexpr Node<Cap> variable(std::string_view name, std::int64_t lo, std::int64_t hi, DType dt = dtypes::weakint) {
     // the bounds ride in the node's sources as CONSTs, since a compile-time arg holds one value
     return make(Ops::DEFINE_VAR, dt, {const_(dt, lo), const_(dt, hi)}, name);
@@ -144,6 +158,7 @@ class Node {
     if (k == 2) return g_->make(o, dt, {s[0], s[1]});
     return g_->make(o, dt, {s[0], s[1], s[2]});
   }
+  constexpr Node floordiv(Node b) const { return alu(Ops::FLOORDIV, {b}); }
   constexpr Node cast(DType dt) const { return dt == dtype() ? *this : g_->make(Ops::CAST, dt, {*this}); }
   constexpr Node where(Node a, Node b) const { return alu(Ops::WHERE, {a, b}); }
   constexpr Node maximum(Node b) const { return alu(Ops::MAX, {b}); }
@@ -236,7 +251,19 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
     case Ops::WHERE:
       lo = b(1).first < b(2).first ? b(1).first : b(2).first, hi = b(1).second > b(2).second ? b(1).second : b(2).second;
       break;
-    case Ops::CMPLT: case Ops::CMPNE: case Ops::CMPEQ: lo = 0, hi = 1; break;
+    // a comparison is fixed when the bounds of its sides decide it (tinygrad's _min_max)
+    case Ops::CMPLT:
+      if (src(0).dtype().is_float()) break;
+      lo = b(0).second < b(1).first, hi = b(0).first < b(1).second;
+      break;
+    case Ops::CMPNE: {
+      if (src(0).dtype().is_float()) break;
+      auto [a0, a1] = b(0);
+      auto [c0, c1] = b(1);
+      if (a1 < c0 || c1 < a0) lo = hi = 1;
+      else if (a0 == a1 && c0 == c1 && a0 == c0) lo = hi = 0;
+      break;
+    }
     case Ops::CAST: {
       auto [a0, a1] = b(0);
       if (!src(0).dtype().is_float() && a0 >= lo && a1 <= hi) lo = a0, hi = a1;
@@ -246,6 +273,15 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
   }
   g.lo[k] = lo, g.hi[k] = hi, g.bounded[k] = true;
   return {lo, hi};
+}
+
+// a node whose bounds are one value, as a constant: the compile-time side of the min == max rule
+// (symbolic.hpp's const_if_fixed)
+template <std::size_t Cap> constexpr std::optional<Node<Cap>> const_if_fixed(const Node<Cap>& x, bool = false) {
+  if (x.dtype().is_float() || x.dtype().is_ptr || x.dtype() == dtypes::void_) return std::nullopt;
+  auto [lo, hi] = x.bounds();
+  if (lo != hi) return std::nullopt;
+  return x.const_like(CArg(lo));
 }
 
 template <std::size_t Cap> constexpr Node<Cap> to_handle(Node<Cap> n) { return n; }

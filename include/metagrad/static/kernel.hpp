@@ -7,9 +7,9 @@
 //
 // The lambda runs in constant evaluation on tensors whose shapes are types (static/tensor.hpp). Its
 // expression is lowered into a ct::Graph of index arithmetic, ranges, loads, ALU ops and reduces;
-// the rule sets rewrite that graph in constant evaluation: `symbolic_simple` (the runtime's own rule
-// set, the first part of `symbolic`; its rules whose callbacks are generic run on compile-time nodes,
-// and every generic one of `symbolic` is in it) and `static_index_rules` below.
+// the rule sets rewrite that graph in constant evaluation: `symbolic_simple` and `symbolic_fold` (the
+// runtime's own rule sets, both parts of `symbolic`; their rules whose callbacks are generic run on
+// compile-time nodes, and every generic one of `symbolic` is in them) and `static_index_rules` below.
 // The graph is compacted into a Program, and Emit instantiates one inlined function per node of it:
 // the loop nest the compiler sees is plain C++ over the caller's pointers, with no graph, JIT or
 // LLVM at run time.
@@ -140,48 +140,23 @@ constexpr CN fold_recombine(CN a) {
   }
   return {};
 }
-constexpr CArg convert_const(DType to, const CArg& v) {
-  if (to.is_float()) return CArg(to == dtypes::float32 ? double(float(v.as_float())) : v.as_float());
-  if (to.is_bool()) return CArg(v.is_float() ? v.f != 0 : v.i != 0);
-  return CArg(v.is_float() ? std::int64_t(v.f) : v.i);
-}
-
 template <class D_ = void>
 struct static_index_rules_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     using mg::rule;
     return rules(
-        // constant folding of integer ops, and casts of constants
+        // constant folding of integer ops (symbolic's fold_const_alu evaluates runtime values)
         rule(op<Ops::ADD, Ops::MUL, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR>(
                  cvar<"a">, cvar<"b">).named("r"_n),
              [](auto r, auto a, auto b) -> decltype(r) {
                if (!int_like(a.dtype()) || ((r.op() == Ops::FLOORDIV || r.op() == Ops::FLOORMOD) && b.arg().as_int() == 0)) return {};
                return r.const_like(CArg(fold_int(r.op(), a.arg().as_int(), b.arg().as_int())));
              }),
-        rule(op<Ops::CAST>(cvar<"c">).named("r"_n), [](auto r, auto c) { return r.const_like(convert_const(r.dtype(), c.arg())); }),
-        // (x+c1)+c2 -> x+(c1+c2), (x*c1)*c2 -> x*(c1*c2)
-        rule((var<"x"> + cvar<"c1">) + cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
-          if (!int_like(x.dtype())) return {};
-          return x + (c1.arg().as_int() + c2.arg().as_int());
-        }),
-        rule((var<"x"> * cvar<"c1">) * cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
-          if (!int_like(x.dtype())) return {};
-          return x * (c1.arg().as_int() * c2.arg().as_int());
-        }),
         // division and modulo by a positive constant, from bounds
         rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](auto d, auto x, auto c) { return fold_divmod(d, x, c); }),
-        // (x//c1)//c2 -> x//(c1*c2) for x >= 0
-        rule((var<"x"> / cvar<"c1">) / cvar<"c2">, [](auto x, auto c1, auto c2) -> decltype(x) {
-          if (!int_like(x.dtype()) || x.vmin() < 0 || c1.arg().as_int() <= 0 || c2.arg().as_int() <= 0) return {};
-          return x / (c1.arg().as_int() * c2.arg().as_int());
-        }),
         rule(op<Ops::ADD>.named("a"_n), [](auto a) { return fold_recombine(a); }),
-        // a range of one value is 0, and a reduce over it is its value
-        rule(op<Ops::RANGE>(cvar<"n">).named("r"_n), [](auto r, auto n) -> decltype(r) {
-          if (n.arg().as_int() != 1) return {};
-          return r.const_like(CArg(std::int64_t(0)));
-        }),
+        // a reduce over a range of one value (symbolic_fold made it the constant 0) is its value
         rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](auto x) { return x; }));
   }
 };
@@ -782,10 +757,10 @@ class Kernel {
   static constexpr DType dtype = out_tensor::dtype;
   using ptrs = std::tuple<value_type*, const typename In::value_type*...>;
   // get<F>: the rule sets named so that they depend on F, or every includer would build them.
-  // symbolic_simple, not all of symbolic: the rest of symbolic is UOp-only, and building its rule set
-  // for compile-time nodes cost the first kernel of a translation unit 4.4 s of compile time
+  // symbolic_simple and symbolic_fold, not all of symbolic: the rest of symbolic is UOp-only, and
+  // building its rule set for compile-time nodes cost the first kernel of a translation unit 4.4 s
   static constexpr Program program =
-      build_program(make_expr().e, symbolic_simple.template get<F>() + static_index_rules.template get<F>());
+      build_program(make_expr().e, symbolic_simple.template get<F>() + symbolic_fold.template get<F>() + static_index_rules.template get<F>());
 
   // write the result to out
   void operator()(value_type* out, const typename In::value_type*... in) const { Emit<Kernel>::run(ptrs{out, in...}); }

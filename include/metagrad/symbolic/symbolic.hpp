@@ -72,6 +72,14 @@ template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
   return a.const_like(*r);
 }
 
+// a node whose bounds are one value, as a constant (the ALU/variable min == max rule); compile-time
+// nodes have their own overload beside them (static/graph.hpp)
+template <std::same_as<UOp> U> std::optional<U> const_if_fixed(const U& x, bool allow_inf = false) {
+  auto [lo, hi] = x.min_max();
+  if (!(lo == hi) || (!allow_inf && lo.is_inf())) return std::nullopt;
+  return x.const_like(arg_of(lo));
+}
+
 template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U& c) {
   double v = c.arg().as_float();
   if (v < 0) return x.reciprocal().pow(-c);
@@ -270,19 +278,19 @@ struct symbolic_simple_def {
         rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
         // variations of (x%c)+(x//c)*c = x
         rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
-        rule(bool_x & cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? x : c; }),
-        rule(bool_x | cvar<"c">, [](UOp x, UOp c) { return c.arg().as_bool() ? c : x; }),
+        rule(bool_x & cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? x : c; }),
+        rule(bool_x | cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? c : x; }),
         rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](auto x) { return x; }),
-        rule(ne(ne(bool_x, true), true), [](UOp x) { return x; }),
-        rule(where(bool_x, cbool(true), cbool(false)), [](UOp x) { return x; }),
-        rule(where(bool_x, cbool(false), cbool(true)), [](UOp x) { return x.logical_not(); }),
+        rule(ne(ne(bool_x, true), true), [](auto x) { return x; }),
+        rule(where(bool_x, cbool(true), cbool(false)), [](auto x) { return x; }),
+        rule(where(bool_x, cbool(false), cbool(true)), [](auto x) { return x.logical_not(); }),
         // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
-        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](UOp x, UOp c) {
+        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](auto x, auto c) {
           return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
         }),
-        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](UOp x) { return x; }),
+        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](auto x) { return x; }),
         // ** zero folding **
-        rule(var<"x"> < var<"x">, [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> < var<"x">, [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
         rule(var<"x"> % var<"x">, [](auto x) { return x.const_like(0); }),
         rule(var<"x"> ^ var<"x">, [](auto x) { return x.const_like(0); }),
         rule(var<"x"> & 0, [](auto x) { return x.const_like(0); }),
@@ -292,7 +300,7 @@ struct symbolic_simple_def {
           if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
           return x >> k.arg().as_int();
         }),
-        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](UOp x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
         // ** constant folding **
         rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
         rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
@@ -301,30 +309,30 @@ struct symbolic_simple_def {
              [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
         rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
         // bool MUL is AND, ADD/MAX is OR
-        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x & y; }),
-        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](UOp x, UOp y) { return x | y; }),
-        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](UOp x, UOp y) { return x | y; }),
+        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x & y; }),
+        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x | y; }),
+        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](auto x, auto y) { return x | y; }),
         // *** div rules ***
         rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
         rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](UOp x) { return x.const_like(1); }),
-        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](UOp x, UOp) { return x; }),
+        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](auto x) { return x.const_like(1); }),
+        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](auto x, auto) { return x; }),
         // x*0 -> 0, but a nan or inf constant times 0 is nan
         rule(var<"x"> * 0, [](auto x) {
           const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
           return !(v - v == 0) ? x.const_like(NAN) : x.const_like(0);  // v - v is nan for nan and inf
         }),
         // *** cast/bitcast ***
-        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return root.const_like(c.arg()); }),
+        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](auto root, auto c) { return root.const_like(c.arg()); }),
         rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
              [](auto root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
         rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
         // b.cast(a).cast(b) -> b if a keeps every value of b
-        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](auto b, auto a, auto x) -> std::optional<decltype(x)> {
           if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
           return std::nullopt;
         }),
-        rule(cast(var<"x">, dtypes::bool_), [](UOp x) { return x.ne(0); }),
+        rule(cast(var<"x">, dtypes::bool_), [](auto x) { return x.ne(0); }),
         // ** pow **
         rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
         rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
@@ -343,12 +351,12 @@ struct symbolic_simple_def {
         rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
         // ** simple where folding **
         rule(where(upat, var<"val">, var<"val">), [](auto val) { return val; }),
-        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](UOp gate, UOp c0, UOp c1) -> std::optional<UOp> {
+        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](auto gate, auto c0, auto c1) -> std::optional<decltype(c0)> {
           if (!gate.arg().is_number()) return std::nullopt;
           return gate.arg().as_float() != 0 ? c0 : c1;
         }),
         // a.where(b.where(c, d), d) -> (a & b).where(c, d)
-        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](UOp a, UOp b, UOp c, UOp d) { return (a & b).where(c, d); }));
+        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](auto a, auto b, auto c, auto d) { return (a & b).where(c, d); }));
   }
 };
 }  // namespace detail
@@ -438,6 +446,45 @@ struct commutative_def {
 }  // namespace detail
 inline constexpr LazyRules<detail::commutative_def<>> commutative{};
 
+// bounds folding and two-stage constant folding: the index rules of `symbolic` whose callbacks are
+// generic, so that static kernels run them on compile-time nodes (with symbolic_simple); `symbolic`
+// has them at this place in its order
+namespace detail {
+template <class D_ = void>
+struct symbolic_fold_def {
+  MG_RULE_LEAVES(D_)
+  template <class T> static constexpr auto make() {
+    auto x = var<"x">;
+    auto c0 = cvar<"c0">;
+    auto c1 = cvar<"c1">;
+    return rules(
+        // ALU/variable with min == max -> CONST
+        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
+             [](auto x) { return const_if_fixed(x); }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x, true); }),
+        // max folding
+        rule(maximum(var<"x">, var<"y">), [](auto x, auto y) -> std::optional<decltype(x)> {
+          if (x.vmin() >= y.vmax()) return x;
+          if (x.vmax() <= y.vmin()) return y;
+          return std::nullopt;
+        }),
+        // ** two stage ALU folding **
+        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
+             [](auto f, auto x, auto c1, auto c2) -> std::optional<decltype(f)> {
+               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
+               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+             }),
+        rule((c0 + x) < c1, [](auto c0, auto x, auto c1) { return x < (c1 - c0); }),
+        // (x//c1)//c2 -> x//(c1*c2) for c2>0
+        rule((x / c1) / cvar<"c2">, [](auto x, auto c1, auto c2) -> std::optional<decltype(x)> {
+          if (!(c2.vmin() > 0)) return std::nullopt;
+          return x.floordiv(c1 * c2);
+        }));
+  }
+};
+}  // namespace detail
+inline constexpr LazyRules<detail::symbolic_fold_def<>> symbolic_fold{};
+
 namespace detail {
 template <class D_ = void>
 struct symbolic_def {
@@ -480,37 +527,7 @@ struct symbolic_def {
                if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
                  return y + c.where(t + tt, f + ff);
                return std::nullopt;
-             }),
-        // ALU/variable with min == max -> CONST
-        rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
-             [](UOp x) -> std::optional<UOp> {
-               auto [lo, hi] = x.min_max();
-               if (!(lo == hi) || lo.is_inf()) return std::nullopt;
-               return x.const_like(arg_of(lo));
-             }),
-        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](UOp x) -> std::optional<UOp> {
-          auto [lo, hi] = x.min_max();
-          if (!(lo == hi)) return std::nullopt;
-          return x.const_like(arg_of(lo));
-        }),
-        // max folding
-        rule(maximum(var<"x">, var<"y">), [](UOp x, UOp y) -> std::optional<UOp> {
-          if (x.vmin() >= y.vmax()) return x;
-          if (x.vmax() <= y.vmin()) return y;
-          return std::nullopt;
-        }),
-        // ** two stage ALU folding **
-        rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
-             [](UOp f, UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-               if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
-               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
-             }),
-        rule((c0 + x) < c1, [](UOp c0, UOp x, UOp c1) { return x < (c1 - c0); }),
-        // (x//c1)//c2 -> x//(c1*c2) for c2>0
-        rule((x / c1) / cvar<"c2">, [](UOp x, UOp c1, UOp c2) -> std::optional<UOp> {
-          if (!(c2.vmin() > 0)) return std::nullopt;
-          return x.floordiv(c1 * c2);
-        }),
+             })) + symbolic_fold.get<T>() + rules(
         // ** lt **
         // c0*x<c1 for positive int c0,c1
         rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
