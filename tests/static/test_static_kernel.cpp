@@ -248,6 +248,38 @@ TEST_CASE("static kernels: the example of docs/static-kernels.md", "[static]") {
   STATIC_REQUIRE(decltype(k)::size == 4);
 }
 
+namespace {
+// whether the program's reduce per lane has its own partial results per lane (a row sum)
+constexpr bool split_reduce(const st::Program& p) {
+  for (int k = 0; k < p.size; ++k)
+    if (p.n[std::size_t(k)].op == Ops::REDUCE && p.n[std::size_t(k)].split) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("static kernels: row and column reduces, at every alignment of the input", "[static]") {
+  // rows of 1003: each row starts at another alignment, so the aligned start of the reduce loop
+  // differs per row; 7 rows: a block of 4 lanes, then 3 single ones
+  using In = input<float, 7, 1003>;
+  auto rsum = static_kernel<In>([](auto x) { return x.sum(axes<1>{}); });
+  auto rmax = static_kernel<In>([](auto x) { return x.max(axes<1>{}) * 2 + 1; });
+  auto csum = static_kernel<input<float, 300, 70>>([](auto x) { return x.sum(axes<0>{}); });
+  static_assert(split_reduce(decltype(rsum)::program) && split_reduce(decltype(rmax)::program));
+  static_assert(!split_reduce(decltype(csum)::program), "a column sum's lanes are the vector");
+  auto a = ramp(7 * 1003, 0.01f, -20.0f), c = ramp(300 * 70, 0.001f, -5.0f);
+  std::vector<float> want_sum = T_(a, {7, 1003}).sum(1).to_vector<float>(), want_max = (T_(a, {7, 1003}).max(1) * 2 + 1).to_vector<float>();
+  std::vector<float> buf(a.size() + 16);
+  for (std::size_t off = 0; off < 16; ++off) {
+    std::copy(a.begin(), a.end(), buf.begin() + std::ptrdiff_t(off));
+    std::vector<float> out(7);
+    rsum(out.data(), buf.data() + off);
+    check_close(out, want_sum, 1e-4);
+    rmax(out.data(), buf.data() + off);
+    check_close(out, want_max);
+  }
+  check_close(csum(c), T_(c, {300, 70}).sum(0).to_vector<float>(), 1e-4);
+}
+
 TEST_CASE("static kernels: rows longer than 64 bytes, at every alignment of the output", "[static]") {
   // the innermost loop peels the elements before the first 64-byte aligned output element
   auto k = static_kernel<input<float, 3, 300>, input<float, 300>>([](auto x, auto y) { return (x * 2 + y).relu(); });
