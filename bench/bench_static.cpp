@@ -4,6 +4,7 @@
 //   sum(a*b)            4096^2 float32
 //   softmax of the rows 4096^2 float32
 //   matmul              512^2 float32
+// and, beside them, sums of the rows and of the columns of 4096^2
 // Each row is the best of N rounds by thread CPU time, the static kernel's rounds and Eigen's
 // alternating; the ratio is Eigen's time over the static
 // kernel's (above 1: the static kernel is faster). Build: meson (bench/bench_static) or
@@ -101,6 +102,25 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < n2; ++i) exact += double(a[i]) * double(b[i]);
     std::printf("  sum(a*b): static %.6g, eigen %.6g, float64 loop %.6g\n", double(s), double(se), exact);
     row("sum(a*b) 4096^2", t.st, t.eigen, max_rel_diff(&s, &se, 1), double(n2) * 8, "GB/s");
+  }
+  // sums of the rows and of the columns (not among issue 7's workloads: the two ways a reduce per
+  // output element is laid out, partial results per row and lanes along the columns)
+  for (int axis : {1, 0}) {
+    std::vector<float> o(N), oe(N);
+    auto ks = static_kernel<In>([](auto x) { return x.sum(axes<1>{}); });
+    auto kc = static_kernel<In>([](auto x) { return x.sum(axes<0>{}); });
+    auto fe = [&] {
+#ifdef MG_HAVE_EIGEN
+      using RowArray = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      Eigen::Map<const RowArray> ea(a.data(), N, N);
+      Eigen::Map<Eigen::ArrayXf> er(oe.data(), N);
+      if (axis == 1) er = ea.rowwise().sum();
+      else er = ea.colwise().sum().transpose();
+#endif
+    };
+    const Times t = alternate(rounds, [&] { axis == 1 ? ks(o.data(), a.data()) : kc(o.data(), a.data()); }, fe);
+    row(axis == 1 ? "row sums 4096^2" : "column sums 4096^2", t.st, t.eigen, max_rel_diff(o.data(), oe.data(), std::size_t(N)),
+        double(n2) * 4, "GB/s");
   }
   // softmax over the rows
   {
