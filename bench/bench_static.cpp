@@ -41,7 +41,7 @@ std::vector<float> filled(std::size_t n, float scale, float offset, std::uint32_
 struct Times {
   double st = 0, eigen = 0;
 };
-Times alternate(int rounds, auto&& f_static, auto&& f_eigen) {
+Times alternate(int rounds, auto&& f_static, [[maybe_unused]] auto&& f_eigen) {
   Sample s, e;
   for (int i = 0; i < rounds; ++i) {
     keep_best(s, timed(f_static));
