@@ -278,6 +278,14 @@ TEST_CASE("static kernels: row and column reduces, at every alignment of the inp
     check_close(out, want_max);
   }
   check_close(csum(c), T_(c, {300, 70}).sum(0).to_vector<float>(), 1e-4);
+  // 600 columns: two blocks of 256 lanes, two of 32, then 24 single lanes; and a 4-row matmul (too
+  // few rows for a block of 8): its rows of 300 in the same blocks
+  auto csum2 = static_kernel<input<float, 5, 600>>([](auto x) { return x.sum(axes<0>{}); });
+  auto d = ramp(5 * 600, 0.01f, -7.0f);
+  check_close(csum2(d), T_(d, {5, 600}).sum(0).to_vector<float>(), 1e-4);
+  auto mm = static_kernel<input<float, 4, 40>, input<float, 40, 300>>([](auto x, auto y) { return x.matmul(y); });
+  auto m1 = ramp(4 * 40, 0.05f, -4.0f), m2 = ramp(40 * 300, 0.001f, -6.0f);
+  check_close(mm(m1, m2), T_(m1, {4, 40}).matmul(T_(m2, {40, 300})).to_vector<float>(), 1e-4);
 }
 
 TEST_CASE("static kernels: rows longer than 64 bytes, at every alignment of the output", "[static]") {
