@@ -7742,21 +7742,24 @@ struct Emit {
   template <std::int64_t NO>
   MG_ST_INLINE static void columns(Env& e) {
     constexpr std::int64_t B = P.bound[std::size_t(inner)];
-    std::int64_t i = 0;
-    for (; i + lanes_in <= B; i += lanes_in) {
+    // blocks of wide lanes, then blocks of two vectors, then single lanes; the bounds of each part
+    // are constants (with a running counter GCC -O3 reports the last loop's iterations as overflowing)
+    constexpr std::int64_t full = B - B % lanes_in;
+    constexpr std::int64_t mid = lanes_in > vec2 && !split_lanes ? full + (B - full) / vec2 * vec2 : full;
+    for (std::int64_t i = 0; i < full; i += lanes_in) {
       e.r[std::size_t(inner)] = i;
       group<NO, lanes_in>(e);
     }
-    // after blocks of wide lanes, blocks of two vectors, then single lanes
-    if constexpr (lanes_in > vec2 && !split_lanes && B % lanes_in >= vec2)
-      for (; i + vec2 <= B; i += vec2) {
+    if constexpr (mid > full)
+      for (std::int64_t i = full; i < mid; i += vec2) {
         e.r[std::size_t(inner)] = i;
         group<NO, vec2>(e);
       }
-    for (; i < B; ++i) {
-      e.r[std::size_t(inner)] = i;
-      group<NO, 1>(e);
-    }
+    if constexpr (B > mid)
+      for (std::int64_t i = mid; i < B; ++i) {
+        e.r[std::size_t(inner)] = i;
+        group<NO, 1>(e);
+      }
   }
 
   template <int D>
