@@ -879,23 +879,29 @@ using ConstValue = std::variant<bool, std::int64_t, double, Invalid>;
 // a template, so that only a translation unit that calls it instantiates std::visit over ConstValue
 template <std::same_as<ConstValue> C> Arg to_arg(const C& c) { return std::visit([](auto x) { return Arg(x); }, c); }
 
-// normalize a constant for a dtype: bool → bool, ints wrap to the width, float16/bfloat16/fp8 round to the format
+// the number part of normalize_const, for runtime Args and compile-time constants (ct::CArg) alike:
+// bool → 0/1, ints wrap to the width (a float is truncated), float16/bfloat16/fp8 round to the
+// format; float32/float64 keep the double, as tinygrad's ConstFloat does
+template <class A> constexpr A normalize_number(DType dt, const A& v) {
+  const DType s = dt.scalar();
+  if (s.is_bool()) return A(v.is_float() ? v.as_float() != 0.0 : v.as_int() != 0);
+  if (s.is_float()) return A(s == dtypes::float32 ? v.as_float() : truncate_float(s, v.as_float()));
+  if (s.is_int()) {
+    if (v.is_float()) {
+      const double d = v.as_float();
+      if (!(d > -9.2e18 && d < 9.2e18)) throw Error("const: cannot make a " + dt.repr() + " constant from " + Arg(d).repr());
+      return A(truncate_int(s, std::int64_t(d)));
+    }
+    return A(truncate_int(s, v.as_int()));
+  }
+  return v;  // void and others: keep
+}
+
+// normalize a constant for a dtype (normalize_number); Invalid stays, anything else is an error
 inline Arg normalize_const(DType dt, const Arg& v) {
   if (v.is<Invalid>()) return v;
   if (!v.is_number()) throw Error("const: value " + v.repr() + " is not a number (dtype " + dt.repr() + ")");
-  DType s = dt.scalar();
-  if (s.is_bool()) return Arg(v.is_float() ? v.as_float() != 0.0 : v.as_int() != 0);
-  // float32/float64 keep the double, as tinygrad's ConstFloat does; narrower formats round to the format
-  if (s.is_float()) return Arg(s == dtypes::float32 ? v.as_float() : truncate_float(s, v.as_float()));
-  if (s.is_int()) {
-    if (v.is_float()) {
-      double d = v.as_float();
-      if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) throw Error("const: cannot make a " + dt.repr() + " constant from " + v.repr());
-      return Arg(truncate_int(s, std::int64_t(d)));
-    }
-    return Arg(truncate_int(s, v.as_int()));
-  }
-  return v;  // void and others: keep
+  return normalize_number(dt, v);
 }
 
 }  // namespace mg
@@ -4574,19 +4580,8 @@ struct CArg {
 
 template <std::size_t Cap> class Node;
 
-// a constant's value for its dtype, as the runtime's normalize_const makes it: bool is 0 or 1, ints
-// wrap to their width (from a float: truncated), float16/bfloat16 round to the format
-constexpr CArg normalize_const(DType dt, const CArg& v) {
-  if (!v.is_number()) return v;
-  const DType s = dt.scalar();
-  if (s.is_bool()) return CArg(v.as_bool());
-  if (s.is_float()) return CArg(s == dtypes::float32 || s == dtypes::float64 ? v.as_float() : truncate_float(s, v.as_float()));
-  if (s.is_int()) {
-    if (v.is_float() && !(v.f > -9.2e18 && v.f < 9.2e18)) throw Error("const: cannot make an integer constant from a float out of its range");
-    return CArg(truncate_int(s, v.as_int()));
-  }
-  return v;
-}
+// a constant's value for its dtype, as the runtime's normalize_const makes it (normalize_number)
+constexpr CArg normalize_const(DType dt, const CArg& v) { return v.is_number() ? normalize_number(dt, v) : v; }
 
 template <std::size_t Cap, std::size_t MaxSrc = 4>
 struct Graph {
@@ -4795,7 +4790,7 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
 
 // a node whose bounds are one value, as a constant: the compile-time side of the min == max rule
 // (symbolic.hpp's const_if_fixed)
-template <std::size_t Cap> constexpr std::optional<Node<Cap>> const_if_fixed(const Node<Cap>& x, bool = false) {
+template <std::size_t Cap> constexpr std::optional<Node<Cap>> const_if_fixed(const Node<Cap>& x) {
   if (x.dtype().is_float() || x.dtype().is_ptr || x.dtype() == dtypes::void_) return std::nullopt;
   auto [lo, hi] = x.bounds();
   if (lo != hi) return std::nullopt;
@@ -5838,9 +5833,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
 
 // a node whose bounds are one value, as a constant (the ALU/variable min == max rule); compile-time
 // nodes have their own overload beside them (static/graph.hpp)
-template <std::same_as<UOp> U> std::optional<U> const_if_fixed(const U& x, bool allow_inf = false) {
+template <std::same_as<UOp> U> std::optional<U> const_if_fixed(const U& x) {
   auto [lo, hi] = x.min_max();
-  if (!(lo == hi) || (!allow_inf && lo.is_inf())) return std::nullopt;
+  if (!(lo == hi) || lo.is_inf()) return std::nullopt;
   return x.const_like(arg_of(lo));
 }
 
@@ -6225,7 +6220,7 @@ struct symbolic_fold_def {
         // ALU/variable with min == max -> CONST
         rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
              [](auto x) { return const_if_fixed(x); }),
-        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x, true); }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x); }),
         // max folding
         rule(maximum(var<"x">, var<"y">), [](auto x, auto y) -> std::optional<decltype(x)> {
           if (x.vmin() >= y.vmax()) return x;
@@ -7165,19 +7160,25 @@ constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
   if (q.op == Ops::MUL && p.n[std::size_t(q.src[1])].op == Ops::CONST) return a * p.n[std::size_t(q.src[1])].i;
   return -1;
 }
+// the nodes below node k (k included): sources come before their users in a program
+constexpr std::array<bool, program_cap> below(const Program& p, int k) {
+  std::array<bool, program_cap> in{};
+  in[std::size_t(k)] = true;
+  for (int j = k; j >= 0; --j)
+    if (in[std::size_t(j)])
+      for (int s = 0; s < p.n[std::size_t(j)].nsrc; ++s) in[std::size_t(p.n[std::size_t(j)].src[s])] = true;
+  return in;
+}
 // whether every load below node k reads counter `slot` with a stride of 0 or 1: lanes along that
 // counter then load whole vectors (a matmul's column block, a column sum), where a row sum's lanes
 // would each read their own row
-constexpr bool unit_stride(const Program& p, int k, int slot, std::array<bool, program_cap>& seen) {
-  if (seen[std::size_t(k)]) return true;
-  seen[std::size_t(k)] = true;
-  const PNode& q = p.n[std::size_t(k)];
-  if (q.op == Ops::INDEX) {
-    const std::int64_t c = coefficient(p, q.src[1], slot);
-    if (c != 0 && c != 1) return false;
-  }
-  for (int s = 0; s < q.nsrc; ++s)
-    if (!unit_stride(p, q.src[s], slot, seen)) return false;
+constexpr bool unit_stride(const Program& p, int k, int slot) {
+  const std::array<bool, program_cap> in = below(p, k);
+  for (int j = 0; j <= k; ++j)
+    if (in[std::size_t(j)] && p.n[std::size_t(j)].op == Ops::INDEX) {
+      const std::int64_t c = coefficient(p, p.n[std::size_t(j)].src[1], slot);
+      if (c != 0 && c != 1) return false;
+    }
   return true;
 }
 constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
@@ -7231,10 +7232,7 @@ constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_
     int level = 0;
     for (int b = 0; b < nout; ++b)
       if (q.free >> b & 1) level = b + 1;
-    if (level == nout && nout > 0) {
-      std::array<bool, program_cap> seen{};
-      q.split = !unit_stride(p, q.src[0], nout - 1, seen);
-    }
+    if (level == nout && nout > 0) q.split = !unit_stride(p, q.src[0], nout - 1);
     q.level = level;
     q.slot = p.nhoist;
     p.hoisted[std::size_t(p.nhoist++)] = k;
@@ -7607,14 +7605,9 @@ struct Emit {
   // the first load below reduce I whose index walks the reduce's counter with unit stride (-1: none)
   template <int I> static constexpr int stream = [] {
     constexpr int rs = P.n[std::size_t(P.n[std::size_t(I)].src[1])].slot;
-    std::array<bool, program_cap> below{};
-    below[std::size_t(P.n[std::size_t(I)].src[0])] = true;
-    for (int k = I; k-- > 0;) {
-      if (!below[std::size_t(k)]) continue;
-      for (int s = 0; s < P.n[std::size_t(k)].nsrc; ++s) below[std::size_t(P.n[std::size_t(k)].src[s])] = true;
-    }
+    const std::array<bool, program_cap> in = detail::below(P, P.n[std::size_t(I)].src[0]);
     for (int k = 0; k < I; ++k)
-      if (below[std::size_t(k)] && P.n[std::size_t(k)].op == Ops::INDEX && !P.n[std::size_t(k)].guarded &&
+      if (in[std::size_t(k)] && P.n[std::size_t(k)].op == Ops::INDEX && !P.n[std::size_t(k)].guarded &&
           detail::coefficient(P, P.n[std::size_t(k)].src[1], rs) == 1)
         return k;
     return -1;

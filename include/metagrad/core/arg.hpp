@@ -363,23 +363,29 @@ using ConstValue = std::variant<bool, std::int64_t, double, Invalid>;
 // a template, so that only a translation unit that calls it instantiates std::visit over ConstValue
 template <std::same_as<ConstValue> C> Arg to_arg(const C& c) { return std::visit([](auto x) { return Arg(x); }, c); }
 
-// normalize a constant for a dtype: bool → bool, ints wrap to the width, float16/bfloat16/fp8 round to the format
+// the number part of normalize_const, for runtime Args and compile-time constants (ct::CArg) alike:
+// bool → 0/1, ints wrap to the width (a float is truncated), float16/bfloat16/fp8 round to the
+// format; float32/float64 keep the double, as tinygrad's ConstFloat does
+template <class A> constexpr A normalize_number(DType dt, const A& v) {
+  const DType s = dt.scalar();
+  if (s.is_bool()) return A(v.is_float() ? v.as_float() != 0.0 : v.as_int() != 0);
+  if (s.is_float()) return A(s == dtypes::float32 ? v.as_float() : truncate_float(s, v.as_float()));
+  if (s.is_int()) {
+    if (v.is_float()) {
+      const double d = v.as_float();
+      if (!(d > -9.2e18 && d < 9.2e18)) throw Error("const: cannot make a " + dt.repr() + " constant from " + Arg(d).repr());
+      return A(truncate_int(s, std::int64_t(d)));
+    }
+    return A(truncate_int(s, v.as_int()));
+  }
+  return v;  // void and others: keep
+}
+
+// normalize a constant for a dtype (normalize_number); Invalid stays, anything else is an error
 inline Arg normalize_const(DType dt, const Arg& v) {
   if (v.is<Invalid>()) return v;
   if (!v.is_number()) throw Error("const: value " + v.repr() + " is not a number (dtype " + dt.repr() + ")");
-  DType s = dt.scalar();
-  if (s.is_bool()) return Arg(v.is_float() ? v.as_float() != 0.0 : v.as_int() != 0);
-  // float32/float64 keep the double, as tinygrad's ConstFloat does; narrower formats round to the format
-  if (s.is_float()) return Arg(s == dtypes::float32 ? v.as_float() : truncate_float(s, v.as_float()));
-  if (s.is_int()) {
-    if (v.is_float()) {
-      double d = v.as_float();
-      if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) throw Error("const: cannot make a " + dt.repr() + " constant from " + v.repr());
-      return Arg(truncate_int(s, std::int64_t(d)));
-    }
-    return Arg(truncate_int(s, v.as_int()));
-  }
-  return v;  // void and others: keep
+  return normalize_number(dt, v);
 }
 
 }  // namespace mg

@@ -11,6 +11,7 @@
 #include <utility>
 #include <string_view>
 
+#include "../core/arg.hpp"
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
 #include "../core/ops.hpp"
@@ -56,19 +57,8 @@ struct CArg {
 
 template <std::size_t Cap> class Node;
 
-// a constant's value for its dtype, as the runtime's normalize_const makes it: bool is 0 or 1, ints
-// wrap to their width (from a float: truncated), float16/bfloat16 round to the format
-constexpr CArg normalize_const(DType dt, const CArg& v) {
-  if (!v.is_number()) return v;
-  const DType s = dt.scalar();
-  if (s.is_bool()) return CArg(v.as_bool());
-  if (s.is_float()) return CArg(s == dtypes::float32 || s == dtypes::float64 ? v.as_float() : truncate_float(s, v.as_float()));
-  if (s.is_int()) {
-    if (v.is_float() && !(v.f > -9.2e18 && v.f < 9.2e18)) throw Error("const: cannot make an integer constant from a float out of its range");
-    return CArg(truncate_int(s, v.as_int()));
-  }
-  return v;
-}
+// a constant's value for its dtype, as the runtime's normalize_const makes it (normalize_number)
+constexpr CArg normalize_const(DType dt, const CArg& v) { return v.is_number() ? normalize_number(dt, v) : v; }
 
 template <std::size_t Cap, std::size_t MaxSrc = 4>
 struct Graph {
@@ -277,7 +267,7 @@ constexpr std::pair<std::int64_t, std::int64_t> Node<Cap>::bounds() const {
 
 // a node whose bounds are one value, as a constant: the compile-time side of the min == max rule
 // (symbolic.hpp's const_if_fixed)
-template <std::size_t Cap> constexpr std::optional<Node<Cap>> const_if_fixed(const Node<Cap>& x, bool = false) {
+template <std::size_t Cap> constexpr std::optional<Node<Cap>> const_if_fixed(const Node<Cap>& x) {
   if (x.dtype().is_float() || x.dtype().is_ptr || x.dtype() == dtypes::void_) return std::nullopt;
   auto [lo, hi] = x.bounds();
   if (lo != hi) return std::nullopt;

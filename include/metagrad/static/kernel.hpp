@@ -221,19 +221,25 @@ constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
   if (q.op == Ops::MUL && p.n[std::size_t(q.src[1])].op == Ops::CONST) return a * p.n[std::size_t(q.src[1])].i;
   return -1;
 }
+// the nodes below node k (k included): sources come before their users in a program
+constexpr std::array<bool, program_cap> below(const Program& p, int k) {
+  std::array<bool, program_cap> in{};
+  in[std::size_t(k)] = true;
+  for (int j = k; j >= 0; --j)
+    if (in[std::size_t(j)])
+      for (int s = 0; s < p.n[std::size_t(j)].nsrc; ++s) in[std::size_t(p.n[std::size_t(j)].src[s])] = true;
+  return in;
+}
 // whether every load below node k reads counter `slot` with a stride of 0 or 1: lanes along that
 // counter then load whole vectors (a matmul's column block, a column sum), where a row sum's lanes
 // would each read their own row
-constexpr bool unit_stride(const Program& p, int k, int slot, std::array<bool, program_cap>& seen) {
-  if (seen[std::size_t(k)]) return true;
-  seen[std::size_t(k)] = true;
-  const PNode& q = p.n[std::size_t(k)];
-  if (q.op == Ops::INDEX) {
-    const std::int64_t c = coefficient(p, q.src[1], slot);
-    if (c != 0 && c != 1) return false;
-  }
-  for (int s = 0; s < q.nsrc; ++s)
-    if (!unit_stride(p, q.src[s], slot, seen)) return false;
+constexpr bool unit_stride(const Program& p, int k, int slot) {
+  const std::array<bool, program_cap> in = below(p, k);
+  for (int j = 0; j <= k; ++j)
+    if (in[std::size_t(j)] && p.n[std::size_t(j)].op == Ops::INDEX) {
+      const std::int64_t c = coefficient(p, p.n[std::size_t(j)].src[1], slot);
+      if (c != 0 && c != 1) return false;
+    }
   return true;
 }
 constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
@@ -287,10 +293,7 @@ constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_
     int level = 0;
     for (int b = 0; b < nout; ++b)
       if (q.free >> b & 1) level = b + 1;
-    if (level == nout && nout > 0) {
-      std::array<bool, program_cap> seen{};
-      q.split = !unit_stride(p, q.src[0], nout - 1, seen);
-    }
+    if (level == nout && nout > 0) q.split = !unit_stride(p, q.src[0], nout - 1);
     q.level = level;
     q.slot = p.nhoist;
     p.hoisted[std::size_t(p.nhoist++)] = k;
@@ -663,14 +666,9 @@ struct Emit {
   // the first load below reduce I whose index walks the reduce's counter with unit stride (-1: none)
   template <int I> static constexpr int stream = [] {
     constexpr int rs = P.n[std::size_t(P.n[std::size_t(I)].src[1])].slot;
-    std::array<bool, program_cap> below{};
-    below[std::size_t(P.n[std::size_t(I)].src[0])] = true;
-    for (int k = I; k-- > 0;) {
-      if (!below[std::size_t(k)]) continue;
-      for (int s = 0; s < P.n[std::size_t(k)].nsrc; ++s) below[std::size_t(P.n[std::size_t(k)].src[s])] = true;
-    }
+    const std::array<bool, program_cap> in = detail::below(P, P.n[std::size_t(I)].src[0]);
     for (int k = 0; k < I; ++k)
-      if (below[std::size_t(k)] && P.n[std::size_t(k)].op == Ops::INDEX && !P.n[std::size_t(k)].guarded &&
+      if (in[std::size_t(k)] && P.n[std::size_t(k)].op == Ops::INDEX && !P.n[std::size_t(k)].guarded &&
           detail::coefficient(P, P.n[std::size_t(k)].src[1], rs) == 1)
         return k;
     return -1;

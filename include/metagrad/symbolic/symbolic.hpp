@@ -74,9 +74,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
 
 // a node whose bounds are one value, as a constant (the ALU/variable min == max rule); compile-time
 // nodes have their own overload beside them (static/graph.hpp)
-template <std::same_as<UOp> U> std::optional<U> const_if_fixed(const U& x, bool allow_inf = false) {
+template <std::same_as<UOp> U> std::optional<U> const_if_fixed(const U& x) {
   auto [lo, hi] = x.min_max();
-  if (!(lo == hi) || (!allow_inf && lo.is_inf())) return std::nullopt;
+  if (!(lo == hi) || lo.is_inf()) return std::nullopt;
   return x.const_like(arg_of(lo));
 }
 
@@ -461,7 +461,7 @@ struct symbolic_fold_def {
         // ALU/variable with min == max -> CONST
         rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
              [](auto x) { return const_if_fixed(x); }),
-        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x, true); }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x); }),
         // max folding
         rule(maximum(var<"x">, var<"y">), [](auto x, auto y) -> std::optional<decltype(x)> {
           if (x.vmin() >= y.vmax()) return x;
