@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
   const std::size_t N = std::size_t(n * n);
   Tensor a = Tensor::from(filled(N, 1.5f), {n, n}), b = Tensor::from(filled(N, 2.0f), {n, n}),
          c = Tensor::from(filled(N, -4.0f), {n, n});
-  std::vector<float> src(N, 1.0f), dst(N, 0.0f);
+  // the peer's buffers come from the same allocator as the tensors' (aligned, huge pages for big ones)
+  std::vector<float, detail::AlignedAllocator<float>> src(N, 1.0f), dst(N, 0.0f);
   const double memcpy_s = best_wall(rounds, [&] {
     std::thread t([&] { std::memcpy(dst.data(), src.data(), N / 2 * sizeof(float)); });
     std::memcpy(dst.data() + N / 2, src.data() + N / 2, N / 2 * sizeof(float));

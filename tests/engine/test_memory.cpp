@@ -56,6 +56,33 @@ TEST_CASE("memory: the allocator cache is bounded", "[engine][memory]") {
   CHECK(alloc.cached_bytes() == 0);
 }
 
+TEST_CASE("memory: buffers of 2 MiB and more are mapped on their own, 2 MiB aligned (huge pages)", "[engine][memory]") {
+  auto& alloc = detail::HostAllocator<>::instance();
+  const std::size_t n = (std::size_t(3) << 20) + 5;  // not a multiple of any page size
+  auto* p = static_cast<unsigned char*>(alloc.alloc(n));
+  if (!MG_ASAN) CHECK(reinterpret_cast<std::uintptr_t>(p) % (std::size_t(2) << 20) == 0);
+  std::memset(p, 0xab, n);  // every byte of it is ours
+  CHECK((p[0] == 0xab && p[n - 1] == 0xab));
+  alloc.free(p, n);
+  CHECK(alloc.alloc(n) == p);  // the cache hands it back, as for small buffers
+  alloc.free(p, n);
+  alloc.free_cache();  // and unmaps it
+  CHECK(alloc.cached_bytes() == 0);
+
+  // end to end: a 4 MiB tensor computed into such a buffer, then the buffer reused
+  const Tensor a = Tensor::from(ramp(1 << 20), {1024, 1024});
+  const void* first = nullptr;
+  {
+    Tensor r = (a * 3 + 1).realize();
+    first = data_of(r);
+    if (!MG_ASAN) CHECK(reinterpret_cast<std::uintptr_t>(first) % (std::size_t(2) << 20) == 0);
+    check_against_reference(r);
+  }
+  Tensor r2 = (a - 2).realize();
+  CHECK(data_of(r2) == first);
+  check_against_reference(r2);
+}
+
 TEST_CASE("memory: Tensor::empty reads as zero, even from a reused allocation", "[engine][memory]") {
   { Tensor junk = (Tensor::from(ramp(256), {256}) + 100).realize(); }  // leaves non-zero bytes in the cache
   Tensor e = Tensor::empty({256});

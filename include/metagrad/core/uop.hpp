@@ -22,6 +22,7 @@
 #include "dtype.hpp"
 #include "error.hpp"
 #include "ops.hpp"
+#include "sanitizer.hpp"
 #include "thread_cache.hpp"
 
 namespace mg {
@@ -335,15 +336,8 @@ inline InternTable& intern_table() {
 // Freed nodes of the common sizes (0 to 3 sources) wait in a per-thread list for the next node of their
 // size: rewrites make and drop nodes at a high rate, and malloc's own per-thread cache keeps only a few
 // blocks of a size. Off under AddressSanitizer, so that it still sees every use after free.
-#if defined(__SANITIZE_ADDRESS__)
-#define MG_NODE_POOL 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MG_NODE_POOL 0
-#endif
-#endif
 #ifndef MG_NODE_POOL
-#define MG_NODE_POOL 1
+#define MG_NODE_POOL (!MG_ASAN)
 #endif
 struct NodePool {
   // Few nodes kept: the pool serves the churn of a rewrite (a node made and dropped at once). Kept by
