@@ -8665,7 +8665,11 @@ class HostAllocator {
       return sys_alloc(n);
     } catch (const std::bad_alloc&) {  // as tinygrad: out of memory empties the cache, then tries again
       free_cache();
+    }
+    try {
       return sys_alloc(n);
+    } catch (const std::bad_alloc&) {
+      throw Error("allocate: out of memory for a buffer of " + std::to_string(n) + " bytes");
     }
   }
   void free(void* p, std::size_t n) noexcept {

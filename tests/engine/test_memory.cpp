@@ -83,6 +83,15 @@ TEST_CASE("memory: buffers of 2 MiB and more are mapped on their own, 2 MiB alig
   check_against_reference(r2);
 }
 
+TEST_CASE("memory: an allocation that cannot be had is an mg::Error naming its size", "[engine][memory]") {
+  auto& alloc = detail::HostAllocator<>::instance();
+  const std::size_t n = std::size_t(1) << 52;  // 4 PiB
+  CHECK_THROWS_WITH(alloc.alloc(n), Catch::Contains("allocate") && Catch::Contains(std::to_string(n) + " bytes"));
+  // the cache was emptied on the way (the retry), and the process goes on
+  CHECK(alloc.cached_bytes() == 0);
+  CHECK((Tensor::from(ramp(16), {16}) + 1).to_vector<float>()[3] == Approx(ramp(16)[3] + 1));
+}
+
 TEST_CASE("memory: Tensor::empty reads as zero, even from a reused allocation", "[engine][memory]") {
   { Tensor junk = (Tensor::from(ramp(256), {256}) + 100).realize(); }  // leaves non-zero bytes in the cache
   Tensor e = Tensor::empty({256});

@@ -15,10 +15,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <string>
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../core/error.hpp"
 #include "../core/mutex.hpp"
 #include "../core/sanitizer.hpp"
 #include "../core/env.hpp"
@@ -47,7 +49,11 @@ class HostAllocator {
       return sys_alloc(n);
     } catch (const std::bad_alloc&) {  // as tinygrad: out of memory empties the cache, then tries again
       free_cache();
+    }
+    try {
       return sys_alloc(n);
+    } catch (const std::bad_alloc&) {
+      throw Error("allocate: out of memory for a buffer of " + std::to_string(n) + " bytes");
     }
   }
   void free(void* p, std::size_t n) noexcept {
