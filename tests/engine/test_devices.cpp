@@ -117,6 +117,23 @@ TEST_CASE("devices: NULL schedules and compiles but computes nothing", "[engine]
   CHECK(buf.src(1).arg().as_str() == "NULL");
 }
 
+TEST_CASE("devices: NULL lowers kernels as tinygrad's NULL device does, the CPU with its own opts", "[engine]") {
+  const Target null = detail::device_target(DeviceKind::NULL_), cpu = detail::device_target(DeviceKind::CPU);
+  // tinygrad's NULL renderer: float4, its heuristic alone, no threads
+  CHECK(null.float_lanes == 4);
+  CHECK(null.threads == 1);
+  CHECK_FALSE(null.register_blocking);
+  CHECK(null.partial_sums == 0);
+  CHECK(cpu.float_lanes == 8);
+  CHECK(cpu.register_blocking);
+  // a 64x64 matmul: tinygrad's DEV=NULL DEBUG=2 names its kernel r_16_16_4_4_16_4
+  const Tensor a = Tensor::empty({64, 64}, dtypes::float32, "NULL"), b = Tensor::empty({64, 64}, dtypes::float32, "NULL");
+  const Schedule s = create_schedule<void>({a.matmul(b).uop()}, "NULL");
+  REQUIRE(s.items.size() == 1);
+  CHECK(to_program(s.items[0].ast, null).name == "r_16_16_4_4_16_4");
+  CHECK(to_program(s.items[0].ast, cpu).name != "r_16_16_4_4_16_4");
+}
+
 TEST_CASE("devices: copies between devices keep values", "[engine]") {
   Tensor a = Tensor::from(ramp(12), {3, 4}, std::nullopt, "CPU");
   Tensor b = (a * 2).to("INTERP") + 1;
