@@ -66,9 +66,9 @@ template <class = void> Target device_target(DeviceKind k) {
   // llvmir.py's supported_dtypes(): no fp8, so codegen emulates them (NULL lowers kernels but never renders them: native)
   if (k == DeviceKind::CPU) t.supported_dtypes.remove(dtypes::fp8e4m3).remove(dtypes::fp8e5m2);
   t.extra_matcher = &detail::llvm_extra_rewrite<UOp>;
-  // NULL compiles as tinygrad's NULL device does: its renderer's defaults (float4 vectors, tinygrad's heuristic
-  // alone, no threads), so that its kernels, and the compiler's work on them, are tinygrad's. What follows is
-  // metagrad's for the CPU it runs on.
+  // NULL picks opts as tinygrad's NULL device does: its renderer's defaults (float4 vectors, tinygrad's heuristic
+  // alone, no threads), so its kernels have tinygrad's shapes (ops it lacks decompose as for LLVM, above). What
+  // follows is metagrad's for the CPU it runs on.
   if (k == DeviceKind::NULL_) return t;
   t.unaligned_vectors = true;
   t.masked_loads = true;
