@@ -10,10 +10,12 @@
 // way, and the ratios are printed. Issue 5's target: the total at most 1/50 of tinygrad's.
 //
 //   meson compile -C build bench/bench_resnet_null && TINYGRAD_PATH=/tmp/tinygrad ./build/bench/bench_resnet_null [rounds]
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -26,9 +28,27 @@ using namespace mg;
 
 namespace {
 
+// FNV-1a over each linear program's uops: op, dtype, arg and the positions of the sources in the list
+std::uint64_t programs_digest(const std::vector<std::vector<UOp>>& lines) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (const auto& l : lines) {
+    std::unordered_map<const void*, std::uint64_t> at;
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      const UOp& u = l[i];
+      at[u.node()] = i;
+      mix(std::uint64_t(u.op())), mix(u.dtype().hash()), mix(u.arg().hash());
+      for (const UOp& s : u.src()) mix(at.count(s.node()) ? at[s.node()] : ~0ull);
+    }
+    mix(0xfeed);
+  }
+  return h;
+}
+
 struct Stages {
   Sample forward, schedule, rewrite, linearize, total, first;  // first: the total of the first round (cold)
   std::size_t items = 0, kernels = 0, unique = 0, uops = 0;
+  std::uint64_t digest = 0;  // of the linear programs (ops, dtypes, args, source positions): a change that alters them shows
 };
 
 Stages measure(nn::models::ResNet<nn::models::Bottleneck>& net, const Tensor& img, const Target& target, int rounds) {
@@ -52,6 +72,7 @@ Stages measure(nn::models::ResNet<nn::models::Bottleneck>& net, const Tensor& im
     if (r == 0) st.first = {sched.cpu + rw.cpu + lin.cpu, sched.wall + rw.wall + lin.wall};
     st.items = s.items.size(), st.kernels = kernels, st.unique = asts.size(), st.uops = 0;
     for (const auto& l : lines) st.uops += l.size();
+    st.digest = programs_digest(lines);
   }
   return st;
 }
@@ -98,7 +119,8 @@ int main(int argc, char** argv) {
 
   const Stages m = measure(*net, img, target, rounds);
   std::printf("metagrad, best of %d by CPU time (%s target, THREADS=%lld):\n", rounds, target.device.c_str(), static_cast<long long>(target.threads));
-  std::printf("  schedule items %zu, kernels %zu, unique ASTs %zu, linear uops %zu\n", m.items, m.kernels, m.unique, m.uops);
+  std::printf("  schedule items %zu, kernels %zu, unique ASTs %zu, linear uops %zu, programs digest %016llx\n", m.items, m.kernels,
+              m.unique, m.uops, static_cast<unsigned long long>(m.digest));
   std::printf("  forward graph %9.2f ms (untimed by tinygrad's total)\n", m.forward.cpu * 1e3);
   std::printf("  schedule      %9.2f ms\n  rewrite       %9.2f ms\n  linearize     %9.2f ms\n  total         %9.2f ms\n"
               "  first total   %9.2f ms (the first round's, cold)\n",

@@ -1349,6 +1349,9 @@ class NodeSet {
     ++size_;
   }
   // removes exactly this node (a twin with the same key, made while it was dying, stays)
+  template <class F> void for_each(F&& f) const {
+    for (const E& e : t_) if (e.n) f(e.n);
+  }
   bool erase(std::size_t h, const Node* n) {
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -1394,6 +1397,45 @@ inline InternTable& intern_table() {
   static InternTable* t = new InternTable();
   return *t;
 }
+
+// The walk lane: one walk at a time (a rewrite, a toposort) keeps its per-node state in the nodes
+// themselves (Node::walk_*), found with no hash probe. A walk that cannot take the lane (another thread
+// has it, or it runs nested inside one that does) keeps its state in a hash table instead. Epochs tell
+// this walk's marks from stale ones left by earlier walks.
+struct WalkLane {
+  std::atomic<bool> busy{false};
+  std::uint32_t epoch = 0;  // written only by the lane's holder
+};
+inline WalkLane& walk_lane() {
+  static WalkLane lane;
+  return lane;
+}
+// Holds the lane for its scope when it is free: epoch() is this walk's mark then, 0 otherwise. When
+// the epochs run out (2^32 walks), every live node's mark is cleared and they start again.
+class LaneHold {
+ public:
+  LaneHold() {
+    WalkLane& lane = walk_lane();
+    if (lane.busy.exchange(true, std::memory_order_acquire)) return;
+    if (lane.epoch == UINT32_MAX) {
+      for (auto& sh : intern_table().shards) {
+        LockGuard lock(sh.m);
+        sh.set.for_each([](const Node* n) { n->walk_epoch = 0; });
+      }
+      lane.epoch = 0;
+    }
+    epoch_ = ++lane.epoch;
+  }
+  ~LaneHold() {
+    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
+  }
+  LaneHold(const LaneHold&) = delete;
+  LaneHold& operator=(const LaneHold&) = delete;
+  std::uint32_t epoch() const { return epoch_; }
+
+ private:
+  std::uint32_t epoch_ = 0;
+};
 
 // Freed nodes of the common sizes (0 to 3 sources) wait in a per-thread list for the next node of their
 // size: rewrites make and drop nodes at a high rate, and malloc's own per-thread cache keeps only a few
@@ -1807,20 +1849,25 @@ namespace mg {
 inline std::vector<UOp> UOp::toposort() const {
   std::vector<UOp> out;
   if (!p_) return out;
-  detail::PtrMap<char> seen;
+  // done nodes: marked with the walk lane's epoch when this walk holds it, else in a table
+  const detail::LaneHold lane;
+  const std::uint32_t epoch = lane.epoch();
+  detail::PtrMap<char> seen(epoch ? 1 : 16);
+  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen.contains(n); };
   std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
     stack.pop_back();
-    if (seen.contains(n)) continue;
+    if (done(n)) continue;
     if (visited) {
-      seen.set(n, 1);
+      if (epoch) n->walk_epoch = epoch;
+      else seen.set(n, 1);
       out.push_back(from_node(n));
       continue;
     }
     stack.emplace_back(n, true);
     for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
-      if (!seen.contains(it->node())) stack.emplace_back(it->node(), false);
+      if (!done(it->node())) stack.emplace_back(it->node(), false);
   }
   return out;
 }
@@ -2241,19 +2288,6 @@ struct BottomUpGate {};
 
 namespace detail {
 
-// The walk lane: one rewrite at a time keeps its per-node state in the nodes themselves (Node::walk_*),
-// found with no hash probe. A rewrite that cannot take the lane (another thread has it, or a rule
-// callback runs a nested rewrite) keeps its state in a hash table instead. Epochs tell this walk's
-// marks from stale ones left by earlier walks.
-struct WalkLane {
-  std::atomic<bool> busy{false};
-  std::uint32_t epoch = 0;  // written only by the lane's holder
-};
-inline WalkLane& walk_lane() {
-  static WalkLane lane;
-  return lane;
-}
-
 // one pending step of unified_rewrite
 struct RewriteEntry {
   const Node* n;      // the node this entry finally gives a replacement for
@@ -2313,17 +2347,8 @@ class RewriteEngine {
  public:
   RewriteEngine(const PM& rs, Ctx* ctx, RewriteOptions opt) requires std::is_same_v<PM, BPM>
       : RewriteEngine(opt.bottom_up ? nullptr : &rs, opt.bottom_up ? &rs : nullptr, ctx, opt) {}
-  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {
-    WalkLane& lane = walk_lane();
-    if (!lane.busy.exchange(true, std::memory_order_acquire)) {
-      if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
-      else epoch_ = ++lane.epoch;
-    }
-  }
-  ~RewriteEngine() {
-    ScratchPool::give(std::move(scratch_));
-    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
-  }
+  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {}
+  ~RewriteEngine() { ScratchPool::give(std::move(scratch_)); }
   RewriteEngine(const RewriteEngine&) = delete;
   RewriteEngine& operator=(const RewriteEngine&) = delete;
 
@@ -2562,7 +2587,8 @@ class RewriteEngine {
   const BPM* bpm_;
   Ctx* ctx_;
   RewriteOptions opt_;
-  std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
+  LaneHold lane_;
+  const std::uint32_t epoch_ = lane_.epoch();  // nonzero while this walk holds the lane (uop.hpp)
   std::unique_ptr<RewriteScratch> scratch_ = ScratchPool::take();
   std::vector<Slot>& lane_slots_ = scratch_->lane_slots;
   PtrMap<Slot>& slots_ = scratch_->slots;
@@ -9654,45 +9680,90 @@ template <class = void> std::vector<UOp> ended_ranges(const UOp& u) {
 
 // tinygrad's UOp.ranges for every node under the roots asked about, each computed once (in insertion
 // order, like the dict tinygrad keeps). The graph must stay alive while the map is used.
+// The sets live in one pool of raw node pointers, and a node whose sources bring no range its first
+// ranged source lacks (most of a kernel) shares that source's set: no allocation and no reference
+// count per node.
 class RangeMap {
  public:
-  const std::vector<UOp>& of(const UOp& u) {
-    if (const auto* r = memo_.find(u.node())) return *r;
-    // sources first, walking only into nodes not asked about before (a toposort of u would visit the
-    // whole graph below it again for every node asked about)
-    std::vector<std::pair<const UOp*, bool>> stack{{&u, false}};
-    while (!stack.empty()) {
-      const auto [np, expanded] = stack.back();
-      stack.pop_back();
-      const UOp& n = *np;
-      if (memo_.contains(n.node())) continue;
-      if (!expanded) {
-        stack.emplace_back(np, true);
-        const auto src = n.src();
-        for (auto it = src.rbegin(); it != src.rend(); ++it)
-          if (!memo_.contains(it->node())) stack.emplace_back(&*it, false);
-        continue;
-      }
-      std::vector<UOp> ret;
-      auto add = [&](const UOp& x) { if (std::find(ret.begin(), ret.end(), x) == ret.end()) ret.push_back(x); };
-      if (n.op() == Ops::RANGE) ret.push_back(n);
-      for (const UOp& s : n.src()) for (const UOp& x : *memo_.find(s.node())) add(x);
-      for (const UOp& er : ended_ranges(n)) {
-        auto drop = [&](const UOp& x) { ret.erase(std::remove(ret.begin(), ret.end(), x), ret.end()); };
-        if (er.op() == Ops::RANGE) drop(er);
-        else for (const UOp& x : *memo_.find(er.node())) drop(x);
-      }
-      memo_.set(n.node(), std::move(ret));
-    }
-    return *memo_.find(u.node());
+  // the open ranges at u, as nodes; the span lasts until the next call (the pool may grow)
+  std::span<const Node* const> nodes(const UOp& u) {
+    const Set s = set_of(u.node());
+    return {pool_.data() + s.off, s.len};
+  }
+  std::vector<UOp> of(const UOp& u) {
+    std::vector<UOp> out;
+    for (const Node* r : nodes(u)) out.push_back(UOp::from_node(r));
+    return out;
   }
   bool in(const UOp& u, const UOp& r) {
-    const auto& v = of(u);
-    return std::find(v.begin(), v.end(), r) != v.end();
+    const auto v = nodes(u);
+    return std::find(v.begin(), v.end(), r.node()) != v.end();
   }
 
  private:
-  PtrMap<std::vector<UOp>> memo_;
+  struct Set { std::uint32_t off = 0, len = 0; };
+  bool has(Set s, const Node* x) const {
+    for (std::uint32_t i = 0; i < s.len; ++i) if (pool_[s.off + i] == x) return true;
+    return false;
+  }
+  Set set_of(const Node* root) {
+    if (const Set* s = memo_.find(root)) return *s;
+    // sources first, walking only into nodes not asked about before (a toposort of u would visit the
+    // whole graph below it again for every node asked about)
+    std::vector<std::pair<const Node*, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      const auto [n, expanded] = stack.back();
+      stack.pop_back();
+      if (memo_.contains(n)) continue;
+      if (!expanded) {
+        stack.emplace_back(n, true);
+        for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
+          if (!memo_.contains(it->node())) stack.emplace_back(it->node(), false);
+        continue;
+      }
+      memo_.set(n, make(n));
+    }
+    return *memo_.find(root);
+  }
+  // the sources' ranges in order without repeats, n itself first if it is a RANGE, less what n ends
+  Set make(const Node* n) {
+    const bool ends = n->op == Ops::REDUCE || n->op == Ops::END || n->op == Ops::STAGE || n->op == Ops::AFTER;
+    if (n->op != Ops::RANGE && !ends) {
+      Set first;
+      bool shared = true;
+      for (const UOp& s : n->src) {
+        const Set ss = *memo_.find(s.node());
+        if (!ss.len || (ss.off == first.off && ss.len == first.len)) continue;
+        if (!first.len) { first = ss; continue; }
+        for (std::uint32_t i = 0; i < ss.len && shared; ++i) shared = has(first, pool_[ss.off + i]);
+        if (!shared) break;
+      }
+      if (shared) return first;
+    }
+    const std::size_t off = pool_.size();
+    auto add = [&](const Node* x) {
+      for (std::size_t j = off; j < pool_.size(); ++j) if (pool_[j] == x) return;
+      pool_.push_back(x);
+    };
+    if (n->op == Ops::RANGE) pool_.push_back(n);
+    for (const UOp& s : n->src) {
+      const Set ss = *memo_.find(s.node());
+      for (std::uint32_t i = 0; i < ss.len; ++i) add(pool_[ss.off + i]);
+    }
+    if (ends) {
+      auto drop = [&](const Node* x) { pool_.erase(std::remove(pool_.begin() + std::ptrdiff_t(off), pool_.end(), x), pool_.end()); };
+      for (const UOp& er : ended_ranges(UOp::from_node(n))) {
+        if (er.op() == Ops::RANGE) drop(er.node());
+        else {
+          const Set es = *memo_.find(er.node());  // in the pool before off: dropping cannot move it
+          for (std::uint32_t i = 0; i < es.len; ++i) drop(pool_[es.off + i]);
+        }
+      }
+    }
+    return {std::uint32_t(off), std::uint32_t(pool_.size() - off)};
+  }
+  PtrMap<Set> memo_;
+  std::vector<const Node*> pool_;
 };
 
 template <class = void> std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
@@ -12794,17 +12865,22 @@ template <class = void> bool arg_less(const Arg& a, const Arg& b) {
 // tinygrad's x.tuplize order as Python's tuple < computes it: the first element that differs decides,
 // and two dtypes with the same (priority, bitsize, name, count) but different pointers are neither less
 // nor greater (DType compares by identity for ==). -1 / 1: less / greater; 0: neither.
-template <std::same_as<UOp> U> int py_tuplize_cmp(const U& a, const U& b) {
-  if (a == b) return 0;
-  if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
-  if (!(a.arg() == b.arg())) return arg_cmp(a.arg(), b.arg());
-  if (a.dtype() != b.dtype()) {
-    auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
-    return key(a.dtype()) < key(b.dtype()) ? -1 : key(b.dtype()) < key(a.dtype()) ? 1 : 0;
+// (on raw nodes: the sort calls it some ten times per uop, and a handle per step costs atomics)
+template <class = void> int py_tuplize_cmp(const Node* a, const Node* b) {
+  for (;;) {
+    if (a == b) return 0;
+    if (a->op != b->op) return a->op < b->op ? -1 : 1;
+    if (!(a->arg == b->arg)) return arg_cmp(a->arg, b->arg);
+    if (a->dtype != b->dtype) {
+      auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
+      return key(a->dtype) < key(b->dtype) ? -1 : key(b->dtype) < key(a->dtype) ? 1 : 0;
+    }
+    const std::size_t n = std::min(a->src.size(), b->src.size());
+    std::size_t i = 0;
+    while (i < n && a->src[i].node() == b->src[i].node()) ++i;
+    if (i == n) return a->src.size() < b->src.size() ? -1 : a->src.size() > b->src.size() ? 1 : 0;
+    a = a->src[i].node(), b = b->src[i].node();  // the first source that differs decides
   }
-  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i)
-    if (a.src(i) != b.src(i)) return py_tuplize_cmp(a.src(i), b.src(i));
-  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
 }
 
 // one END per range, the innermost (highest axis) first
@@ -12826,26 +12902,74 @@ struct pm_split_ends_def {
 };
 
 // tinygrad's CFGContext: ranges nested in the same END (or the SINK) are siblings and run one after
-// another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE)
+// another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE).
+// deps[u] (the RANGEs and ENDs at or below u) is a bitset over those nodes for membership, plus the
+// ENDs among them in first-seen order (the order nesting is found in); a node whose sources add no END
+// shares its first source's list, so most nodes cost one OR of a word or two.
 struct CFGContext {
   std::unordered_map<UOp, UOp> edges;
   // a template: only a translation unit that linearizes compiles it
   template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
-    PtrMap<std::vector<UOp>> deps;
-    std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
-    auto nested = [&](const UOp& x) {
-      return std::any_of(nesting.begin(), nesting.end(), [&](const auto& p) { return p.first == x; });
+    const std::vector<UOp> topo = sink.toposort();
+    PtrMap<std::uint32_t> pos(topo.size()), bit;
+    for (std::size_t i = 0; i < topo.size(); ++i) {
+      pos.set(topo[i].node(), std::uint32_t(i));
+      if (topo[i].op() == Ops::RANGE || topo[i].op() == Ops::END) bit.set(topo[i].node(), std::uint32_t(bit.size()));
+    }
+    const std::size_t words = (bit.size() + 63) / 64;
+    std::vector<std::uint64_t> bits(topo.size() * words);
+    auto dep_of = [&](std::size_t at, const Node* x) -> bool {  // x is in deps of topo[at]
+      const std::uint32_t* b = bit.find(x);
+      return b && ((bits[at * words + *b / 64] >> (*b % 64)) & 1);
     };
-    for (const UOp& u : sink.toposort()) {
-      std::vector<UOp> d;
-      for (const UOp& s : u.src())
-        for (const UOp& x : *deps.find(s.node())) if (!in_list(d, x)) d.push_back(x);
+    struct List { std::uint32_t off = 0, len = 0; };
+    std::vector<List> ends(topo.size());
+    std::vector<const Node*> pool;
+    std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
+    PtrMap<char> nested;
+    for (std::size_t i = 0; i < topo.size(); ++i) {
+      const UOp& u = topo[i];
+      std::uint64_t* mine = bits.data() + i * words;
+      List l;
+      bool shared = true;
+      for (const UOp& s : u.src()) {
+        const std::uint32_t p = *pos.find(s.node());
+        for (std::size_t w = 0; w < words; ++w) mine[w] |= bits[p * words + w];
+        const List sl = ends[p];
+        if (!sl.len || (sl.off == l.off && sl.len == l.len)) continue;
+        if (!l.len && shared) { l = sl; continue; }
+        shared = false;
+      }
+      if (!shared) {  // the sources' END lists merged, first seen first
+        const std::size_t off = pool.size();
+        for (const UOp& s : u.src()) {
+          const List sl = ends[*pos.find(s.node())];
+          for (std::uint32_t k = 0; k < sl.len; ++k) {
+            const Node* x = pool[sl.off + k];
+            if (std::find(pool.begin() + std::ptrdiff_t(off), pool.end(), x) == pool.end()) pool.push_back(x);
+          }
+        }
+        l = {std::uint32_t(off), std::uint32_t(pool.size() - off)};
+      }
       if (u.op() == Ops::END || u.op() == Ops::SINK)
-        for (const UOp& x : d)
-          if (x.op() == Ops::END && (u.op() == Ops::SINK || in_list(*deps.find(x.node()), u.src(1))) && !nested(x))
-            nesting.emplace_back(x, u);
-      if (u.op() == Ops::RANGE || u.op() == Ops::END) d.push_back(u);
-      deps.set(u.node(), std::move(d));
+        for (std::uint32_t k = 0; k < l.len; ++k) {
+          const Node* x = pool[l.off + k];
+          if ((u.op() == Ops::SINK || dep_of(*pos.find(x), u.src(1).node())) && !nested.contains(x)) {
+            nested.set(x, 1);
+            nesting.emplace_back(UOp::from_node(x), u);
+          }
+        }
+      if (u.op() == Ops::RANGE || u.op() == Ops::END) {
+        const std::uint32_t b = *bit.find(u.node());
+        mine[b / 64] |= std::uint64_t(1) << (b % 64);
+      }
+      if (u.op() == Ops::END) {
+        const std::size_t off = pool.size();
+        for (std::uint32_t k = 0; k < l.len; ++k) pool.push_back(pool[l.off + k]);
+        pool.push_back(u.node());
+        l = {std::uint32_t(off), l.len + 1};
+      }
+      ends[i] = l;
     }
     std::vector<std::pair<UOp, std::vector<UOp>>> siblings;
     for (const auto& [k, vv] : nesting) {
@@ -12856,8 +12980,8 @@ struct CFGContext {
     for (auto& [k, v] : siblings) {
       // ranges that depend on other siblings are scheduled after them
       auto count = [&](const UOp& x) {
-        const auto& dx = *deps.find(x.node());
-        return std::count_if(v.begin(), v.end(), [&](const UOp& u) { return in_list(dx, u); });
+        const std::size_t at = *pos.find(x.node());
+        return std::count_if(v.begin(), v.end(), [&](const UOp& y) { return dep_of(at, y.node()); });
       };
       std::vector<UOp> order = v;
       stable_sort_by(order, [&](const UOp& a, const UOp& b) { return count(a) < count(b); });
@@ -12897,19 +13021,23 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   const std::vector<UOp> lst = sink.toposort();
   detail::PtrMap<int> out_degree(lst.size());
   detail::RangeMap rm;
-  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string, std::int64_t, std::int64_t>;
+  detail::PtrMap<std::int64_t> trips;  // a range's trip count (its vmax + 1)
+  // tinygrad's priority key (run_count, priority, extra): extra is the PARAM slot or DEFINE_VAR's
+  // (name, min, max), compared as Python tuples
+  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string_view, std::int64_t, std::int64_t>;
   std::vector<Key> prio(lst.size());
   for (std::size_t i = lst.size(); i-- > 0;) {
     const UOp& u = lst[i];
     for (const UOp& s : u.src()) ++out_degree.at(s.node());
     std::int64_t run_count = 1;
-    for (const UOp& r : rm.of(u)) {
-      const std::int64_t n = std::int64_t(r.vmax().clamped_int64()) + 1;
-      run_count = __builtin_mul_overflow(run_count, n, &run_count) ? INT64_MAX : run_count;
+    for (const detail::Node* r : rm.nodes(u)) {
+      std::int64_t* n = trips.find(r);
+      if (!n) n = &trips.set(r, std::int64_t(UOp::from_node(r).vmax().clamped_int64()) + 1);
+      run_count = __builtin_mul_overflow(run_count, *n, &run_count) ? INT64_MAX : run_count;
     }
     int p = 0;
     std::int64_t e0 = 0, e1 = 0, e2 = 0;
-    std::string es;
+    std::string_view es;
     switch (u.op()) {
       case Ops::PARAM: p = -20, e0 = u.arg().as_param().slot; break;
       case Ops::DEFINE_VAR: p = -19, es = u.arg()[0].as_str(), e1 = u.arg()[1].as_int(), e2 = u.arg()[2].as_int(); break;
@@ -12930,7 +13058,7 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
     if (const auto c = prio[a] <=> prio[b]; c != 0) return c < 0;
-    if (const int t = detail::py_tuplize_cmp(lst[a], lst[b]); t != 0) return t < 0;
+    if (const int t = detail::py_tuplize_cmp(lst[a].node(), lst[b].node()); t != 0) return t < 0;
     return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());

@@ -4,6 +4,7 @@
 // priority toposort into the linear list. Gated STOREs become IF / STORE / ENDIF (do_linearize).
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -32,17 +33,22 @@ template <class = void> bool arg_less(const Arg& a, const Arg& b) {
 // tinygrad's x.tuplize order as Python's tuple < computes it: the first element that differs decides,
 // and two dtypes with the same (priority, bitsize, name, count) but different pointers are neither less
 // nor greater (DType compares by identity for ==). -1 / 1: less / greater; 0: neither.
-template <std::same_as<UOp> U> int py_tuplize_cmp(const U& a, const U& b) {
-  if (a == b) return 0;
-  if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
-  if (!(a.arg() == b.arg())) return arg_cmp(a.arg(), b.arg());
-  if (a.dtype() != b.dtype()) {
-    auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
-    return key(a.dtype()) < key(b.dtype()) ? -1 : key(b.dtype()) < key(a.dtype()) ? 1 : 0;
+// (on raw nodes: the sort calls it some ten times per uop, and a handle per step costs atomics)
+template <class = void> int py_tuplize_cmp(const Node* a, const Node* b) {
+  for (;;) {
+    if (a == b) return 0;
+    if (a->op != b->op) return a->op < b->op ? -1 : 1;
+    if (!(a->arg == b->arg)) return arg_cmp(a->arg, b->arg);
+    if (a->dtype != b->dtype) {
+      auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
+      return key(a->dtype) < key(b->dtype) ? -1 : key(b->dtype) < key(a->dtype) ? 1 : 0;
+    }
+    const std::size_t n = std::min(a->src.size(), b->src.size());
+    std::size_t i = 0;
+    while (i < n && a->src[i].node() == b->src[i].node()) ++i;
+    if (i == n) return a->src.size() < b->src.size() ? -1 : a->src.size() > b->src.size() ? 1 : 0;
+    a = a->src[i].node(), b = b->src[i].node();  // the first source that differs decides
   }
-  for (std::size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); ++i)
-    if (a.src(i) != b.src(i)) return py_tuplize_cmp(a.src(i), b.src(i));
-  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
 }
 
 // one END per range, the innermost (highest axis) first
@@ -64,26 +70,74 @@ struct pm_split_ends_def {
 };
 
 // tinygrad's CFGContext: ranges nested in the same END (or the SINK) are siblings and run one after
-// another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE)
+// another; each RANGE gets an edge to the sibling END before it (or to its parent's RANGE).
+// deps[u] (the RANGEs and ENDs at or below u) is a bitset over those nodes for membership, plus the
+// ENDs among them in first-seen order (the order nesting is found in); a node whose sources add no END
+// shares its first source's list, so most nodes cost one OR of a word or two.
 struct CFGContext {
   std::unordered_map<UOp, UOp> edges;
   // a template: only a translation unit that linearizes compiles it
   template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
-    PtrMap<std::vector<UOp>> deps;
-    std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
-    auto nested = [&](const UOp& x) {
-      return std::any_of(nesting.begin(), nesting.end(), [&](const auto& p) { return p.first == x; });
+    const std::vector<UOp> topo = sink.toposort();
+    PtrMap<std::uint32_t> pos(topo.size()), bit;
+    for (std::size_t i = 0; i < topo.size(); ++i) {
+      pos.set(topo[i].node(), std::uint32_t(i));
+      if (topo[i].op() == Ops::RANGE || topo[i].op() == Ops::END) bit.set(topo[i].node(), std::uint32_t(bit.size()));
+    }
+    const std::size_t words = (bit.size() + 63) / 64;
+    std::vector<std::uint64_t> bits(topo.size() * words);
+    auto dep_of = [&](std::size_t at, const Node* x) -> bool {  // x is in deps of topo[at]
+      const std::uint32_t* b = bit.find(x);
+      return b && ((bits[at * words + *b / 64] >> (*b % 64)) & 1);
     };
-    for (const UOp& u : sink.toposort()) {
-      std::vector<UOp> d;
-      for (const UOp& s : u.src())
-        for (const UOp& x : *deps.find(s.node())) if (!in_list(d, x)) d.push_back(x);
+    struct List { std::uint32_t off = 0, len = 0; };
+    std::vector<List> ends(topo.size());
+    std::vector<const Node*> pool;
+    std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
+    PtrMap<char> nested;
+    for (std::size_t i = 0; i < topo.size(); ++i) {
+      const UOp& u = topo[i];
+      std::uint64_t* mine = bits.data() + i * words;
+      List l;
+      bool shared = true;
+      for (const UOp& s : u.src()) {
+        const std::uint32_t p = *pos.find(s.node());
+        for (std::size_t w = 0; w < words; ++w) mine[w] |= bits[p * words + w];
+        const List sl = ends[p];
+        if (!sl.len || (sl.off == l.off && sl.len == l.len)) continue;
+        if (!l.len && shared) { l = sl; continue; }
+        shared = false;
+      }
+      if (!shared) {  // the sources' END lists merged, first seen first
+        const std::size_t off = pool.size();
+        for (const UOp& s : u.src()) {
+          const List sl = ends[*pos.find(s.node())];
+          for (std::uint32_t k = 0; k < sl.len; ++k) {
+            const Node* x = pool[sl.off + k];
+            if (std::find(pool.begin() + std::ptrdiff_t(off), pool.end(), x) == pool.end()) pool.push_back(x);
+          }
+        }
+        l = {std::uint32_t(off), std::uint32_t(pool.size() - off)};
+      }
       if (u.op() == Ops::END || u.op() == Ops::SINK)
-        for (const UOp& x : d)
-          if (x.op() == Ops::END && (u.op() == Ops::SINK || in_list(*deps.find(x.node()), u.src(1))) && !nested(x))
-            nesting.emplace_back(x, u);
-      if (u.op() == Ops::RANGE || u.op() == Ops::END) d.push_back(u);
-      deps.set(u.node(), std::move(d));
+        for (std::uint32_t k = 0; k < l.len; ++k) {
+          const Node* x = pool[l.off + k];
+          if ((u.op() == Ops::SINK || dep_of(*pos.find(x), u.src(1).node())) && !nested.contains(x)) {
+            nested.set(x, 1);
+            nesting.emplace_back(UOp::from_node(x), u);
+          }
+        }
+      if (u.op() == Ops::RANGE || u.op() == Ops::END) {
+        const std::uint32_t b = *bit.find(u.node());
+        mine[b / 64] |= std::uint64_t(1) << (b % 64);
+      }
+      if (u.op() == Ops::END) {
+        const std::size_t off = pool.size();
+        for (std::uint32_t k = 0; k < l.len; ++k) pool.push_back(pool[l.off + k]);
+        pool.push_back(u.node());
+        l = {std::uint32_t(off), l.len + 1};
+      }
+      ends[i] = l;
     }
     std::vector<std::pair<UOp, std::vector<UOp>>> siblings;
     for (const auto& [k, vv] : nesting) {
@@ -94,8 +148,8 @@ struct CFGContext {
     for (auto& [k, v] : siblings) {
       // ranges that depend on other siblings are scheduled after them
       auto count = [&](const UOp& x) {
-        const auto& dx = *deps.find(x.node());
-        return std::count_if(v.begin(), v.end(), [&](const UOp& u) { return in_list(dx, u); });
+        const std::size_t at = *pos.find(x.node());
+        return std::count_if(v.begin(), v.end(), [&](const UOp& y) { return dep_of(at, y.node()); });
       };
       std::vector<UOp> order = v;
       stable_sort_by(order, [&](const UOp& a, const UOp& b) { return count(a) < count(b); });
@@ -135,19 +189,23 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   const std::vector<UOp> lst = sink.toposort();
   detail::PtrMap<int> out_degree(lst.size());
   detail::RangeMap rm;
-  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string, std::int64_t, std::int64_t>;
+  detail::PtrMap<std::int64_t> trips;  // a range's trip count (its vmax + 1)
+  // tinygrad's priority key (run_count, priority, extra): extra is the PARAM slot or DEFINE_VAR's
+  // (name, min, max), compared as Python tuples
+  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string_view, std::int64_t, std::int64_t>;
   std::vector<Key> prio(lst.size());
   for (std::size_t i = lst.size(); i-- > 0;) {
     const UOp& u = lst[i];
     for (const UOp& s : u.src()) ++out_degree.at(s.node());
     std::int64_t run_count = 1;
-    for (const UOp& r : rm.of(u)) {
-      const std::int64_t n = std::int64_t(r.vmax().clamped_int64()) + 1;
-      run_count = __builtin_mul_overflow(run_count, n, &run_count) ? INT64_MAX : run_count;
+    for (const detail::Node* r : rm.nodes(u)) {
+      std::int64_t* n = trips.find(r);
+      if (!n) n = &trips.set(r, std::int64_t(UOp::from_node(r).vmax().clamped_int64()) + 1);
+      run_count = __builtin_mul_overflow(run_count, *n, &run_count) ? INT64_MAX : run_count;
     }
     int p = 0;
     std::int64_t e0 = 0, e1 = 0, e2 = 0;
-    std::string es;
+    std::string_view es;
     switch (u.op()) {
       case Ops::PARAM: p = -20, e0 = u.arg().as_param().slot; break;
       case Ops::DEFINE_VAR: p = -19, es = u.arg()[0].as_str(), e1 = u.arg()[1].as_int(), e2 = u.arg()[2].as_int(); break;
@@ -168,7 +226,7 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
     if (const auto c = prio[a] <=> prio[b]; c != 0) return c < 0;
-    if (const int t = detail::py_tuplize_cmp(lst[a], lst[b]); t != 0) return t < 0;
+    if (const int t = detail::py_tuplize_cmp(lst[a].node(), lst[b].node()); t != 0) return t < 0;
     return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());

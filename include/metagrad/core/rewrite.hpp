@@ -35,19 +35,6 @@ struct BottomUpGate {};
 
 namespace detail {
 
-// The walk lane: one rewrite at a time keeps its per-node state in the nodes themselves (Node::walk_*),
-// found with no hash probe. A rewrite that cannot take the lane (another thread has it, or a rule
-// callback runs a nested rewrite) keeps its state in a hash table instead. Epochs tell this walk's
-// marks from stale ones left by earlier walks.
-struct WalkLane {
-  std::atomic<bool> busy{false};
-  std::uint32_t epoch = 0;  // written only by the lane's holder
-};
-inline WalkLane& walk_lane() {
-  static WalkLane lane;
-  return lane;
-}
-
 // one pending step of unified_rewrite
 struct RewriteEntry {
   const Node* n;      // the node this entry finally gives a replacement for
@@ -107,17 +94,8 @@ class RewriteEngine {
  public:
   RewriteEngine(const PM& rs, Ctx* ctx, RewriteOptions opt) requires std::is_same_v<PM, BPM>
       : RewriteEngine(opt.bottom_up ? nullptr : &rs, opt.bottom_up ? &rs : nullptr, ctx, opt) {}
-  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {
-    WalkLane& lane = walk_lane();
-    if (!lane.busy.exchange(true, std::memory_order_acquire)) {
-      if (lane.epoch == UINT32_MAX) lane.busy.store(false, std::memory_order_release);  // spent: use the table
-      else epoch_ = ++lane.epoch;
-    }
-  }
-  ~RewriteEngine() {
-    ScratchPool::give(std::move(scratch_));
-    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
-  }
+  RewriteEngine(const PM* pm, const BPM* bpm, Ctx* ctx, RewriteOptions opt) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(opt) {}
+  ~RewriteEngine() { ScratchPool::give(std::move(scratch_)); }
   RewriteEngine(const RewriteEngine&) = delete;
   RewriteEngine& operator=(const RewriteEngine&) = delete;
 
@@ -356,7 +334,8 @@ class RewriteEngine {
   const BPM* bpm_;
   Ctx* ctx_;
   RewriteOptions opt_;
-  std::uint32_t epoch_ = 0;  // nonzero while this walk holds the lane
+  LaneHold lane_;
+  const std::uint32_t epoch_ = lane_.epoch();  // nonzero while this walk holds the lane (uop.hpp)
   std::unique_ptr<RewriteScratch> scratch_ = ScratchPool::take();
   std::vector<Slot>& lane_slots_ = scratch_->lane_slots;
   PtrMap<Slot>& slots_ = scratch_->slots;

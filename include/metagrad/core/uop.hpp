@@ -287,6 +287,9 @@ class NodeSet {
     ++size_;
   }
   // removes exactly this node (a twin with the same key, made while it was dying, stays)
+  template <class F> void for_each(F&& f) const {
+    for (const E& e : t_) if (e.n) f(e.n);
+  }
   bool erase(std::size_t h, const Node* n) {
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -332,6 +335,45 @@ inline InternTable& intern_table() {
   static InternTable* t = new InternTable();
   return *t;
 }
+
+// The walk lane: one walk at a time (a rewrite, a toposort) keeps its per-node state in the nodes
+// themselves (Node::walk_*), found with no hash probe. A walk that cannot take the lane (another thread
+// has it, or it runs nested inside one that does) keeps its state in a hash table instead. Epochs tell
+// this walk's marks from stale ones left by earlier walks.
+struct WalkLane {
+  std::atomic<bool> busy{false};
+  std::uint32_t epoch = 0;  // written only by the lane's holder
+};
+inline WalkLane& walk_lane() {
+  static WalkLane lane;
+  return lane;
+}
+// Holds the lane for its scope when it is free: epoch() is this walk's mark then, 0 otherwise. When
+// the epochs run out (2^32 walks), every live node's mark is cleared and they start again.
+class LaneHold {
+ public:
+  LaneHold() {
+    WalkLane& lane = walk_lane();
+    if (lane.busy.exchange(true, std::memory_order_acquire)) return;
+    if (lane.epoch == UINT32_MAX) {
+      for (auto& sh : intern_table().shards) {
+        LockGuard lock(sh.m);
+        sh.set.for_each([](const Node* n) { n->walk_epoch = 0; });
+      }
+      lane.epoch = 0;
+    }
+    epoch_ = ++lane.epoch;
+  }
+  ~LaneHold() {
+    if (epoch_) walk_lane().busy.store(false, std::memory_order_release);
+  }
+  LaneHold(const LaneHold&) = delete;
+  LaneHold& operator=(const LaneHold&) = delete;
+  std::uint32_t epoch() const { return epoch_; }
+
+ private:
+  std::uint32_t epoch_ = 0;
+};
 
 // Freed nodes of the common sizes (0 to 3 sources) wait in a per-thread list for the next node of their
 // size: rewrites make and drop nodes at a high rate, and malloc's own per-thread cache keeps only a few

@@ -13,20 +13,25 @@ namespace mg {
 inline std::vector<UOp> UOp::toposort() const {
   std::vector<UOp> out;
   if (!p_) return out;
-  detail::PtrMap<char> seen;
+  // done nodes: marked with the walk lane's epoch when this walk holds it, else in a table
+  const detail::LaneHold lane;
+  const std::uint32_t epoch = lane.epoch();
+  detail::PtrMap<char> seen(epoch ? 1 : 16);
+  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen.contains(n); };
   std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
     stack.pop_back();
-    if (seen.contains(n)) continue;
+    if (done(n)) continue;
     if (visited) {
-      seen.set(n, 1);
+      if (epoch) n->walk_epoch = epoch;
+      else seen.set(n, 1);
       out.push_back(from_node(n));
       continue;
     }
     stack.emplace_back(n, true);
     for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
-      if (!seen.contains(it->node())) stack.emplace_back(it->node(), false);
+      if (!done(it->node())) stack.emplace_back(it->node(), false);
   }
   return out;
 }
