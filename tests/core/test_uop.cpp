@@ -824,6 +824,31 @@ TEST_CASE("uop: toposort order equals tinygrad's", "[core][uop][walk]") {
   }
 }
 
+TEST_CASE("uop: walks agree with and without the walk lane, and after its epochs run out", "[core][uop][walk]") {
+  // fresh nodes only (names and constants no other test makes), so no stale mark of an old walk is on them
+  const UOp a = UOp::variable("lane_a", 0, 10), b = UOp::variable("lane_b", -5, 5);
+  const UOp x = a + b, s = UOp::sink((x * a + x).maximum(b), x, UOp::const_(dtypes::weakint, 7654321) + a);
+  const std::vector<UOp> lane = s.toposort();  // takes the lane: marks in the nodes
+  CHECK(lane.size() == 9);
+  {
+    const detail::LaneHold held;  // a walk holds the lane, so the next one keeps a table
+    REQUIRE(held.epoch() != 0);
+    CHECK(detail::LaneHold().epoch() == 0);
+    CHECK(s.toposort() == lane);
+  }
+  // s's nodes carry epoch 1; a walk of another graph spends the last epoch; the next walk is epoch 1
+  // again and must see s whole, so the epochs' end cleared every live node's mark
+  detail::walk_lane().epoch = 0;
+  CHECK(s.toposort() == lane);
+  detail::walk_lane().epoch = UINT32_MAX - 1;
+  CHECK(UOp::sink(a).toposort().size() == 2);
+  CHECK(detail::walk_lane().epoch == UINT32_MAX);
+  CHECK(s.toposort() == lane);
+  CHECK(detail::walk_lane().epoch == 1);
+  CHECK(graph_rewrite(s, symbolic) == graph_rewrite(s, symbolic));
+  CHECK(s.substitute({{a, b}}).toposort().size() < lane.size());
+}
+
 TEST_CASE("uop: substitute, to a fixed point and in one walk, like tinygrad's", "[core][uop][walk]") {
   const UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", -5, 5), c = UOp::variable("c", 1, 8);
   const UOp x = a + b, y = x * c;
