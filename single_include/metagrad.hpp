@@ -1348,10 +1348,10 @@ class NodeSet {
     t_[i] = {h, n};
     ++size_;
   }
-  // removes exactly this node (a twin with the same key, made while it was dying, stays)
   template <class F> void for_each(F&& f) const {
     for (const E& e : t_) if (e.n) f(e.n);
   }
+  // removes exactly this node (a twin with the same key, made while it was dying, stays)
   bool erase(std::size_t h, const Node* n) {
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -1852,8 +1852,9 @@ inline std::vector<UOp> UOp::toposort() const {
   // done nodes: marked with the walk lane's epoch when this walk holds it, else in a table
   const detail::LaneHold lane;
   const std::uint32_t epoch = lane.epoch();
-  detail::PtrMap<char> seen(epoch ? 1 : 16);
-  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen.contains(n); };
+  std::optional<detail::PtrMap<char>> seen;
+  if (!epoch) seen.emplace();
+  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
   std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
@@ -1861,7 +1862,7 @@ inline std::vector<UOp> UOp::toposort() const {
     if (done(n)) continue;
     if (visited) {
       if (epoch) n->walk_epoch = epoch;
-      else seen.set(n, 1);
+      else seen->set(n, 1);
       out.push_back(from_node(n));
       continue;
     }
@@ -9678,36 +9679,73 @@ template <class = void> std::vector<UOp> ended_ranges(const UOp& u) {
   }
 }
 
+// Per-node lists of nodes for the walks below, all in one pool: a list is an offset and a length. A node
+// whose sources' lists merge to the first non-empty one of them (most nodes) gets that list itself, so a
+// walk costs no allocation and no reference count per node.
+class NodeLists {
+ public:
+  struct List { std::uint32_t off = 0, len = 0; };
+  std::span<const Node* const> view(List l) const { return {pool_.data() + l.off, l.len}; }
+  // the lists of srcs (list_of(node) gives each) joined without repeats, first seen first; with a head,
+  // the head first and a new list always
+  template <class F> List merge(std::span<const UOp> srcs, F&& list_of, const Node* head = nullptr) {
+    if (!head) {
+      List first;
+      bool shared = true;
+      for (std::size_t i = 0; i < srcs.size() && shared; ++i) {
+        const List l = list_of(srcs[i].node());
+        if (!l.len || (l.off == first.off && l.len == first.len)) continue;
+        if (!first.len) { first = l; continue; }
+        for (const Node* x : view(l)) if (!(shared = has(first, x))) break;
+      }
+      if (shared) return first;
+    }
+    const std::size_t off = pool_.size();
+    if (head) pool_.push_back(head);
+    for (const UOp& s : srcs) {
+      const List l = list_of(s.node());
+      for (std::uint32_t i = 0; i < l.len; ++i) {
+        const Node* x = pool_[l.off + i];
+        if (std::find(pool_.begin() + std::ptrdiff_t(off), pool_.end(), x) == pool_.end()) pool_.push_back(x);
+      }
+    }
+    return close(off);
+  }
+  // a new list: l's nodes that keep(node) allows, then tail if given
+  template <class Keep> List copy(List l, Keep&& keep, const Node* tail = nullptr) {
+    const std::size_t off = pool_.size();
+    for (std::uint32_t i = 0; i < l.len; ++i)
+      if (const Node* x = pool_[l.off + i]; keep(x)) pool_.push_back(x);
+    if (tail) pool_.push_back(tail);
+    return close(off);
+  }
+  bool has(List l, const Node* x) const {
+    const auto v = view(l);
+    return std::find(v.begin(), v.end(), x) != v.end();
+  }
+
+ private:
+  List close(std::size_t off) const { return {std::uint32_t(off), std::uint32_t(pool_.size() - off)}; }
+  std::vector<const Node*> pool_;
+};
+
 // tinygrad's UOp.ranges for every node under the roots asked about, each computed once (in insertion
 // order, like the dict tinygrad keeps). The graph must stay alive while the map is used.
-// The sets live in one pool of raw node pointers, and a node whose sources bring no range its first
-// ranged source lacks (most of a kernel) shares that source's set: no allocation and no reference
-// count per node.
 class RangeMap {
  public:
   // the open ranges at u, as nodes; the span lasts until the next call (the pool may grow)
-  std::span<const Node* const> nodes(const UOp& u) {
-    const Set s = set_of(u.node());
-    return {pool_.data() + s.off, s.len};
-  }
+  std::span<const Node* const> nodes(const UOp& u) { return lists_.view(set_of(u.node())); }
   std::vector<UOp> of(const UOp& u) {
     std::vector<UOp> out;
     for (const Node* r : nodes(u)) out.push_back(UOp::from_node(r));
     return out;
   }
-  bool in(const UOp& u, const UOp& r) {
-    const auto v = nodes(u);
-    return std::find(v.begin(), v.end(), r.node()) != v.end();
-  }
+  bool in(const UOp& u, const UOp& r) { return lists_.has(set_of(u.node()), r.node()); }
 
  private:
-  struct Set { std::uint32_t off = 0, len = 0; };
-  bool has(Set s, const Node* x) const {
-    for (std::uint32_t i = 0; i < s.len; ++i) if (pool_[s.off + i] == x) return true;
-    return false;
-  }
-  Set set_of(const Node* root) {
-    if (const Set* s = memo_.find(root)) return *s;
+  using List = NodeLists::List;
+  List set_of(const Node* root) {
+    if (const List* s = memo_.find(root)) return *s;
     // sources first, walking only into nodes not asked about before (a toposort of u would visit the
     // whole graph below it again for every node asked about)
     std::vector<std::pair<const Node*, bool>> stack{{root, false}};
@@ -9726,44 +9764,18 @@ class RangeMap {
     return *memo_.find(root);
   }
   // the sources' ranges in order without repeats, n itself first if it is a RANGE, less what n ends
-  Set make(const Node* n) {
-    const bool ends = n->op == Ops::REDUCE || n->op == Ops::END || n->op == Ops::STAGE || n->op == Ops::AFTER;
-    if (n->op != Ops::RANGE && !ends) {
-      Set first;
-      bool shared = true;
-      for (const UOp& s : n->src) {
-        const Set ss = *memo_.find(s.node());
-        if (!ss.len || (ss.off == first.off && ss.len == first.len)) continue;
-        if (!first.len) { first = ss; continue; }
-        for (std::uint32_t i = 0; i < ss.len && shared; ++i) shared = has(first, pool_[ss.off + i]);
-        if (!shared) break;
-      }
-      if (shared) return first;
+  List make(const Node* n) {
+    const List l = lists_.merge(n->src, [&](const Node* s) { return *memo_.find(s); }, n->op == Ops::RANGE ? n : nullptr);
+    if (n->op != Ops::REDUCE && n->op != Ops::END && n->op != Ops::STAGE && n->op != Ops::AFTER) return l;
+    std::vector<const Node*> ended;
+    for (const UOp& er : ended_ranges(UOp::from_node(n))) {
+      if (er.op() == Ops::RANGE) ended.push_back(er.node());
+      else for (const Node* x : lists_.view(*memo_.find(er.node()))) ended.push_back(x);
     }
-    const std::size_t off = pool_.size();
-    auto add = [&](const Node* x) {
-      for (std::size_t j = off; j < pool_.size(); ++j) if (pool_[j] == x) return;
-      pool_.push_back(x);
-    };
-    if (n->op == Ops::RANGE) pool_.push_back(n);
-    for (const UOp& s : n->src) {
-      const Set ss = *memo_.find(s.node());
-      for (std::uint32_t i = 0; i < ss.len; ++i) add(pool_[ss.off + i]);
-    }
-    if (ends) {
-      auto drop = [&](const Node* x) { pool_.erase(std::remove(pool_.begin() + std::ptrdiff_t(off), pool_.end(), x), pool_.end()); };
-      for (const UOp& er : ended_ranges(UOp::from_node(n))) {
-        if (er.op() == Ops::RANGE) drop(er.node());
-        else {
-          const Set es = *memo_.find(er.node());  // in the pool before off: dropping cannot move it
-          for (std::uint32_t i = 0; i < es.len; ++i) drop(pool_[es.off + i]);
-        }
-      }
-    }
-    return {std::uint32_t(off), std::uint32_t(pool_.size() - off)};
+    return lists_.copy(l, [&](const Node* x) { return std::find(ended.begin(), ended.end(), x) == ended.end(); });
   }
-  PtrMap<Set> memo_;
-  std::vector<const Node*> pool_;
+  PtrMap<List> memo_;
+  NodeLists lists_;
 };
 
 template <class = void> std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
@@ -12922,53 +12934,29 @@ struct CFGContext {
       const std::uint32_t* b = bit.find(x);
       return b && ((bits[at * words + *b / 64] >> (*b % 64)) & 1);
     };
-    struct List { std::uint32_t off = 0, len = 0; };
-    std::vector<List> ends(topo.size());
-    std::vector<const Node*> pool;
+    NodeLists lists;
+    std::vector<NodeLists::List> ends(topo.size());
     std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
     PtrMap<char> nested;
     for (std::size_t i = 0; i < topo.size(); ++i) {
       const UOp& u = topo[i];
       std::uint64_t* mine = bits.data() + i * words;
-      List l;
-      bool shared = true;
       for (const UOp& s : u.src()) {
         const std::uint32_t p = *pos.find(s.node());
         for (std::size_t w = 0; w < words; ++w) mine[w] |= bits[p * words + w];
-        const List sl = ends[p];
-        if (!sl.len || (sl.off == l.off && sl.len == l.len)) continue;
-        if (!l.len && shared) { l = sl; continue; }
-        shared = false;
       }
-      if (!shared) {  // the sources' END lists merged, first seen first
-        const std::size_t off = pool.size();
-        for (const UOp& s : u.src()) {
-          const List sl = ends[*pos.find(s.node())];
-          for (std::uint32_t k = 0; k < sl.len; ++k) {
-            const Node* x = pool[sl.off + k];
-            if (std::find(pool.begin() + std::ptrdiff_t(off), pool.end(), x) == pool.end()) pool.push_back(x);
-          }
-        }
-        l = {std::uint32_t(off), std::uint32_t(pool.size() - off)};
-      }
+      NodeLists::List l = lists.merge(u.src(), [&](const Node* s) { return ends[*pos.find(s)]; });
       if (u.op() == Ops::END || u.op() == Ops::SINK)
-        for (std::uint32_t k = 0; k < l.len; ++k) {
-          const Node* x = pool[l.off + k];
+        for (const Node* x : lists.view(l))
           if ((u.op() == Ops::SINK || dep_of(*pos.find(x), u.src(1).node())) && !nested.contains(x)) {
             nested.set(x, 1);
             nesting.emplace_back(UOp::from_node(x), u);
           }
-        }
       if (u.op() == Ops::RANGE || u.op() == Ops::END) {
         const std::uint32_t b = *bit.find(u.node());
         mine[b / 64] |= std::uint64_t(1) << (b % 64);
       }
-      if (u.op() == Ops::END) {
-        const std::size_t off = pool.size();
-        for (std::uint32_t k = 0; k < l.len; ++k) pool.push_back(pool[l.off + k]);
-        pool.push_back(u.node());
-        l = {std::uint32_t(off), l.len + 1};
-      }
+      if (u.op() == Ops::END) l = lists.copy(l, [](const Node*) { return true; }, u.node());
       ends[i] = l;
     }
     std::vector<std::pair<UOp, std::vector<UOp>>> siblings;

@@ -90,53 +90,29 @@ struct CFGContext {
       const std::uint32_t* b = bit.find(x);
       return b && ((bits[at * words + *b / 64] >> (*b % 64)) & 1);
     };
-    struct List { std::uint32_t off = 0, len = 0; };
-    std::vector<List> ends(topo.size());
-    std::vector<const Node*> pool;
+    NodeLists lists;
+    std::vector<NodeLists::List> ends(topo.size());
     std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
     PtrMap<char> nested;
     for (std::size_t i = 0; i < topo.size(); ++i) {
       const UOp& u = topo[i];
       std::uint64_t* mine = bits.data() + i * words;
-      List l;
-      bool shared = true;
       for (const UOp& s : u.src()) {
         const std::uint32_t p = *pos.find(s.node());
         for (std::size_t w = 0; w < words; ++w) mine[w] |= bits[p * words + w];
-        const List sl = ends[p];
-        if (!sl.len || (sl.off == l.off && sl.len == l.len)) continue;
-        if (!l.len && shared) { l = sl; continue; }
-        shared = false;
       }
-      if (!shared) {  // the sources' END lists merged, first seen first
-        const std::size_t off = pool.size();
-        for (const UOp& s : u.src()) {
-          const List sl = ends[*pos.find(s.node())];
-          for (std::uint32_t k = 0; k < sl.len; ++k) {
-            const Node* x = pool[sl.off + k];
-            if (std::find(pool.begin() + std::ptrdiff_t(off), pool.end(), x) == pool.end()) pool.push_back(x);
-          }
-        }
-        l = {std::uint32_t(off), std::uint32_t(pool.size() - off)};
-      }
+      NodeLists::List l = lists.merge(u.src(), [&](const Node* s) { return ends[*pos.find(s)]; });
       if (u.op() == Ops::END || u.op() == Ops::SINK)
-        for (std::uint32_t k = 0; k < l.len; ++k) {
-          const Node* x = pool[l.off + k];
+        for (const Node* x : lists.view(l))
           if ((u.op() == Ops::SINK || dep_of(*pos.find(x), u.src(1).node())) && !nested.contains(x)) {
             nested.set(x, 1);
             nesting.emplace_back(UOp::from_node(x), u);
           }
-        }
       if (u.op() == Ops::RANGE || u.op() == Ops::END) {
         const std::uint32_t b = *bit.find(u.node());
         mine[b / 64] |= std::uint64_t(1) << (b % 64);
       }
-      if (u.op() == Ops::END) {
-        const std::size_t off = pool.size();
-        for (std::uint32_t k = 0; k < l.len; ++k) pool.push_back(pool[l.off + k]);
-        pool.push_back(u.node());
-        l = {std::uint32_t(off), l.len + 1};
-      }
+      if (u.op() == Ops::END) l = lists.copy(l, [](const Node*) { return true; }, u.node());
       ends[i] = l;
     }
     std::vector<std::pair<UOp, std::vector<UOp>>> siblings;

@@ -286,10 +286,10 @@ class NodeSet {
     t_[i] = {h, n};
     ++size_;
   }
-  // removes exactly this node (a twin with the same key, made while it was dying, stays)
   template <class F> void for_each(F&& f) const {
     for (const E& e : t_) if (e.n) f(e.n);
   }
+  // removes exactly this node (a twin with the same key, made while it was dying, stays)
   bool erase(std::size_t h, const Node* n) {
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {

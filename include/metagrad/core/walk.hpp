@@ -16,8 +16,9 @@ inline std::vector<UOp> UOp::toposort() const {
   // done nodes: marked with the walk lane's epoch when this walk holds it, else in a table
   const detail::LaneHold lane;
   const std::uint32_t epoch = lane.epoch();
-  detail::PtrMap<char> seen(epoch ? 1 : 16);
-  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen.contains(n); };
+  std::optional<detail::PtrMap<char>> seen;
+  if (!epoch) seen.emplace();
+  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
   std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
@@ -25,7 +26,7 @@ inline std::vector<UOp> UOp::toposort() const {
     if (done(n)) continue;
     if (visited) {
       if (epoch) n->walk_epoch = epoch;
-      else seen.set(n, 1);
+      else seen->set(n, 1);
       out.push_back(from_node(n));
       continue;
     }
