@@ -6,6 +6,7 @@
 // drawn at random from the 60,000 training images, STEPS (70) steps, the accuracy on all 10,000 test
 // images every 10 steps and at the end. The data is Debian's dataset-fashion-mnist. The last line printed
 // is the final test accuracy. SEED, when set, fixes the random numbers (weights and batches).
+#include <cmath>
 #include <cstdio>
 #include <metagrad/metagrad.hpp>
 #include <metagrad/nn/datasets.hpp>

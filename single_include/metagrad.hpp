@@ -83,18 +83,62 @@ class LockGuard {
 #include <bit>
 #include <charconv>
 #include <concepts>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <variant>
 
+
+// ---- metagrad/core/cmath.hpp ----
+// The <cmath> functions the library calls, as the compiler builtins libstdc++'s <cmath> itself calls.
+// <cmath> costs every includer ~10 MB of GCC's memory (3% of metagrad.hpp's include time): since C++17 it
+// brings the special functions (Bessel, Legendre, zeta...), whose float and long double bodies GCC compiles
+// in every translation unit. Overloads for float and double (and integers), as <cmath>'s. GCC folds the
+// builtins in constant expressions, as it folds std::sqrt; Clang folds only fabs, copysign and the
+// classification ones, so the others are constexpr for GCC alone.
+//
+//   mg::cmath::sqrt(2.0);  mg::cmath::isnan(x);  mg::cmath::ldexp(1.0, -24);
+
+namespace mg::cmath {
+
+#if defined(__clang__)
+#define MG_FM_CONSTEXPR inline
+#else
+#define MG_FM_CONSTEXPR constexpr
+#endif
+
+#define MG_FM_UNARY(name)                                                  \
+  MG_FM_CONSTEXPR double name(double x) { return __builtin_##name(x); }   \
+  MG_FM_CONSTEXPR float name(float x) { return __builtin_##name##f(x); }  \
+  template <std::integral T> MG_FM_CONSTEXPR double name(T x) { return __builtin_##name(double(x)); }
+MG_FM_UNARY(sqrt)
+MG_FM_UNARY(exp2)
+MG_FM_UNARY(log2)
+MG_FM_UNARY(sin)
+MG_FM_UNARY(trunc)
+MG_FM_UNARY(floor)
+MG_FM_UNARY(ceil)
+#undef MG_FM_UNARY
+
+MG_FM_CONSTEXPR double pow(double x, double y) { return __builtin_pow(x, y); }
+MG_FM_CONSTEXPR double fmod(double x, double y) { return __builtin_fmod(x, y); }
+MG_FM_CONSTEXPR double ldexp(double x, int e) { return __builtin_ldexp(x, e); }
+MG_FM_CONSTEXPR double frexp(double x, int* e) { return __builtin_frexp(x, e); }
+MG_FM_CONSTEXPR bool signbit(double x) { return __builtin_signbit(x); }
+#undef MG_FM_CONSTEXPR
+
+constexpr double fabs(double x) { return __builtin_fabs(x); }
+constexpr double copysign(double x, double y) { return __builtin_copysign(x, y); }
+constexpr bool isnan(double x) { return __builtin_isnan(x); }
+constexpr bool isinf(double x) { return __builtin_isinf(x); }
+constexpr bool isfinite(double x) { return __builtin_isfinite(x); }
+
+}  // namespace mg::cmath
 
 // ---- metagrad/core/dtype.hpp ----
 // DType: tinygrad's dtypes as a small literal value type, usable in constant expressions and as a
 // template argument. Scalars, vectors (.vec), pointers (.ptr) with an address space.
 #include <limits>
 #include <string_view>
-#include <tuple>
 
 namespace mg {
 
@@ -279,8 +323,12 @@ constexpr DType least_upper_dtype(DType first, D... rest) {
   for (unsigned i = 0; i < detail::scalar_info.size(); ++i) {
     if (!(common & (1u << i))) continue;
     DType d{Scalar(i)};
-    auto key = [](DType x) { return std::tuple(x.priority(), x.info().bitsize); };
-    if (!found || key(d) < key(best) || (key(d) == key(best) && d.info().cname < best.info().cname)) best = d, found = true;
+    auto before = [](DType x, DType y) {  // (priority, bitsize, name) in turn
+      if (x.priority() != y.priority()) return x.priority() < y.priority();
+      if (x.info().bitsize != y.info().bitsize) return x.info().bitsize < y.info().bitsize;
+      return x.info().cname < y.info().cname;
+    };
+    if (!found || before(d, best)) best = d, found = true;
   }
   return best;
 }
@@ -555,8 +603,8 @@ struct ParamArg {
 
 // Python's repr of a float: shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16
 inline std::string py_float_repr(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  if (cmath::isnan(x)) return "nan";
+  if (cmath::isinf(x)) return x < 0 ? "-inf" : "inf";
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
   std::string s(buf, end);
@@ -701,7 +749,7 @@ class Arg {
       case Int: return a.u_.i == b.u_.i;
       case Float: {
         const double x = a.u_.d, y = b.u_.d;
-        return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (std::isnan(x) && std::isnan(y));
+        return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (cmath::isnan(x) && cmath::isnan(y));
       }
       case Str: return a.u_.s == b.u_.s;
       case Op: return a.u_.op == b.u_.op;
@@ -739,7 +787,7 @@ class Arg {
       case None: case Inv: return h;
       case Bool: return h ^ std::hash<bool>{}(u_.b);
       case Int: return h ^ std::hash<std::int64_t>{}(u_.i);
-      case Float: return h ^ std::hash<std::uint64_t>{}(std::isnan(u_.d) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(u_.d));
+      case Float: return h ^ std::hash<std::uint64_t>{}(cmath::isnan(u_.d) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(u_.d));
       case Str: return h ^ std::hash<std::string>{}(u_.s);
       case Op: return h ^ std::size_t(u_.op);
       case Axis: return h ^ std::size_t(u_.axis);
@@ -941,7 +989,7 @@ class SymVal {
 
   constexpr bool is_float() const { return flt_; }
   constexpr bool is_int() const { return !flt_; }
-  constexpr bool is_inf() const { return flt_ ? std::isinf(f_) : (i_ == inf_int || i_ == -inf_int); }
+  constexpr bool is_inf() const { return flt_ ? cmath::isinf(f_) : (i_ == inf_int || i_ == -inf_int); }
   constexpr i128 as_i128() const { return flt_ ? i128(f_) : i_; }
   constexpr double as_double() const { return flt_ ? f_ : double(i_); }
   // the exact int64 value; an Error when it is a float or does not fit
@@ -960,8 +1008,8 @@ class SymVal {
   // Python's str(): 12, -3, 1.5, inf; an infinite integer prints as "inf"/"-inf"
   std::string repr() const {
     if (flt_) {
-      if (std::isnan(f_)) return "nan";
-      if (std::isinf(f_)) return f_ < 0 ? "-inf" : "inf";
+      if (cmath::isnan(f_)) return "nan";
+      if (cmath::isinf(f_)) return f_ < 0 ? "-inf" : "inf";
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.17g", f_);
       return buf;
@@ -985,7 +1033,7 @@ class SymVal {
   // arithmetic with infinities absorbing; +inf + -inf is a NaN float (callers that bound pick a side)
   friend constexpr SymVal operator+(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(a.as_double() + b.as_double());
-    if (a.is_inf() && b.is_inf() && a.i_ != b.i_) return SymVal(std::nan(""));
+    if (a.is_inf() && b.is_inf() && a.i_ != b.i_) return SymVal(std::numeric_limits<double>::quiet_NaN());
     if (a.is_inf()) return a;
     if (b.is_inf()) return b;
     return from_i128(a.i_ + b.i_);
@@ -1001,13 +1049,13 @@ class SymVal {
   }
   // Python's // and % (floor), C's / and % (truncating); an infinite numerator stays infinite
   friend constexpr SymVal floordiv(const SymVal& a, const SymVal& b) {
-    if (a.flt_ || b.flt_) return SymVal(std::floor(a.as_double() / b.as_double()));
+    if (a.flt_ || b.flt_) return SymVal(cmath::floor(a.as_double() / b.as_double()));
     if (b.i_ == 0) throw Error("SymVal: division by zero");
     if (a.is_inf()) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
     return from_i128(detail::py_floordiv(a.i_, b.i_));
   }
   friend constexpr SymVal floormod(const SymVal& a, const SymVal& b) {
-    if (a.flt_ || b.flt_) return SymVal(a.as_double() - std::floor(a.as_double() / b.as_double()) * b.as_double());
+    if (a.flt_ || b.flt_) return SymVal(a.as_double() - cmath::floor(a.as_double() / b.as_double()) * b.as_double());
     if (b.i_ == 0) throw Error("SymVal: modulo by zero");
     return from_i128(detail::py_floormod(a.i_, b.i_));
   }
@@ -1039,8 +1087,8 @@ class SymVal {
   static constexpr i128 clamp(i128 v) { return v > inf_int ? inf_int : v < -inf_int ? -inf_int : v; }
   constexpr long double as_ld() const {
     if (flt_) return f_;
-    if (i_ == inf_int) return HUGE_VALL;
-    if (i_ == -inf_int) return -HUGE_VALL;
+    if (i_ == inf_int) return std::numeric_limits<long double>::infinity();
+    if (i_ == -inf_int) return -std::numeric_limits<long double>::infinity();
     return static_cast<long double>(i_);
   }
   i128 i_ = 0;
@@ -1229,7 +1277,7 @@ class UOp {
   template <class = void> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
   // tinygrad's substitute(map, extra_pm=...): the extra rewriter (a rule set) is tried on each node first
   template <class RW> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk = false) const;
-  std::optional<AddrSpace> addrspace() const;
+  template <class = void> std::optional<AddrSpace> addrspace() const;
   const std::string& expr() const;  // a DEFINE_VAR's name
 
   // ---- symbolic queries (core/bounds.hpp, core/algebra.hpp) ----
@@ -1238,12 +1286,12 @@ class UOp {
   template <class = void> SymVal vmax() const { return min_max().second; }
   template <class = void> const std::pair<SymVal, SymVal>& min_max() const;
   template <class = void> bool overflows(DType dt) const;  // some value is outside dt's range
-  std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
-  std::int64_t const_factor() const;          // the largest known int that divides this
-  std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly
-  std::optional<UOp> divide_exact(const UOp& v) const;
+  template <class = void> std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
+  template <class = void> std::int64_t const_factor() const;          // the largest known int that divides this
+  template <class = void> std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly
+  template <class = void> std::optional<UOp> divide_exact(const UOp& v) const;
   std::pair<UOp, Arg> pop_const(Ops op = Ops::ADD) const;  // (x, c) for x op c, else (this, identity)
-  static UOp gcd(std::span<const UOp> uops);
+  template <class = void> static UOp gcd(std::span<const UOp> uops);
   static UOp usum(std::span<const UOp> uops);   // uops[0] + uops[1] + ... (| for bools)
   static UOp uprod(std::span<const UOp> uops);  // uops[0] * uops[1] * ... (& for bools)
 
@@ -1253,8 +1301,8 @@ class UOp {
   detail::Attachment* attachment() const;
 
   // ---- printing ----
-  std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
-  std::string render() const;  // infix render of integer expressions: (a*4+b)
+  template <class = void> std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
+  template <class = void> std::string render() const;  // infix render of integer expressions: (a*4+b)
 
   // C++ operators build ALU nodes like tinygrad's Python operators (/ and % are Python's // and %)
   friend UOp operator+(const UOp& a, const UOp& b) { return a.alu(Ops::ADD, b); }
@@ -1874,7 +1922,7 @@ inline std::vector<UOp> UOp::toposort() const {
 }
 
 // The address space a value lives in (the seed's derivation): PARAM's own, BUFFER global, LOAD registers.
-inline std::optional<AddrSpace> UOp::addrspace() const {
+template <class> std::optional<AddrSpace> UOp::addrspace() const {
   std::optional<AddrSpace> result;
   detail::PtrMap<std::optional<AddrSpace>> memo;
   for (const UOp& u : toposort()) {
@@ -1935,7 +1983,7 @@ inline std::string tagstr(const UOp& u) {
 }
 }  // namespace detail
 
-inline std::string UOp::repr() const {
+template <class> std::string UOp::repr() const {
   if (!p_) return "UOp()";
   // number each node in depth-first discovery order and count its users, as tinygrad's pretty_print
   struct Info { int idx = 0, users = 0; bool printed = false; };
@@ -2014,7 +2062,7 @@ struct Piece {
   const Node* child = nullptr;
   bool strip = false;
 };
-inline std::vector<Piece> render_shape(const Node* n) {
+template <class = void> std::vector<Piece> render_shape(const Node* n) {
   UOp u = UOp::from_node(n);
   auto c = [&](std::size_t i, bool strip = false) { return Piece{"", u.src(i).node(), strip}; };
   auto L = [](std::string s) { return Piece{std::move(s)}; };
@@ -2069,7 +2117,7 @@ inline std::vector<Piece> render_shape(const Node* n) {
 }
 }  // namespace detail
 
-inline std::string UOp::render() const {
+template <class> std::string UOp::render() const {
   std::string out;
   if (!p_) return "UOp()";
   std::vector<detail::Piece> st{{"", p_, false}};
@@ -2312,7 +2360,7 @@ struct RewriteScratch {
   std::vector<std::vector<RewriteEntry>> waits;
   std::vector<RewriteEntry> stack;
   std::vector<UOp> keep;
-  void clear() {
+  template <class = void> void clear() {
     keep.clear();  // drops the nodes the rewrite made and did not return
     lane_slots.clear(), slots.clear(), waits.clear(), stack.clear();
     if (keep.capacity() > 4096) keep.shrink_to_fit();  // a huge rewrite does not pin its memory
@@ -2323,7 +2371,7 @@ struct RewriteScratch {
 // The thread's spare scratches (core/thread_cache.hpp): taken by a rewrite, given back when it ends.
 struct ScratchPool {
   std::vector<std::unique_ptr<RewriteScratch>> spare;
-  static std::unique_ptr<RewriteScratch> take() {
+  template <class = void> static std::unique_ptr<RewriteScratch> take() {
     if (ScratchPool* p = thread_cache<ScratchPool>(); p && !p->spare.empty()) {
       auto s = std::move(p->spare.back());
       p->spare.pop_back();
@@ -2331,7 +2379,7 @@ struct ScratchPool {
     }
     return std::make_unique<RewriteScratch>();
   }
-  static void give(std::unique_ptr<RewriteScratch> s) noexcept {
+  template <class = void> static void give(std::unique_ptr<RewriteScratch> s) noexcept {
     s->clear();
     ScratchPool* p = thread_cache<ScratchPool>();
     if (p && p->spare.size() < 16) try { p->spare.push_back(std::move(s)); } catch (...) {}
@@ -2678,7 +2726,7 @@ inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % 
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 }  // namespace detail
 
-inline std::vector<UOp> UOp::split_uop(Ops sep) const {
+template <class> std::vector<UOp> UOp::split_uop(Ops sep) const {
   std::vector<UOp> out;
   std::vector<const UOp*> st{this};
   while (!st.empty()) {
@@ -2690,7 +2738,7 @@ inline std::vector<UOp> UOp::split_uop(Ops sep) const {
   return out;
 }
 
-inline std::int64_t UOp::const_factor() const {
+template <class> std::int64_t UOp::const_factor() const {
   switch (op()) {
     case Ops::CONST: return arg().is_int() ? arg().as_int() : arg().is_bool() ? std::int64_t(arg().as_bool()) : 1;
     case Ops::STACK: {
@@ -2711,7 +2759,7 @@ inline std::int64_t UOp::const_factor() const {
   }
 }
 
-inline std::optional<UOp> UOp::divides(std::int64_t v) const {
+template <class> std::optional<UOp> UOp::divides(std::int64_t v) const {
   if (v == 1) return *this;
   switch (op()) {
     case Ops::CONST:
@@ -2753,7 +2801,7 @@ inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
 namespace detail {
 // UOp::gcd's parts: the factors every term shares (with multiplicity, in first-seen order) and the
 // gcd of the const factors
-inline std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
+template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
   if (uops.empty()) throw Error("UOp::gcd: no operands");
   std::int64_t g = 0;
   NodeCounter count;
@@ -2773,7 +2821,7 @@ inline std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops,
 }
 }  // namespace detail
 
-inline UOp UOp::gcd(std::span<const UOp> uops) {
+template <class> UOp UOp::gcd(std::span<const UOp> uops) {
   std::vector<UOp> terms;
   auto [count, g] = detail::gcd_parts(uops, &terms);
   // math.prod([*elements, const]): ((1*e0)*e1)*...*const
@@ -2784,7 +2832,7 @@ inline UOp UOp::gcd(std::span<const UOp> uops) {
   return r ? r * c : c;
 }
 
-inline std::optional<UOp> UOp::divide_exact(const UOp& v) const {
+template <class> std::optional<UOp> UOp::divide_exact(const UOp& v) const {
   if (*this == v) return const_like(1);
   if (v.op() == Ops::CONST) return v.arg().is_int() ? divides(v.arg().as_int()) : std::nullopt;
   if (op() == Ops::ADD) {
@@ -2880,10 +2928,10 @@ struct PyVal {
 
 // CPython's float floor division (float_floor_div), for wx != 0
 inline double py_float_floordiv(double vx, double wx) {
-  double mod = std::fmod(vx, wx), div = (vx - mod) / wx;
+  double mod = cmath::fmod(vx, wx), div = (vx - mod) / wx;
   if (mod != 0 && (wx < 0) != (mod < 0)) div -= 1.0;
-  if (div == 0) return std::copysign(0.0, vx / wx);
-  double fl = std::floor(div);
+  if (div == 0) return cmath::copysign(0.0, vx / wx);
+  double fl = cmath::floor(div);
   return div - fl > 0.5 ? fl + 1.0 : fl;
 }
 
@@ -2896,7 +2944,7 @@ inline double int_reciprocal(i128 n) {
   const bool sticky = num % m != 0;
   std::uint64_t r = std::uint64_t(q >> 1);
   if ((q & 1) && (sticky || (r & 1))) ++r;
-  const double v = std::ldexp(double(r), -(k - 1));
+  const double v = cmath::ldexp(double(r), -(k - 1));
   return n < 0 ? -v : v;
 }
 
@@ -2984,7 +3032,7 @@ struct AluT {
     const bool exact = (a.exact && a.i == 0) || (b.exact && b.i == 0) || (a.exact && b.exact && mb <= lim / ma);
     return P::integer(i128(u128(a.i) * u128(b.i)), exact);
   }
-  P abs(const P& a) const { return a.kind == P::Float ? P::real(std::fabs(a.f)) : a.i < 0 ? neg(a) : P::integer(a.i, a.exact); }
+  P abs(const P& a) const { return a.kind == P::Float ? P::real(cmath::fabs(a.f)) : a.i < 0 ? neg(a) : P::integer(a.i, a.exact); }
   // tinygrad's helpers: floordiv/cdiv give 0 for y == 0, so floormod/cmod give x
   P floordiv(const P& x, const P& y) const {
     if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
@@ -3026,7 +3074,7 @@ struct AluT {
       return r;
     }
     const double a = flt(x), b = flt(y);
-    return P::real(a == 0 && b < 0 ? inf : std::pow(a, b));
+    return P::real(a == 0 && b < 0 ? inf : cmath::pow(a, b));
   }
 
   P apply(std::span<const P> v) const {
@@ -3034,17 +3082,17 @@ struct AluT {
     const P& y = v[v.size() > 1 ? 1 : 0];
     switch (op) {
       case Ops::EXP2: return pow(P::integer(2), x);  // safe_exp2: 2 ** x, overflow to inf
-      case Ops::LOG2: need_number(x); return P::real(cmpval(x) > 0 ? std::log2(flt(x)) : cmpval(x) == 0 ? -inf : nan);
-      case Ops::SQRT: need_number(x); return P::real(cmpval(x) >= 0 ? std::sqrt(flt(x)) : nan);
+      case Ops::LOG2: need_number(x); return P::real(cmpval(x) > 0 ? cmath::log2(flt(x)) : cmpval(x) == 0 ? -inf : nan);
+      case Ops::SQRT: need_number(x); return P::real(cmpval(x) >= 0 ? cmath::sqrt(flt(x)) : nan);
       case Ops::RECIPROCAL:
         need_number(x);
-        if (cmpval(x) == 0) return P::real(std::copysign(inf, flt(x)));
+        if (cmpval(x) == 0) return P::real(cmath::copysign(inf, flt(x)));
         if (x.kind == P::Float) return P::real(1.0 / x.f);
         return P::real(int_reciprocal(x.i));
-      case Ops::SIN: need_number(x); return P::real(x.kind == P::Float && std::isinf(x.f) ? nan : std::sin(flt(x)));
+      case Ops::SIN: need_number(x); return P::real(x.kind == P::Float && cmath::isinf(x.f) ? nan : cmath::sin(flt(x)));
       case Ops::NEG: return neg(x);
       // math.trunc gives a Python int, so -0.5 truncates to +0.0
-      case Ops::TRUNC: need_number(x); return x.kind == P::Float ? P::real(std::trunc(x.f) + 0.0) : P::integer(x.i);
+      case Ops::TRUNC: need_number(x); return x.kind == P::Float ? P::real(cmath::trunc(x.f) + 0.0) : P::integer(x.i);
       case Ops::ADD: return add(x, y);
       case Ops::SUB: return sub(x, y);
       case Ops::MUL: return mul(x, y);
@@ -3095,12 +3143,12 @@ template <class = void> Arg cast_value(const Arg& x, DType from, DType to, std::
   if (to.is_bool()) v = PyVal::boolean(Alu::truthy(v));
   else if (to.is_float()) v = PyVal::real(alu.flt(v));
   else if (to.is_int() && v.kind == PyVal::Float) {
-    if (!std::isfinite(v.f)) alu.fail("cannot convert " + v.repr() + " to an integer");
+    if (!cmath::isfinite(v.f)) alu.fail("cannot convert " + v.repr() + " to an integer");
     // past 2^127 keep the low 128 bits: fmod is exact
-    double r = std::fmod(std::trunc(v.f), 0x1p128);
+    double r = cmath::fmod(cmath::trunc(v.f), 0x1p128);
     if (r >= 0x1p127) r -= 0x1p128;
     else if (r < -0x1p127) r += 0x1p128;
-    v = PyVal::integer(i128(r), std::fabs(v.f) < 0x1p127);
+    v = PyVal::integer(i128(r), cmath::fabs(v.f) < 0x1p127);
   } else if (to.is_int()) v = PyVal::integer(v.i, v.exact);
   if (auto r = alu.to_arg(alu.truncate(v))) return *r;
   alu.fail(v.repr() + " overflows int64");
@@ -3109,18 +3157,18 @@ template <class = void> Arg cast_value(const Arg& x, DType from, DType to, std::
 // IEEE half bits of a double (rounded to half first) and back
 template <class = void> std::uint16_t half_bits(double x) {
   x = truncate_float(dtypes::float16, x);
-  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
-  const double a = std::fabs(x);
-  if (std::isnan(x)) return sign | 0x7e00;
-  if (std::isinf(x)) return sign | 0x7c00;
+  const std::uint16_t sign = cmath::signbit(x) ? 0x8000 : 0;
+  const double a = cmath::fabs(x);
+  if (cmath::isnan(x)) return sign | 0x7e00;
+  if (cmath::isinf(x)) return sign | 0x7c00;
   if (a < 0x1p-14) return sign | std::uint16_t(a * 0x1p24);  // subnormal (or zero)
   int e;
-  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  const double m = cmath::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
   return std::uint16_t(sign | (e + 14) << 10 | std::uint16_t((m * 2 - 1) * 1024));
 }
 template <class = void> double half_value(std::uint16_t b) {
   const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
-  const double v = e == 0x1f ? (m ? Alu::nan : Alu::inf) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  const double v = e == 0x1f ? (m ? Alu::nan : Alu::inf) : e == 0 ? cmath::ldexp(m, -24) : cmath::ldexp(1024 + m, e - 25);
   return (b & 0x8000) ? -v : v;
 }
 
@@ -3502,7 +3550,7 @@ void JsonT<X>::dump_to(std::string& out) const {
     case Int: out += std::to_string(i_); break;
     case Double: {
       double d = d_;
-      if (!std::isfinite(d)) { out += "null"; break; }
+      if (!cmath::isfinite(d)) { out += "null"; break; }
       char buf[32];
       auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest form that reads back exactly
       std::string_view s(buf, std::size_t(r.ptr - buf));
@@ -3728,7 +3776,7 @@ class JsonReader {
     const long long int_digits = (long long)std::min(mant.find('.'), mant.size());
     const long long first = (long long)std::min(mant.find_first_not_of("0."), mant.size());
     const bool big = (first < int_digits ? int_digits - first : int_digits - first + 1) + exp > 0;  // 10^(that-1) <= |x|
-    return big ? (neg ? -HUGE_VAL : HUGE_VAL) : (neg ? -0.0 : 0.0);
+    return big ? (neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity()) : (neg ? -0.0 : 0.0);
   }
   Json number() {
     const std::size_t start = at_;
@@ -4893,6 +4941,7 @@ constexpr Node<Cap> graph_rewrite(Node<Cap> root, const RS& rs, Ctx* ctx = nullp
 // The graph is compacted into a Program, and Emit instantiates one inlined function per node of it:
 // the loop nest the compiler sees is plain C++ over the caller's pointers, with no graph, JIT or
 // LLVM at run time.
+#include <tuple>
 
 
 // ---- metagrad/symbolic/symbolic.hpp ----
@@ -5251,7 +5300,7 @@ template <std::same_as<UOp> U> U xlog2(const U& d) {
   const int denormal_exp = k == Scalar::float16 ? 10 : 64;
   const UOp FLT_MIN = d.const_like(k == Scalar::float16 ? 6.1e-5 : 1e-4);
   const UOp is_denormal = d < FLT_MIN;
-  const UOp a = is_denormal.where(d * std::ldexp(1.0, denormal_exp), d);
+  const UOp a = is_denormal.where(d * cmath::ldexp(1.0, denormal_exp), d);
 
   UOp e = ilogb2k(a * (1.0 / 0.75)).cast(a.dtype());
   const UOp m = ldexp3k(a, -e);
@@ -5379,7 +5428,7 @@ template <std::same_as<UOp> U> U fp8_to_f32(const U& v) {
     const UOp b = byte.cast(dtypes::uint32), mag = b & 0x7f, exp = mag >> fm, sign = (b & 0x80) << 24;
     // normal: the exponent rebiased, the mantissa moved up; subnormal: mantissa * 2^(1-bias-mbits)
     const UOp norm = (mag << (23 - fm)) + ((127 - fb) << 23);
-    const UOp sub = ((b & ((1 << fm) - 1)).cast(dtypes::float32) * std::ldexp(1.0, 1 - fb - fm)).bitcast(dtypes::uint32);
+    const UOp sub = ((b & ((1 << fm) - 1)).cast(dtypes::float32) * cmath::ldexp(1.0, 1 - fb - fm)).bitcast(dtypes::uint32);
     const UOp finite = sign | exp.eq(0).where(sub, norm);
     constexpr std::int64_t qnan = 0x7fc00000, inf = 0x7f800000;
     // e4m3 has no inf and one nan (S.1111.111); e5m2's top exponent is inf or nan as in IEEE
@@ -5403,7 +5452,7 @@ template <std::same_as<UOp> U> U f32_to_fp8(const U& v, DType to) {
     };
     // |f| at most half the smallest subnormal is 0; above the overflow threshold (e4m3: 464, which rounds
     // to 448 as a tie to even; e5m2: from 61440 on) the largest finite value
-    const std::int64_t inf = bits_of(math::inf), low = bits_of(std::ldexp(1.0, 1 - tb - tm - 1)),
+    const std::int64_t inf = bits_of(math::inf), low = bits_of(cmath::ldexp(1.0, 1 - tb - tm - 1)),
                        high = e4 ? bits_of(464.0) : bits_of(61440.0) - 1, max_norm = e4 ? 0x7e : 0x7b;
     const UOp u = f.bitcast(ud), a = u & (fs == 64 ? std::int64_t(0x7fffffffffffffffLL) : std::int64_t(0x7fffffff)),
               sign = (u >> (fs - 8)) & 0x80;
@@ -5880,7 +5929,7 @@ template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U
   if (double(std::int64_t(v - 0.5)) + 0.5 == v) return x.pow(c.const_like(v - 0.5)) * x.sqrt();
   if (double(std::int64_t(v)) == v) {
     std::int64_t n = std::int64_t(v);
-    UOp y = x.pow(c.const_like(c.arg().is_int() ? Arg(n / 2) : Arg(std::floor(v / 2))));
+    UOp y = x.pow(c.const_like(c.arg().is_int() ? Arg(n / 2) : Arg(cmath::floor(v / 2))));
     return (n % 2 == 1) ? y * y * x : y * y * 1;
   }
   return std::nullopt;
@@ -5985,9 +6034,12 @@ inline int arg_cmp(const Arg& a, const Arg& b) {
   if (a.is<Invalid>() != b.is<Invalid>()) return a.is<Invalid>() ? -1 : 1;
   return 0;
 }
+// (priority, bitsize, name, count) compared in turn, without a tuple (its comparison costs every includer)
 inline int dtype_cmp(DType a, DType b) {
-  auto k = [](DType d) { return std::tuple(d.priority(), d.bitsize(), d.scalar().info().cname, d.count); };
-  return k(a) < k(b) ? -1 : k(b) < k(a) ? 1 : 0;
+  if (a.priority() != b.priority()) return a.priority() < b.priority() ? -1 : 1;
+  if (a.bitsize() != b.bitsize()) return a.bitsize() < b.bitsize() ? -1 : 1;
+  if (const int c = a.scalar().info().cname.compare(b.scalar().info().cname)) return c < 0 ? -1 : 1;
+  return a.count < b.count ? -1 : a.count > b.count ? 1 : 0;
 }
 template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
   if (a == b) return 0;
@@ -6106,14 +6158,14 @@ struct symbolic_simple_def {
         rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x | y; }),
         rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](auto x, auto y) { return x | y; }),
         // *** div rules ***
-        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
+        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
         rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](auto x) { return x.const_like(1); }),
         rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](auto x, auto) { return x; }),
         // x*0 -> 0, but a nan or inf constant times 0 is nan
         rule(var<"x"> * 0, [](auto x) {
           const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
-          return !(v - v == 0) ? x.const_like(NAN) : x.const_like(0);  // v - v is nan for nan and inf
+          return !(v - v == 0) ? x.const_like(std::numeric_limits<double>::quiet_NaN()) : x.const_like(0);  // v - v is nan for nan and inf
         }),
         // *** cast/bitcast ***
         rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](auto root, auto c) { return root.const_like(c.arg()); }),
@@ -6130,7 +6182,7 @@ struct symbolic_simple_def {
         rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
         rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
           if (c.arg().py_equals(1)) return c;
-          if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
+          if (c.arg().as_float() > 0) return (x * cmath::log2(c.arg().as_float())).exp2();
           return std::nullopt;
         }),
         // rules for threefry
@@ -7020,8 +7072,8 @@ namespace st {
 
 // ---- the rules for index arithmetic a static kernel adds to `symbolic_simple` ----
 namespace detail {
-constexpr bool int_like(DType d) { return !d.is_float(); }
-constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
+template <class = void> constexpr bool int_like(DType d) { return !d.is_float(); }
+template <class = void> constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
   switch (o) {
     case Ops::ADD: return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
     case Ops::MUL: return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
@@ -7047,7 +7099,7 @@ struct Terms {
   std::int64_t c = 0;
   bool ok = true;
 };
-constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
+template <class = void> constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
   if (x.op() == Ops::ADD) return split_terms(x.src(0), k, out), split_terms(x.src(1), k, out);
   if (x.op() == Ops::CONST) {
     out.c += k * x.arg().as_int();
@@ -7060,7 +7112,7 @@ constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
   }
   out.t[std::size_t(out.n++)] = {x, k};
 }
-constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
+template <class = void> constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
   CN out{};
   for (int i = 0; i < n; ++i) {
     if (t[i].k == 0) continue;
@@ -7073,7 +7125,7 @@ constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
 // x // c and x % c for c > 0 when x = c*q + r with 0 <= r < c known from bounds: each term's
 // coefficient splits into its quotient and remainder by c (tinygrad's fold_divmod_general, its
 // simplest case: the remainder sum is a valid remainder)
-constexpr CN fold_divmod(CN d, CN x, CN c) {
+template <class = void> constexpr CN fold_divmod(CN d, CN x, CN c) {
   const std::int64_t cv = c.arg().as_int();
   if (cv <= 0 || !int_like(x.dtype())) return {};
   Terms ts;
@@ -7091,7 +7143,7 @@ constexpr CN fold_divmod(CN d, CN x, CN c) {
   return d.op() == Ops::FLOORMOD ? rem : sum_terms(x, q.data(), ts.n, cq);
 }
 // (x//c)*c + x%c -> x, among the terms of a sum
-constexpr CN fold_recombine(CN a) {
+template <class = void> constexpr CN fold_recombine(CN a) {
   if (!int_like(a.dtype())) return {};
   Terms ts;
   split_terms(a, 1, ts);
@@ -7181,7 +7233,7 @@ struct Program {
 namespace detail {
 // the coefficient of loop counter `slot` in integer node k: through ADD, MUL by a constant, RANGE
 // and CONST; -1 when the node reads the counter some other way (a division, a comparison)
-constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
+template <class = void> constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
   const PNode& q = p.n[std::size_t(k)];
   if (!(q.free >> slot & 1)) return 0;
   if (q.op == Ops::RANGE) return 1;
@@ -7195,7 +7247,7 @@ constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
   return -1;
 }
 // the nodes below node k (k included): sources come before their users in a program
-constexpr std::array<bool, program_cap> below(const Program& p, int k) {
+template <class = void> constexpr std::array<bool, program_cap> below(const Program& p, int k) {
   std::array<bool, program_cap> in{};
   in[std::size_t(k)] = true;
   for (int j = k; j >= 0; --j)
@@ -7206,7 +7258,7 @@ constexpr std::array<bool, program_cap> below(const Program& p, int k) {
 // whether every load below node k reads counter `slot` with a stride of 0 or 1: lanes along that
 // counter then load whole vectors (a matmul's column block, a column sum), where a row sum's lanes
 // would each read their own row
-constexpr bool unit_stride(const Program& p, int k, int slot) {
+template <class = void> constexpr bool unit_stride(const Program& p, int k, int slot) {
   const std::array<bool, program_cap> in = below(p, k);
   for (int j = 0; j <= k; ++j)
     if (in[std::size_t(j)] && p.n[std::size_t(j)].op == Ops::INDEX) {
@@ -7215,7 +7267,7 @@ constexpr bool unit_stride(const Program& p, int k, int slot) {
     }
   return true;
 }
-constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
+template <class = void> constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
   if (map[std::size_t(x.index())] >= 0) return;
   for (std::size_t k = 0; k < x.nsrc(); ++k) topo(x.src(k), map, p);
   if (std::size_t(p.size) == program_cap) throw Error("static kernel: more than 512 nodes after simplification");
@@ -7227,7 +7279,7 @@ constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
   if (!x.dtype().is_ptr && x.dtype() != dtypes::void_ && !x.dtype().is_float()) q.vmin = x.vmin(), q.vmax = x.vmax();
   map[std::size_t(x.index())] = p.size++;
 }
-constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_ranges>& out_bound) {
+template <class = void> constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_ranges>& out_bound) {
   Program p;
   std::array<int, graph_cap> map{};
   for (int& m : map) m = -1;
@@ -7314,7 +7366,7 @@ struct Text {
 
 // the infix render of a program's integer node, as UOp::render writes index math ((r0*4)+r1);
 // ranges are r<counter>, a load is p<slot>[index]. Usable in a static_assert.
-constexpr Text render(const Program& p, int k) {
+template <class = void> constexpr Text render(const Program& p, int k) {
   auto num = [](std::int64_t v) {
     std::array<char, 24> d{};
     std::size_t m = d.size();
@@ -7385,7 +7437,7 @@ constexpr Program lower_grouped(const E& expr, const RS& rs, const std::array<in
   CN sink = ct::graph_rewrite(g.make(Ops::SINK, dtypes::void_, {store}), rs);
   return compact(sink, ngroup, bound);
 }
-constexpr int count_divmod(const Program& p) {
+template <class = void> constexpr int count_divmod(const Program& p) {
   int n = 0;
   for (int k = 0; k < p.size; ++k) n += p.n[std::size_t(k)].op == Ops::FLOORDIV || p.n[std::size_t(k)].op == Ops::FLOORMOD;
   return n;
@@ -7417,7 +7469,7 @@ namespace detail {
 // [-1/2, 1/2]; 2^t = e^(t ln2) by its Taylor series to degree 7 (truncation below 1e-8), 2^k by the
 // exponent bits, in two halves so that k from -150 to 128 gives denormals and infinity as powers of
 // two do. Written without branches or float-to-int conversions, so that loops over it vectorize.
-inline float exp2_f32(float x) {
+template <class = void> float exp2_f32(float x) {
   float c = x > 128.f ? 128.f : x;
   c = c < -150.f ? -150.f : c;
   c = c == c ? c : 0.f;
@@ -7433,7 +7485,7 @@ inline float exp2_f32(float x) {
 }
 // log2(x) = e + log2(m) with m in [sqrt(1/2), sqrt(2)): log(m) = 2 atanh(s), s = (m-1)/(m+1), by its
 // series to s^11; denormals are scaled up first
-inline float log2_f32(float x) {
+template <class = void> float log2_f32(float x) {
   const bool den = x < 1.17549435e-38f;
   const float y = den ? x * 16777216.f : x;
   const std::int32_t b = std::bit_cast<std::int32_t>(y);
@@ -7570,14 +7622,14 @@ struct Emit {
     else if constexpr (n.op == Ops::BITCAST) return std::bit_cast<V>(ev<s0>(e, l));
     else if constexpr (n.op == Ops::EXP2) {
       if constexpr (std::is_same_v<V, float>) return detail::exp2_f32(ev<s0>(e, l));
-      else return std::exp2(ev<s0>(e, l));
+      else return cmath::exp2(ev<s0>(e, l));
     } else if constexpr (n.op == Ops::LOG2) {
       if constexpr (std::is_same_v<V, float>) return detail::log2_f32(ev<s0>(e, l));
-      else return std::log2(ev<s0>(e, l));
+      else return cmath::log2(ev<s0>(e, l));
     }
-    else if constexpr (n.op == Ops::SQRT) return std::sqrt(ev<s0>(e, l));
-    else if constexpr (n.op == Ops::SIN) return std::sin(ev<s0>(e, l));
-    else if constexpr (n.op == Ops::TRUNC) return std::trunc(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::SQRT) return cmath::sqrt(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::SIN) return cmath::sin(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::TRUNC) return cmath::trunc(ev<s0>(e, l));
     else if constexpr (n.op == Ops::RECIPROCAL) return V(1) / ev<s0>(e, l);
     else if constexpr (n.op == Ops::NEG) return V(-ev<s0>(e, l));
     else if constexpr (n.op == Ops::ADD) return V(ev<s0>(e, l) + ev<s1>(e, l));
@@ -9098,7 +9150,7 @@ struct GradientCtx {
     const UOp ones = mop_reshape(c, Shape(s.size(), 1));
     return s == Shape(s.size(), 1) ? ones : mop_expand(ones, s);
   }
-  UOp neg(const UOp& u) const { return u * full(-1, u.dtype()); }  // u shaped like node
+  template <class = void> UOp neg(const UOp& u) const { return u * full(-1, u.dtype()); }  // u shaped like node
 };
 
 namespace detail {
@@ -9319,16 +9371,16 @@ struct HostArray {
   std::vector<std::byte> bytes;
 
   HostArray() = default;
-  HostArray(DType dt, Shape s) : dtype(dt), shape(std::move(s)) {  // zero-filled
+  template <class = void> HostArray(DType dt, Shape s) : dtype(dt), shape(std::move(s)) {  // zero-filled
     if (!has_storage(dtype)) throw Error("HostArray: " + dtype.repr() + " has no storage format");
     for (std::int64_t d : shape) if (d < 0) throw Error("HostArray: negative size in shape " + shape_str(shape));
     bytes.resize(std::size_t(numel()) * std::size_t(dtype.itemsize()));
   }
   std::int64_t numel() const { return shape_prod(shape); }
   // element i (row-major) as a bool, an int (a uint64 as its bit pattern) or a double
-  Arg at(std::int64_t i) const { return load_element(dtype, ptr(i, "at")); }
+  template <class = void> Arg at(std::int64_t i) const { return load_element(dtype, ptr(i, "at")); }
   // stores v in element i: an int wraps to the dtype, a float rounds to it
-  void set(std::int64_t i, const Arg& v) { store_element(dtype, v, const_cast<std::byte*>(ptr(i, "set"))); }
+  template <class = void> void set(std::int64_t i, const Arg& v) { store_element(dtype, v, const_cast<std::byte*>(ptr(i, "set"))); }
   // the elements converted as static_cast converts them (a uint64 element as unsigned); a float
   // element for an integer T must be finite and in T's range
   template <class T>
@@ -9339,7 +9391,7 @@ struct HostArray {
       const Arg v = at(i);
       if constexpr (std::is_same_v<T, bool>) out.push_back(v.as_float() != 0);
       else if (v.is_float() && std::is_integral_v<T>) {
-        const double d = std::trunc(v.as_float());
+        const double d = cmath::trunc(v.as_float());
         if (!(d >= double(std::numeric_limits<T>::min()) && d < double(std::numeric_limits<T>::max()) + 1.0))
           throw Error("HostArray::to_vector: " + v.repr() + " does not fit the integer type");
         out.push_back(T(d));
@@ -9681,10 +9733,13 @@ template <class = void> std::vector<UOp> ended_ranges(const UOp& u) {
 
 // Per-node lists of nodes for the walks below, all in one pool: a list is an offset and a length. A node
 // whose sources' lists merge to the first non-empty one of them (most nodes) gets that list itself, so a
-// walk costs no allocation and no reference count per node.
-class NodeLists {
+// walk costs no allocation and no reference count per node. (Class templates, as the rest of codegen:
+// only a translation unit that compiles kernels compiles them.)
+struct NodeList { std::uint32_t off = 0, len = 0; };
+template <class = void>
+class NodeListsT {
  public:
-  struct List { std::uint32_t off = 0, len = 0; };
+  using List = NodeList;
   std::span<const Node* const> view(List l) const { return {pool_.data() + l.off, l.len}; }
   // the lists of srcs (list_of(node) gives each) joined without repeats, first seen first; with a head,
   // the head first and a new list always
@@ -9728,10 +9783,12 @@ class NodeLists {
   List close(std::size_t off) const { return {std::uint32_t(off), std::uint32_t(pool_.size() - off)}; }
   std::vector<const Node*> pool_;
 };
+using NodeLists = NodeListsT<>;
 
 // tinygrad's UOp.ranges for every node under the roots asked about, each computed once (in insertion
 // order, like the dict tinygrad keeps). The graph must stay alive while the map is used.
-class RangeMap {
+template <class = void>
+class RangeMapT {
  public:
   // the open ranges at u, as nodes; the span lasts until the next call (the pool may grow)
   std::span<const Node* const> nodes(const UOp& u) { return lists_.view(set_of(u.node())); }
@@ -9743,7 +9800,7 @@ class RangeMap {
   bool in(const UOp& u, const UOp& r) { return lists_.has(set_of(u.node()), r.node()); }
 
  private:
-  using List = NodeLists::List;
+  using List = NodeList;
   List set_of(const Node* root) {
     if (const List* s = memo_.find(root)) return *s;
     // sources first, walking only into nodes not asked about before (a toposort of u would visit the
@@ -9777,6 +9834,7 @@ class RangeMap {
   PtrMap<List> memo_;
   NodeLists lists_;
 };
+using RangeMap = RangeMapT<>;
 
 template <class = void> std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 
@@ -12884,8 +12942,11 @@ template <class = void> int py_tuplize_cmp(const Node* a, const Node* b) {
     if (a->op != b->op) return a->op < b->op ? -1 : 1;
     if (!(a->arg == b->arg)) return arg_cmp(a->arg, b->arg);
     if (a->dtype != b->dtype) {
-      auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
-      return key(a->dtype) < key(b->dtype) ? -1 : key(b->dtype) < key(a->dtype) ? 1 : 0;
+      const DType x = a->dtype, y = b->dtype;  // (priority, scalar bitsize, name, count) in turn
+      if (x.priority() != y.priority()) return x.priority() < y.priority() ? -1 : 1;
+      if (x.info().bitsize != y.info().bitsize) return x.info().bitsize < y.info().bitsize ? -1 : 1;
+      if (const int c = x.info().cname.compare(y.info().cname)) return c < 0 ? -1 : 1;
+      return x.count < y.count ? -1 : x.count > y.count ? 1 : 0;
     }
     const std::size_t n = std::min(a->src.size(), b->src.size());
     std::size_t i = 0;
@@ -13538,7 +13599,7 @@ template <class = void> std::string llvm_const_scalar(const Arg& v, DType dt) {
     if (dt.is_fp8()) return std::to_string(unsigned(float_to_fp8(v.as_float(), dt.kind())));
     const double x = truncate_float(dt, v.as_float());
     const std::string s = py_float_repr(x);
-    if (std::isfinite(x) && s.find('.') != std::string::npos) return s;
+    if (cmath::isfinite(x) && s.find('.') != std::string::npos) return s;
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(x)));
     return buf;
@@ -15658,7 +15719,8 @@ template <class = void> std::vector<AxisPair> on_axis(std::size_t ndim, std::siz
 enum class PadMode { constant, reflect, replicate, circular };
 // how a loss reduces over its elements
 enum class Reduction { none, sum, mean };
-class Index;  // getitem's index (tensor/index.hpp)
+template <class = void> class IndexT;  // getitem's index (tensor/index.hpp)
+using Index = IndexT<>;
 
 // Tensor is a class template with one instance, so that a member's body is compiled only in a translation
 // unit that uses it (an include of metagrad.hpp compiles none of them)
@@ -15673,18 +15735,18 @@ struct TensorData {
   std::string device;                       // found once, when the graph is first wrapped
   std::optional<bool> requires_grad;        // tinygrad's None / True / False
   std::shared_ptr<TensorData> grad;         // filled by backward()
-  static std::shared_ptr<TensorData> make(UOp u, Shape s, std::string device);
+  template <class = void> static std::shared_ptr<TensorData> make(UOp u, Shape s, std::string device);
 };
 // Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
 struct TensorRegistry {
   detail::Mutex m;
   std::vector<std::weak_ptr<TensorData>> all;
   std::size_t sweep_at = 1024;
-  static TensorRegistry& get() {
+  template <class = void> static TensorRegistry& get() {
     static TensorRegistry* r = new TensorRegistry();  // never destroyed: tensors in statics may die at exit
     return *r;
   }
-  void add(const std::shared_ptr<TensorData>& d) {
+  template <class = void> void add(const std::shared_ptr<TensorData>& d) {
     detail::LockGuard lock(m);
     if (all.size() >= sweep_at) {  // drop the dead, amortized
       std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
@@ -15692,7 +15754,7 @@ struct TensorRegistry {
     }
     all.push_back(d);
   }
-  std::vector<std::shared_ptr<TensorData>> live() {
+  template <class = void> std::vector<std::shared_ptr<TensorData>> live() {
     detail::LockGuard lock(m);
     std::vector<std::shared_ptr<TensorData>> out;
     for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
@@ -15710,22 +15772,22 @@ struct PendingAssigns {
   };
   detail::Mutex m;
   std::vector<Entry> list;
-  static PendingAssigns& get() {
+  template <class = void> static PendingAssigns& get() {
     static PendingAssigns* p = new PendingAssigns();  // never destroyed, as the registry
     return *p;
   }
-  void add(Entry e) {
+  template <class = void> void add(Entry e) {
     detail::LockGuard lock(m);
     list.push_back(std::move(e));
   }
   // removes and returns the entries on device
-  std::vector<Entry> take(const std::string& device) {
+  template <class = void> std::vector<Entry> take(const std::string& device) {
     detail::LockGuard lock(m);
     std::vector<Entry> out;
     std::erase_if(list, [&](Entry& e) { return e.holder->device == device ? (out.push_back(std::move(e)), true) : false; });
     return out;
   }
-  std::vector<UOp> targets(const std::string& device) {
+  template <class = void> std::vector<UOp> targets(const std::string& device) {
     detail::LockGuard lock(m);
     std::vector<UOp> out;
     for (const Entry& e : list) if (e.holder->device == device) out.push_back(e.target);
@@ -15840,7 +15902,7 @@ template <class> class TensorT {
     const bool ints = !start.v.is_float() && !stop->v.is_float() && !step.v.is_float();
     const double a = start.v.as_float(), b = stop->v.as_float(), d = step.v.as_float();
     if (d == 0) throw Error("arange: step is 0");
-    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
+    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(cmath::ceil((b - a) / d)));
     const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
     if (n == 0) return full({0}, 0, dt, device);
     // lazy, as tinygrad's: a running sum of steps (a pool of n over n-1 zeros and the steps), which the
@@ -16320,7 +16382,7 @@ template <class> class TensorT {
   Tensor isnan() const { return *this != *this; }
   Tensor isinf(bool detect_positive = true, bool detect_negative = true) const {
     const Tensor f = Tensor::full(d_->shape, false, dtypes::bool_, device());
-    return (detect_positive ? *this == ConstType(INFINITY) : f) | (detect_negative ? *this == ConstType(-INFINITY) : f);
+    return (detect_positive ? *this == ConstType(std::numeric_limits<double>::infinity()) : f) | (detect_negative ? *this == ConstType(-std::numeric_limits<double>::infinity()) : f);
   }
   Tensor isfinite() const { return (isinf() | isnan()).logical_not(); }
   Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
@@ -16390,7 +16452,7 @@ template <class> class TensorT {
   Tensor swish() const { return *this * sigmoid(); }
   Tensor silu() const { return swish(); }
   Tensor gelu() const {  // the tanh approximation
-    return ConstType(0.5) * *this * (ConstType(1) + (ConstType(std::sqrt(2 / std::numbers::pi)) * (*this + ConstType(0.044715) * *this * *this * *this)).tanh());
+    return ConstType(0.5) * *this * (ConstType(1) + (ConstType(cmath::sqrt(2 / std::numbers::pi)) * (*this + ConstType(0.044715) * *this * *this * *this)).tanh());
   }
   Tensor quick_gelu() const { return *this * (*this * ConstType(1.702)).sigmoid(); }
   Tensor hardsigmoid(double alpha = 1.0 / 6, double beta = 0.5) const {
@@ -16759,7 +16821,7 @@ template <class> class TensorT {
 };
 
 namespace detail {
-inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string device) {
+template <class> std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string device) {
   auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::move(device), std::nullopt, nullptr});
   if (Tensor::NoGrad::active()) d->requires_grad = false;
   TensorRegistry::get().add(d);
@@ -17049,7 +17111,7 @@ template <class D> Tensor TensorT<D>::scaled_dot_product_attention(const Tensor&
                 shape_str(value.shape()) + " need at least 2 dims");
   if (is_causal && attn_mask) throw Error("scaled_dot_product_attention: cannot set attn_mask when is_causal is true");
   const DType acc = least_upper_dtype(dtype(), key.dtype(), dtypes::float32);
-  Tensor qk = dot(key.transpose(-2, -1), acc) / ConstType(std::sqrt(double(d_->shape.back())));
+  Tensor qk = dot(key.transpose(-2, -1), acc) / ConstType(cmath::sqrt(double(d_->shape.back())));
   std::optional<Tensor> mask = attn_mask;
   if (is_causal) mask = qk.full_like(true, dtypes::bool_).tril();
   if (mask) {
@@ -17166,7 +17228,7 @@ struct RngState {
   detail::Mutex m;
   std::uint64_t seed = std::uint64_t(std::time(nullptr));  // tinygrad seeds with int(time.time())
   std::vector<Device> devices;                              // in the order they were seeded
-  static RngState& get() {
+  template <class = void> static RngState& get() {
     static RngState* s = new RngState();  // never destroyed, as TensorRegistry
     return *s;
   }
@@ -17241,7 +17303,7 @@ template <class = void> std::int64_t fan_in(const char* who, const Shape& shape)
 template <class = void> double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
   const std::int64_t f = fan_in(who, shape);
   if (f == 0) throw Error(std::string(who) + ": shape " + shape_str(shape) + " has fan-in 0");
-  return std::pow(gain / (1 + a * a) / double(f), 0.5);
+  return cmath::pow(gain / (1 + a * a) / double(f), 0.5);
 }
 
 }  // namespace detail
@@ -17297,13 +17359,13 @@ template <class D> Tensor TensorT<D>::normal(const Shape& shape, double mean, do
 template <class D> Tensor TensorT<D>::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
   check_shape("scaled_uniform", shape);
   if (shape_prod(shape) == 0) throw Error("scaled_uniform: shape " + shape_str(shape) + " has no elements to scale by");
-  return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(std::pow(double(shape_prod(shape)), -0.5));
+  return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(cmath::pow(double(shape_prod(shape)), -0.5));
 }
 
 template <class D> Tensor TensorT<D>::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
   const std::int64_t fan = shape.empty() ? 0 : shape[0] + detail::fan_in("glorot_uniform", shape);
   if (fan == 0) throw Error("glorot_uniform: shape " + shape_str(shape) + " has no fan (fan_out + fan_in is 0)");
-  const double bound = std::pow(6.0 / double(fan), 0.5);
+  const double bound = cmath::pow(6.0 / double(fan), 0.5);
   return uniform(shape, -bound, bound, dtype, device);
 }
 
@@ -17353,15 +17415,18 @@ struct ellipsis_t { explicit constexpr ellipsis_t() = default; };
 inline constexpr newaxis_t newaxis{};
 inline constexpr ellipsis_t ellipsis{};
 
-// one index of getitem / setitem: an int, a Slice, newaxis, ellipsis, or an int Tensor (advanced indexing)
-class Index {
+// one index of getitem / setitem: an int, a Slice, newaxis, ellipsis, or an int Tensor (advanced indexing).
+// Index is IndexT<>, a class template like Tensor, so that only a translation unit that indexes compiles
+// its variant (and the Tensor copies and destructors in it).
+template <class>
+class IndexT {
  public:
-  template <std::integral T> Index(T i) : v(std::int64_t(i)) {}
-  Index(bool) = delete;  // boolean masks are not indices (tinygrad does not support them either)
-  Index(Slice s) : v(s) {}
-  Index(newaxis_t n) : v(n) {}
-  Index(ellipsis_t e) : v(e) {}
-  Index(const Tensor& t) : v(t) {}
+  template <std::integral T> IndexT(T i) : v(std::int64_t(i)) {}
+  IndexT(bool) = delete;  // boolean masks are not indices (tinygrad does not support them either)
+  IndexT(Slice s) : v(s) {}
+  IndexT(newaxis_t n) : v(n) {}
+  IndexT(ellipsis_t e) : v(e) {}
+  IndexT(const Tensor& t) : v(t) {}
   std::variant<std::int64_t, Slice, newaxis_t, ellipsis_t, Tensor> v;
 };
 
@@ -17826,7 +17891,7 @@ class Linear {
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
 
  private:
-  static double bound(std::int64_t in) { return 1 / std::sqrt(double(in)); }
+  static double bound(std::int64_t in) { return 1 / cmath::sqrt(double(in)); }
 };
 
 // Conv2d's padding: sizes (one for all, one per spatial dim, or (left, right, top, bottom, ...)) or "same"
@@ -17868,7 +17933,7 @@ class Conv2d {
   static std::vector<std::int64_t> kernel(const Sizes& k) { return k.scalar ? std::vector<std::int64_t>{k.v[0], k.v[0]} : k.v; }
   // uniform on +-1/sqrt(in * prod(kernel_size)), of shape lead followed by the kernel size (when with_kernel)
   template <class = void> Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
-    const double scale = 1 / std::sqrt(double(in_channels * shape_prod(kernel_size)));
+    const double scale = 1 / cmath::sqrt(double(in_channels * shape_prod(kernel_size)));
     if (with_kernel) lead.insert(lead.end(), kernel_size.begin(), kernel_size.end());
     return detail::drawn_param(lead, [&] { return Tensor::uniform(lead, -scale, scale); });
   }
@@ -18068,7 +18133,7 @@ struct LearningRate {
   std::optional<Tensor> tensor;
   double value = 0.001;
   LearningRate(double v) : value(v) {}
-  LearningRate(Tensor t) : tensor(std::move(t)) {}
+  template <std::same_as<Tensor> T> LearningRate(T t) : tensor(std::move(t)) {}
 };
 
 class Optimizer {
@@ -18080,7 +18145,7 @@ class Optimizer {
   virtual ~Optimizer() = default;
 
   // forgets every parameter's gradient
-  void zero_grad() {
+  template <class = void> void zero_grad() {
     for (Tensor& p : params) p.clear_grad();
   }
   // one update from the gradients backward() left: every update is computed from the current values
@@ -18313,11 +18378,13 @@ template <class = void> LAMB AdamW(const std::vector<Tensor>& ps, const AdamWOpt
 namespace mg::nn {
 
 // name -> Tensor in insertion order (tinygrad's dict), with lookup by name
-class StateDict {
+// StateDict is StateDictT<>, a class template like Tensor: only a translation unit that uses one compiles it
+template <class = void>
+class StateDictT {
  public:
   using value_type = std::pair<std::string, Tensor>;
-  StateDict() = default;
-  StateDict(std::initializer_list<value_type> items) {
+  StateDictT() = default;
+  StateDictT(std::initializer_list<value_type> items) {
     for (const auto& [k, v] : items) set(k, v);
   }
 
@@ -18350,6 +18417,7 @@ class StateDict {
  private:
   std::vector<value_type> items_;
 };
+using StateDict = StateDictT<>;
 
 namespace detail {
 template <class T> inline constexpr bool is_optional_v = false;

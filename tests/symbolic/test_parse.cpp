@@ -4,6 +4,7 @@
 #include <metagrad/core/json.hpp>
 #include <metagrad/symbolic/parse.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 

@@ -40,8 +40,11 @@ template <class = void> int py_tuplize_cmp(const Node* a, const Node* b) {
     if (a->op != b->op) return a->op < b->op ? -1 : 1;
     if (!(a->arg == b->arg)) return arg_cmp(a->arg, b->arg);
     if (a->dtype != b->dtype) {
-      auto key = [](DType d) { return std::tuple(d.priority(), d.info().bitsize, d.info().cname, d.count); };
-      return key(a->dtype) < key(b->dtype) ? -1 : key(b->dtype) < key(a->dtype) ? 1 : 0;
+      const DType x = a->dtype, y = b->dtype;  // (priority, scalar bitsize, name, count) in turn
+      if (x.priority() != y.priority()) return x.priority() < y.priority() ? -1 : 1;
+      if (x.info().bitsize != y.info().bitsize) return x.info().bitsize < y.info().bitsize ? -1 : 1;
+      if (const int c = x.info().cname.compare(y.info().cname)) return c < 0 ? -1 : 1;
+      return x.count < y.count ? -1 : x.count > y.count ? 1 : 0;
     }
     const std::size_t n = std::min(a->src.size(), b->src.size());
     std::size_t i = 0;

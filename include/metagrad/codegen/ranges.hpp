@@ -31,10 +31,13 @@ template <class = void> std::vector<UOp> ended_ranges(const UOp& u) {
 
 // Per-node lists of nodes for the walks below, all in one pool: a list is an offset and a length. A node
 // whose sources' lists merge to the first non-empty one of them (most nodes) gets that list itself, so a
-// walk costs no allocation and no reference count per node.
-class NodeLists {
+// walk costs no allocation and no reference count per node. (Class templates, as the rest of codegen:
+// only a translation unit that compiles kernels compiles them.)
+struct NodeList { std::uint32_t off = 0, len = 0; };
+template <class = void>
+class NodeListsT {
  public:
-  struct List { std::uint32_t off = 0, len = 0; };
+  using List = NodeList;
   std::span<const Node* const> view(List l) const { return {pool_.data() + l.off, l.len}; }
   // the lists of srcs (list_of(node) gives each) joined without repeats, first seen first; with a head,
   // the head first and a new list always
@@ -78,10 +81,12 @@ class NodeLists {
   List close(std::size_t off) const { return {std::uint32_t(off), std::uint32_t(pool_.size() - off)}; }
   std::vector<const Node*> pool_;
 };
+using NodeLists = NodeListsT<>;
 
 // tinygrad's UOp.ranges for every node under the roots asked about, each computed once (in insertion
 // order, like the dict tinygrad keeps). The graph must stay alive while the map is used.
-class RangeMap {
+template <class = void>
+class RangeMapT {
  public:
   // the open ranges at u, as nodes; the span lasts until the next call (the pool may grow)
   std::span<const Node* const> nodes(const UOp& u) { return lists_.view(set_of(u.node())); }
@@ -93,7 +98,7 @@ class RangeMap {
   bool in(const UOp& u, const UOp& r) { return lists_.has(set_of(u.node()), r.node()); }
 
  private:
-  using List = NodeLists::List;
+  using List = NodeList;
   List set_of(const Node* root) {
     if (const List* s = memo_.find(root)) return *s;
     // sources first, walking only into nodes not asked about before (a toposort of u would visit the
@@ -127,6 +132,7 @@ class RangeMap {
   PtrMap<List> memo_;
   NodeLists lists_;
 };
+using RangeMap = RangeMapT<>;
 
 template <class = void> std::vector<UOp> ranges_of(const UOp& u) { RangeMap m; return m.of(u); }
 

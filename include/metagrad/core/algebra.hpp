@@ -27,7 +27,7 @@ inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % 
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 }  // namespace detail
 
-inline std::vector<UOp> UOp::split_uop(Ops sep) const {
+template <class> std::vector<UOp> UOp::split_uop(Ops sep) const {
   std::vector<UOp> out;
   std::vector<const UOp*> st{this};
   while (!st.empty()) {
@@ -39,7 +39,7 @@ inline std::vector<UOp> UOp::split_uop(Ops sep) const {
   return out;
 }
 
-inline std::int64_t UOp::const_factor() const {
+template <class> std::int64_t UOp::const_factor() const {
   switch (op()) {
     case Ops::CONST: return arg().is_int() ? arg().as_int() : arg().is_bool() ? std::int64_t(arg().as_bool()) : 1;
     case Ops::STACK: {
@@ -60,7 +60,7 @@ inline std::int64_t UOp::const_factor() const {
   }
 }
 
-inline std::optional<UOp> UOp::divides(std::int64_t v) const {
+template <class> std::optional<UOp> UOp::divides(std::int64_t v) const {
   if (v == 1) return *this;
   switch (op()) {
     case Ops::CONST:
@@ -102,7 +102,7 @@ inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
 namespace detail {
 // UOp::gcd's parts: the factors every term shares (with multiplicity, in first-seen order) and the
 // gcd of the const factors
-inline std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
+template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
   if (uops.empty()) throw Error("UOp::gcd: no operands");
   std::int64_t g = 0;
   NodeCounter count;
@@ -122,7 +122,7 @@ inline std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops,
 }
 }  // namespace detail
 
-inline UOp UOp::gcd(std::span<const UOp> uops) {
+template <class> UOp UOp::gcd(std::span<const UOp> uops) {
   std::vector<UOp> terms;
   auto [count, g] = detail::gcd_parts(uops, &terms);
   // math.prod([*elements, const]): ((1*e0)*e1)*...*const
@@ -133,7 +133,7 @@ inline UOp UOp::gcd(std::span<const UOp> uops) {
   return r ? r * c : c;
 }
 
-inline std::optional<UOp> UOp::divide_exact(const UOp& v) const {
+template <class> std::optional<UOp> UOp::divide_exact(const UOp& v) const {
   if (*this == v) return const_like(1);
   if (v.op() == Ops::CONST) return v.arg().is_int() ? divides(v.arg().as_int()) : std::nullopt;
   if (op() == Ops::ADD) {

@@ -6,7 +6,6 @@
 // Also one element's storage bytes (store_element / load_element), which bitcast packs and unpacks.
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -16,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cmath.hpp"
 #include "arg.hpp"
 #include "dtype.hpp"
 #include "error.hpp"
@@ -68,10 +68,10 @@ struct PyVal {
 
 // CPython's float floor division (float_floor_div), for wx != 0
 inline double py_float_floordiv(double vx, double wx) {
-  double mod = std::fmod(vx, wx), div = (vx - mod) / wx;
+  double mod = cmath::fmod(vx, wx), div = (vx - mod) / wx;
   if (mod != 0 && (wx < 0) != (mod < 0)) div -= 1.0;
-  if (div == 0) return std::copysign(0.0, vx / wx);
-  double fl = std::floor(div);
+  if (div == 0) return cmath::copysign(0.0, vx / wx);
+  double fl = cmath::floor(div);
   return div - fl > 0.5 ? fl + 1.0 : fl;
 }
 
@@ -84,7 +84,7 @@ inline double int_reciprocal(i128 n) {
   const bool sticky = num % m != 0;
   std::uint64_t r = std::uint64_t(q >> 1);
   if ((q & 1) && (sticky || (r & 1))) ++r;
-  const double v = std::ldexp(double(r), -(k - 1));
+  const double v = cmath::ldexp(double(r), -(k - 1));
   return n < 0 ? -v : v;
 }
 
@@ -172,7 +172,7 @@ struct AluT {
     const bool exact = (a.exact && a.i == 0) || (b.exact && b.i == 0) || (a.exact && b.exact && mb <= lim / ma);
     return P::integer(i128(u128(a.i) * u128(b.i)), exact);
   }
-  P abs(const P& a) const { return a.kind == P::Float ? P::real(std::fabs(a.f)) : a.i < 0 ? neg(a) : P::integer(a.i, a.exact); }
+  P abs(const P& a) const { return a.kind == P::Float ? P::real(cmath::fabs(a.f)) : a.i < 0 ? neg(a) : P::integer(a.i, a.exact); }
   // tinygrad's helpers: floordiv/cdiv give 0 for y == 0, so floormod/cmod give x
   P floordiv(const P& x, const P& y) const {
     if (y.kind != P::Inv && !truthy(y)) return P::integer(0);
@@ -214,7 +214,7 @@ struct AluT {
       return r;
     }
     const double a = flt(x), b = flt(y);
-    return P::real(a == 0 && b < 0 ? inf : std::pow(a, b));
+    return P::real(a == 0 && b < 0 ? inf : cmath::pow(a, b));
   }
 
   P apply(std::span<const P> v) const {
@@ -222,17 +222,17 @@ struct AluT {
     const P& y = v[v.size() > 1 ? 1 : 0];
     switch (op) {
       case Ops::EXP2: return pow(P::integer(2), x);  // safe_exp2: 2 ** x, overflow to inf
-      case Ops::LOG2: need_number(x); return P::real(cmpval(x) > 0 ? std::log2(flt(x)) : cmpval(x) == 0 ? -inf : nan);
-      case Ops::SQRT: need_number(x); return P::real(cmpval(x) >= 0 ? std::sqrt(flt(x)) : nan);
+      case Ops::LOG2: need_number(x); return P::real(cmpval(x) > 0 ? cmath::log2(flt(x)) : cmpval(x) == 0 ? -inf : nan);
+      case Ops::SQRT: need_number(x); return P::real(cmpval(x) >= 0 ? cmath::sqrt(flt(x)) : nan);
       case Ops::RECIPROCAL:
         need_number(x);
-        if (cmpval(x) == 0) return P::real(std::copysign(inf, flt(x)));
+        if (cmpval(x) == 0) return P::real(cmath::copysign(inf, flt(x)));
         if (x.kind == P::Float) return P::real(1.0 / x.f);
         return P::real(int_reciprocal(x.i));
-      case Ops::SIN: need_number(x); return P::real(x.kind == P::Float && std::isinf(x.f) ? nan : std::sin(flt(x)));
+      case Ops::SIN: need_number(x); return P::real(x.kind == P::Float && cmath::isinf(x.f) ? nan : cmath::sin(flt(x)));
       case Ops::NEG: return neg(x);
       // math.trunc gives a Python int, so -0.5 truncates to +0.0
-      case Ops::TRUNC: need_number(x); return x.kind == P::Float ? P::real(std::trunc(x.f) + 0.0) : P::integer(x.i);
+      case Ops::TRUNC: need_number(x); return x.kind == P::Float ? P::real(cmath::trunc(x.f) + 0.0) : P::integer(x.i);
       case Ops::ADD: return add(x, y);
       case Ops::SUB: return sub(x, y);
       case Ops::MUL: return mul(x, y);
@@ -283,12 +283,12 @@ template <class = void> Arg cast_value(const Arg& x, DType from, DType to, std::
   if (to.is_bool()) v = PyVal::boolean(Alu::truthy(v));
   else if (to.is_float()) v = PyVal::real(alu.flt(v));
   else if (to.is_int() && v.kind == PyVal::Float) {
-    if (!std::isfinite(v.f)) alu.fail("cannot convert " + v.repr() + " to an integer");
+    if (!cmath::isfinite(v.f)) alu.fail("cannot convert " + v.repr() + " to an integer");
     // past 2^127 keep the low 128 bits: fmod is exact
-    double r = std::fmod(std::trunc(v.f), 0x1p128);
+    double r = cmath::fmod(cmath::trunc(v.f), 0x1p128);
     if (r >= 0x1p127) r -= 0x1p128;
     else if (r < -0x1p127) r += 0x1p128;
-    v = PyVal::integer(i128(r), std::fabs(v.f) < 0x1p127);
+    v = PyVal::integer(i128(r), cmath::fabs(v.f) < 0x1p127);
   } else if (to.is_int()) v = PyVal::integer(v.i, v.exact);
   if (auto r = alu.to_arg(alu.truncate(v))) return *r;
   alu.fail(v.repr() + " overflows int64");
@@ -297,18 +297,18 @@ template <class = void> Arg cast_value(const Arg& x, DType from, DType to, std::
 // IEEE half bits of a double (rounded to half first) and back
 template <class = void> std::uint16_t half_bits(double x) {
   x = truncate_float(dtypes::float16, x);
-  const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
-  const double a = std::fabs(x);
-  if (std::isnan(x)) return sign | 0x7e00;
-  if (std::isinf(x)) return sign | 0x7c00;
+  const std::uint16_t sign = cmath::signbit(x) ? 0x8000 : 0;
+  const double a = cmath::fabs(x);
+  if (cmath::isnan(x)) return sign | 0x7e00;
+  if (cmath::isinf(x)) return sign | 0x7c00;
   if (a < 0x1p-14) return sign | std::uint16_t(a * 0x1p24);  // subnormal (or zero)
   int e;
-  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  const double m = cmath::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
   return std::uint16_t(sign | (e + 14) << 10 | std::uint16_t((m * 2 - 1) * 1024));
 }
 template <class = void> double half_value(std::uint16_t b) {
   const int e = (b >> 10) & 0x1f, m = b & 0x3ff;
-  const double v = e == 0x1f ? (m ? Alu::nan : Alu::inf) : e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  const double v = e == 0x1f ? (m ? Alu::nan : Alu::inf) : e == 0 ? cmath::ldexp(m, -24) : cmath::ldexp(1024 + m, e - 25);
   return (b & 0x8000) ? -v : v;
 }
 

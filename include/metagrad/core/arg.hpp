@@ -4,7 +4,6 @@
 #include <bit>
 #include <charconv>
 #include <concepts>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "cmath.hpp"
 #include "dtype.hpp"
 #include "error.hpp"
 #include "ops.hpp"
@@ -39,8 +39,8 @@ struct ParamArg {
 
 // Python's repr of a float: shortest round-trip digits, fixed notation for 1e-4 <= |x| < 1e16
 inline std::string py_float_repr(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+  if (cmath::isnan(x)) return "nan";
+  if (cmath::isinf(x)) return x < 0 ? "-inf" : "inf";
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
   std::string s(buf, end);
@@ -185,7 +185,7 @@ class Arg {
       case Int: return a.u_.i == b.u_.i;
       case Float: {
         const double x = a.u_.d, y = b.u_.d;
-        return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (std::isnan(x) && std::isnan(y));
+        return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y) || (cmath::isnan(x) && cmath::isnan(y));
       }
       case Str: return a.u_.s == b.u_.s;
       case Op: return a.u_.op == b.u_.op;
@@ -223,7 +223,7 @@ class Arg {
       case None: case Inv: return h;
       case Bool: return h ^ std::hash<bool>{}(u_.b);
       case Int: return h ^ std::hash<std::int64_t>{}(u_.i);
-      case Float: return h ^ std::hash<std::uint64_t>{}(std::isnan(u_.d) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(u_.d));
+      case Float: return h ^ std::hash<std::uint64_t>{}(cmath::isnan(u_.d) ? 0x7ff8000000000000ull : std::bit_cast<std::uint64_t>(u_.d));
       case Str: return h ^ std::hash<std::string>{}(u_.s);
       case Op: return h ^ std::size_t(u_.op);
       case Axis: return h ^ std::size_t(u_.axis);

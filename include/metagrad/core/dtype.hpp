@@ -3,13 +3,11 @@
 // template argument. Scalars, vectors (.vec), pointers (.ptr) with an address space.
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <algorithm>
 
 namespace mg {
@@ -195,8 +193,12 @@ constexpr DType least_upper_dtype(DType first, D... rest) {
   for (unsigned i = 0; i < detail::scalar_info.size(); ++i) {
     if (!(common & (1u << i))) continue;
     DType d{Scalar(i)};
-    auto key = [](DType x) { return std::tuple(x.priority(), x.info().bitsize); };
-    if (!found || key(d) < key(best) || (key(d) == key(best) && d.info().cname < best.info().cname)) best = d, found = true;
+    auto before = [](DType x, DType y) {  // (priority, bitsize, name) in turn
+      if (x.priority() != y.priority()) return x.priority() < y.priority();
+      if (x.info().bitsize != y.info().bitsize) return x.info().bitsize < y.info().bitsize;
+      return x.info().cname < y.info().cname;
+    };
+    if (!found || before(d, best)) best = d, found = true;
   }
   return best;
 }

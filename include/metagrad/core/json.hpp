@@ -3,7 +3,6 @@
 // for tool input/output and safetensors headers. Integral numbers that fit stay exact int64s, other
 // numbers are doubles; objects keep insertion order (a repeated key keeps its first place, last value).
 #include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -12,7 +11,9 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+#include <limits>
 
+#include "cmath.hpp"
 #include "error.hpp"
 
 namespace mg {
@@ -171,7 +172,7 @@ void JsonT<X>::dump_to(std::string& out) const {
     case Int: out += std::to_string(i_); break;
     case Double: {
       double d = d_;
-      if (!std::isfinite(d)) { out += "null"; break; }
+      if (!cmath::isfinite(d)) { out += "null"; break; }
       char buf[32];
       auto r = std::to_chars(buf, buf + sizeof buf, d);  // shortest form that reads back exactly
       std::string_view s(buf, std::size_t(r.ptr - buf));
@@ -397,7 +398,7 @@ class JsonReader {
     const long long int_digits = (long long)std::min(mant.find('.'), mant.size());
     const long long first = (long long)std::min(mant.find_first_not_of("0."), mant.size());
     const bool big = (first < int_digits ? int_digits - first : int_digits - first + 1) + exp > 0;  // 10^(that-1) <= |x|
-    return big ? (neg ? -HUGE_VAL : HUGE_VAL) : (neg ? -0.0 : 0.0);
+    return big ? (neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity()) : (neg ? -0.0 : 0.0);
   }
   Json number() {
     const std::size_t start = at_;

@@ -33,7 +33,7 @@ inline std::string tagstr(const UOp& u) {
 }
 }  // namespace detail
 
-inline std::string UOp::repr() const {
+template <class> std::string UOp::repr() const {
   if (!p_) return "UOp()";
   // number each node in depth-first discovery order and count its users, as tinygrad's pretty_print
   struct Info { int idx = 0, users = 0; bool printed = false; };
@@ -112,7 +112,7 @@ struct Piece {
   const Node* child = nullptr;
   bool strip = false;
 };
-inline std::vector<Piece> render_shape(const Node* n) {
+template <class = void> std::vector<Piece> render_shape(const Node* n) {
   UOp u = UOp::from_node(n);
   auto c = [&](std::size_t i, bool strip = false) { return Piece{"", u.src(i).node(), strip}; };
   auto L = [](std::string s) { return Piece{std::move(s)}; };
@@ -167,7 +167,7 @@ inline std::vector<Piece> render_shape(const Node* n) {
 }
 }  // namespace detail
 
-inline std::string UOp::render() const {
+template <class> std::string UOp::render() const {
   std::string out;
   if (!p_) return "UOp()";
   std::vector<detail::Piece> st{{"", p_, false}};

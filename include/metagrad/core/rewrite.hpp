@@ -58,7 +58,7 @@ struct RewriteScratch {
   std::vector<std::vector<RewriteEntry>> waits;
   std::vector<RewriteEntry> stack;
   std::vector<UOp> keep;
-  void clear() {
+  template <class = void> void clear() {
     keep.clear();  // drops the nodes the rewrite made and did not return
     lane_slots.clear(), slots.clear(), waits.clear(), stack.clear();
     if (keep.capacity() > 4096) keep.shrink_to_fit();  // a huge rewrite does not pin its memory
@@ -69,7 +69,7 @@ struct RewriteScratch {
 // The thread's spare scratches (core/thread_cache.hpp): taken by a rewrite, given back when it ends.
 struct ScratchPool {
   std::vector<std::unique_ptr<RewriteScratch>> spare;
-  static std::unique_ptr<RewriteScratch> take() {
+  template <class = void> static std::unique_ptr<RewriteScratch> take() {
     if (ScratchPool* p = thread_cache<ScratchPool>(); p && !p->spare.empty()) {
       auto s = std::move(p->spare.back());
       p->spare.pop_back();
@@ -77,7 +77,7 @@ struct ScratchPool {
     }
     return std::make_unique<RewriteScratch>();
   }
-  static void give(std::unique_ptr<RewriteScratch> s) noexcept {
+  template <class = void> static void give(std::unique_ptr<RewriteScratch> s) noexcept {
     s->clear();
     ScratchPool* p = thread_cache<ScratchPool>();
     if (p && p->spare.size() < 16) try { p->spare.push_back(std::move(s)); } catch (...) {}

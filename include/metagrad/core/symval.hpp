@@ -2,13 +2,14 @@
 // SymVal: a value of tinygrad's vmin/vmax. Python gives these as unbounded ints, bools or floats;
 // here an integer (bools are 0 and 1) is exact inside ±2^125 and counts as infinite beyond it
 // (tinygrad's weakint bounds are ±2^799, effectively infinite too), and a float is a double.
-#include <cmath>
 #include <compare>
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <limits>
 
+#include "cmath.hpp"
 #include "error.hpp"
 
 namespace mg {
@@ -39,7 +40,7 @@ class SymVal {
 
   constexpr bool is_float() const { return flt_; }
   constexpr bool is_int() const { return !flt_; }
-  constexpr bool is_inf() const { return flt_ ? std::isinf(f_) : (i_ == inf_int || i_ == -inf_int); }
+  constexpr bool is_inf() const { return flt_ ? cmath::isinf(f_) : (i_ == inf_int || i_ == -inf_int); }
   constexpr i128 as_i128() const { return flt_ ? i128(f_) : i_; }
   constexpr double as_double() const { return flt_ ? f_ : double(i_); }
   // the exact int64 value; an Error when it is a float or does not fit
@@ -58,8 +59,8 @@ class SymVal {
   // Python's str(): 12, -3, 1.5, inf; an infinite integer prints as "inf"/"-inf"
   std::string repr() const {
     if (flt_) {
-      if (std::isnan(f_)) return "nan";
-      if (std::isinf(f_)) return f_ < 0 ? "-inf" : "inf";
+      if (cmath::isnan(f_)) return "nan";
+      if (cmath::isinf(f_)) return f_ < 0 ? "-inf" : "inf";
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.17g", f_);
       return buf;
@@ -83,7 +84,7 @@ class SymVal {
   // arithmetic with infinities absorbing; +inf + -inf is a NaN float (callers that bound pick a side)
   friend constexpr SymVal operator+(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(a.as_double() + b.as_double());
-    if (a.is_inf() && b.is_inf() && a.i_ != b.i_) return SymVal(std::nan(""));
+    if (a.is_inf() && b.is_inf() && a.i_ != b.i_) return SymVal(std::numeric_limits<double>::quiet_NaN());
     if (a.is_inf()) return a;
     if (b.is_inf()) return b;
     return from_i128(a.i_ + b.i_);
@@ -99,13 +100,13 @@ class SymVal {
   }
   // Python's // and % (floor), C's / and % (truncating); an infinite numerator stays infinite
   friend constexpr SymVal floordiv(const SymVal& a, const SymVal& b) {
-    if (a.flt_ || b.flt_) return SymVal(std::floor(a.as_double() / b.as_double()));
+    if (a.flt_ || b.flt_) return SymVal(cmath::floor(a.as_double() / b.as_double()));
     if (b.i_ == 0) throw Error("SymVal: division by zero");
     if (a.is_inf()) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
     return from_i128(detail::py_floordiv(a.i_, b.i_));
   }
   friend constexpr SymVal floormod(const SymVal& a, const SymVal& b) {
-    if (a.flt_ || b.flt_) return SymVal(a.as_double() - std::floor(a.as_double() / b.as_double()) * b.as_double());
+    if (a.flt_ || b.flt_) return SymVal(a.as_double() - cmath::floor(a.as_double() / b.as_double()) * b.as_double());
     if (b.i_ == 0) throw Error("SymVal: modulo by zero");
     return from_i128(detail::py_floormod(a.i_, b.i_));
   }
@@ -137,8 +138,8 @@ class SymVal {
   static constexpr i128 clamp(i128 v) { return v > inf_int ? inf_int : v < -inf_int ? -inf_int : v; }
   constexpr long double as_ld() const {
     if (flt_) return f_;
-    if (i_ == inf_int) return HUGE_VALL;
-    if (i_ == -inf_int) return -HUGE_VALL;
+    if (i_ == inf_int) return std::numeric_limits<long double>::infinity();
+    if (i_ == -inf_int) return -std::numeric_limits<long double>::infinity();
     return static_cast<long double>(i_);
   }
   i128 i_ = 0;

@@ -167,7 +167,7 @@ class UOp {
   template <class = void> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk = false) const;
   // tinygrad's substitute(map, extra_pm=...): the extra rewriter (a rule set) is tried on each node first
   template <class RW> UOp substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk = false) const;
-  std::optional<AddrSpace> addrspace() const;
+  template <class = void> std::optional<AddrSpace> addrspace() const;
   const std::string& expr() const;  // a DEFINE_VAR's name
 
   // ---- symbolic queries (core/bounds.hpp, core/algebra.hpp) ----
@@ -176,12 +176,12 @@ class UOp {
   template <class = void> SymVal vmax() const { return min_max().second; }
   template <class = void> const std::pair<SymVal, SymVal>& min_max() const;
   template <class = void> bool overflows(DType dt) const;  // some value is outside dt's range
-  std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
-  std::int64_t const_factor() const;          // the largest known int that divides this
-  std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly
-  std::optional<UOp> divide_exact(const UOp& v) const;
+  template <class = void> std::vector<UOp> split_uop(Ops sep) const;  // the terms of a chain of sep: a+b+c -> {a, b, c}
+  template <class = void> std::int64_t const_factor() const;          // the largest known int that divides this
+  template <class = void> std::optional<UOp> divides(std::int64_t v) const;  // this/v when it divides exactly
+  template <class = void> std::optional<UOp> divide_exact(const UOp& v) const;
   std::pair<UOp, Arg> pop_const(Ops op = Ops::ADD) const;  // (x, c) for x op c, else (this, identity)
-  static UOp gcd(std::span<const UOp> uops);
+  template <class = void> static UOp gcd(std::span<const UOp> uops);
   static UOp usum(std::span<const UOp> uops);   // uops[0] + uops[1] + ... (| for bools)
   static UOp uprod(std::span<const UOp> uops);  // uops[0] * uops[1] * ... (& for bools)
 
@@ -191,8 +191,8 @@ class UOp {
   detail::Attachment* attachment() const;
 
   // ---- printing ----
-  std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
-  std::string render() const;  // infix render of integer expressions: (a*4+b)
+  template <class = void> std::string repr() const;    // tinygrad's UOp(Ops.ADD, dtypes.int, arg=None, src=(...)) form
+  template <class = void> std::string render() const;  // infix render of integer expressions: (a*4+b)
 
   // C++ operators build ALU nodes like tinygrad's Python operators (/ and % are Python's // and %)
   friend UOp operator+(const UOp& a, const UOp& b) { return a.alu(Ops::ADD, b); }

@@ -38,7 +38,7 @@ inline std::vector<UOp> UOp::toposort() const {
 }
 
 // The address space a value lives in (the seed's derivation): PARAM's own, BUFFER global, LOAD registers.
-inline std::optional<AddrSpace> UOp::addrspace() const {
+template <class> std::optional<AddrSpace> UOp::addrspace() const {
   std::optional<AddrSpace> result;
   detail::PtrMap<std::optional<AddrSpace>> memo;
   for (const UOp& u : toposort()) {

@@ -7,7 +7,6 @@
 //   nn::Linear fc(784, 10);
 //   Tensor logits = fc(x.flatten(1));          // x @ weight.T + bias
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <initializer_list>
 #include <cstdint>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/cmath.hpp"
 #include "../core/error.hpp"
 #include "../tensor/tensor.hpp"
 
@@ -72,7 +72,7 @@ class Linear {
   void visit(auto&& f) { f("weight", weight), f("bias", bias); }
 
  private:
-  static double bound(std::int64_t in) { return 1 / std::sqrt(double(in)); }
+  static double bound(std::int64_t in) { return 1 / cmath::sqrt(double(in)); }
 };
 
 // Conv2d's padding: sizes (one for all, one per spatial dim, or (left, right, top, bottom, ...)) or "same"
@@ -114,7 +114,7 @@ class Conv2d {
   static std::vector<std::int64_t> kernel(const Sizes& k) { return k.scalar ? std::vector<std::int64_t>{k.v[0], k.v[0]} : k.v; }
   // uniform on +-1/sqrt(in * prod(kernel_size)), of shape lead followed by the kernel size (when with_kernel)
   template <class = void> Tensor draw(std::int64_t in_channels, Shape lead, bool with_kernel = true) const {
-    const double scale = 1 / std::sqrt(double(in_channels * shape_prod(kernel_size)));
+    const double scale = 1 / cmath::sqrt(double(in_channels * shape_prod(kernel_size)));
     if (with_kernel) lead.insert(lead.end(), kernel_size.begin(), kernel_size.end());
     return detail::drawn_param(lead, [&] { return Tensor::uniform(lead, -scale, scale); });
   }

@@ -9,6 +9,7 @@
 //   loss(model).backward();
 //   opt.step();
 #include <algorithm>
+#include <concepts>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,7 +26,7 @@ struct LearningRate {
   std::optional<Tensor> tensor;
   double value = 0.001;
   LearningRate(double v) : value(v) {}
-  LearningRate(Tensor t) : tensor(std::move(t)) {}
+  template <std::same_as<Tensor> T> LearningRate(T t) : tensor(std::move(t)) {}
 };
 
 class Optimizer {
@@ -37,7 +38,7 @@ class Optimizer {
   virtual ~Optimizer() = default;
 
   // forgets every parameter's gradient
-  void zero_grad() {
+  template <class = void> void zero_grad() {
     for (Tensor& p : params) p.clear_grad();
   }
   // one update from the gradients backward() left: every update is computed from the current values

@@ -30,11 +30,13 @@
 namespace mg::nn {
 
 // name -> Tensor in insertion order (tinygrad's dict), with lookup by name
-class StateDict {
+// StateDict is StateDictT<>, a class template like Tensor: only a translation unit that uses one compiles it
+template <class = void>
+class StateDictT {
  public:
   using value_type = std::pair<std::string, Tensor>;
-  StateDict() = default;
-  StateDict(std::initializer_list<value_type> items) {
+  StateDictT() = default;
+  StateDictT(std::initializer_list<value_type> items) {
     for (const auto& [k, v] : items) set(k, v);
   }
 
@@ -67,6 +69,7 @@ class StateDict {
  private:
   std::vector<value_type> items_;
 };
+using StateDict = StateDictT<>;
 
 namespace detail {
 template <class T> inline constexpr bool is_optional_v = false;

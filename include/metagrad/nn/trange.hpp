@@ -13,7 +13,6 @@
 #include <sys/ioctl.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

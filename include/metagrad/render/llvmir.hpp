@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <cstdio>
@@ -37,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/cmath.hpp"
 #include "../codegen/program.hpp"
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
@@ -101,7 +101,7 @@ template <class = void> std::string llvm_const_scalar(const Arg& v, DType dt) {
     if (dt.is_fp8()) return std::to_string(unsigned(float_to_fp8(v.as_float(), dt.kind())));
     const double x = truncate_float(dt, v.as_float());
     const std::string s = py_float_repr(x);
-    if (std::isfinite(x) && s.find('.') != std::string::npos) return s;
+    if (cmath::isfinite(x) && s.find('.') != std::string::npos) return s;
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(x)));
     return buf;

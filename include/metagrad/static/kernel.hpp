@@ -15,7 +15,6 @@
 // LLVM at run time.
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -26,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/cmath.hpp"
 #include "../core/error.hpp"
 #include "../core/print.hpp"
 #include "../symbolic/symbolic.hpp"
@@ -47,8 +47,8 @@ namespace st {
 
 // ---- the rules for index arithmetic a static kernel adds to `symbolic_simple` ----
 namespace detail {
-constexpr bool int_like(DType d) { return !d.is_float(); }
-constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
+template <class = void> constexpr bool int_like(DType d) { return !d.is_float(); }
+template <class = void> constexpr std::int64_t fold_int(Ops o, std::int64_t a, std::int64_t b) {
   switch (o) {
     case Ops::ADD: return std::int64_t(std::uint64_t(a) + std::uint64_t(b));
     case Ops::MUL: return std::int64_t(std::uint64_t(a) * std::uint64_t(b));
@@ -74,7 +74,7 @@ struct Terms {
   std::int64_t c = 0;
   bool ok = true;
 };
-constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
+template <class = void> constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
   if (x.op() == Ops::ADD) return split_terms(x.src(0), k, out), split_terms(x.src(1), k, out);
   if (x.op() == Ops::CONST) {
     out.c += k * x.arg().as_int();
@@ -87,7 +87,7 @@ constexpr void split_terms(CN x, std::int64_t k, Terms& out) {
   }
   out.t[std::size_t(out.n++)] = {x, k};
 }
-constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
+template <class = void> constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
   CN out{};
   for (int i = 0; i < n; ++i) {
     if (t[i].k == 0) continue;
@@ -100,7 +100,7 @@ constexpr CN sum_terms(CN like, const Term* t, int n, std::int64_t c) {
 // x // c and x % c for c > 0 when x = c*q + r with 0 <= r < c known from bounds: each term's
 // coefficient splits into its quotient and remainder by c (tinygrad's fold_divmod_general, its
 // simplest case: the remainder sum is a valid remainder)
-constexpr CN fold_divmod(CN d, CN x, CN c) {
+template <class = void> constexpr CN fold_divmod(CN d, CN x, CN c) {
   const std::int64_t cv = c.arg().as_int();
   if (cv <= 0 || !int_like(x.dtype())) return {};
   Terms ts;
@@ -118,7 +118,7 @@ constexpr CN fold_divmod(CN d, CN x, CN c) {
   return d.op() == Ops::FLOORMOD ? rem : sum_terms(x, q.data(), ts.n, cq);
 }
 // (x//c)*c + x%c -> x, among the terms of a sum
-constexpr CN fold_recombine(CN a) {
+template <class = void> constexpr CN fold_recombine(CN a) {
   if (!int_like(a.dtype())) return {};
   Terms ts;
   split_terms(a, 1, ts);
@@ -208,7 +208,7 @@ struct Program {
 namespace detail {
 // the coefficient of loop counter `slot` in integer node k: through ADD, MUL by a constant, RANGE
 // and CONST; -1 when the node reads the counter some other way (a division, a comparison)
-constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
+template <class = void> constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
   const PNode& q = p.n[std::size_t(k)];
   if (!(q.free >> slot & 1)) return 0;
   if (q.op == Ops::RANGE) return 1;
@@ -222,7 +222,7 @@ constexpr std::int64_t coefficient(const Program& p, int k, int slot) {
   return -1;
 }
 // the nodes below node k (k included): sources come before their users in a program
-constexpr std::array<bool, program_cap> below(const Program& p, int k) {
+template <class = void> constexpr std::array<bool, program_cap> below(const Program& p, int k) {
   std::array<bool, program_cap> in{};
   in[std::size_t(k)] = true;
   for (int j = k; j >= 0; --j)
@@ -233,7 +233,7 @@ constexpr std::array<bool, program_cap> below(const Program& p, int k) {
 // whether every load below node k reads counter `slot` with a stride of 0 or 1: lanes along that
 // counter then load whole vectors (a matmul's column block, a column sum), where a row sum's lanes
 // would each read their own row
-constexpr bool unit_stride(const Program& p, int k, int slot) {
+template <class = void> constexpr bool unit_stride(const Program& p, int k, int slot) {
   const std::array<bool, program_cap> in = below(p, k);
   for (int j = 0; j <= k; ++j)
     if (in[std::size_t(j)] && p.n[std::size_t(j)].op == Ops::INDEX) {
@@ -242,7 +242,7 @@ constexpr bool unit_stride(const Program& p, int k, int slot) {
     }
   return true;
 }
-constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
+template <class = void> constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
   if (map[std::size_t(x.index())] >= 0) return;
   for (std::size_t k = 0; k < x.nsrc(); ++k) topo(x.src(k), map, p);
   if (std::size_t(p.size) == program_cap) throw Error("static kernel: more than 512 nodes after simplification");
@@ -254,7 +254,7 @@ constexpr void topo(CN x, std::array<int, graph_cap>& map, Program& p) {
   if (!x.dtype().is_ptr && x.dtype() != dtypes::void_ && !x.dtype().is_float()) q.vmin = x.vmin(), q.vmax = x.vmax();
   map[std::size_t(x.index())] = p.size++;
 }
-constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_ranges>& out_bound) {
+template <class = void> constexpr Program compact(CN sink, int nout, const std::array<std::int64_t, max_ranges>& out_bound) {
   Program p;
   std::array<int, graph_cap> map{};
   for (int& m : map) m = -1;
@@ -341,7 +341,7 @@ struct Text {
 
 // the infix render of a program's integer node, as UOp::render writes index math ((r0*4)+r1);
 // ranges are r<counter>, a load is p<slot>[index]. Usable in a static_assert.
-constexpr Text render(const Program& p, int k) {
+template <class = void> constexpr Text render(const Program& p, int k) {
   auto num = [](std::int64_t v) {
     std::array<char, 24> d{};
     std::size_t m = d.size();
@@ -412,7 +412,7 @@ constexpr Program lower_grouped(const E& expr, const RS& rs, const std::array<in
   CN sink = ct::graph_rewrite(g.make(Ops::SINK, dtypes::void_, {store}), rs);
   return compact(sink, ngroup, bound);
 }
-constexpr int count_divmod(const Program& p) {
+template <class = void> constexpr int count_divmod(const Program& p) {
   int n = 0;
   for (int k = 0; k < p.size; ++k) n += p.n[std::size_t(k)].op == Ops::FLOORDIV || p.n[std::size_t(k)].op == Ops::FLOORMOD;
   return n;
@@ -444,7 +444,7 @@ namespace detail {
 // [-1/2, 1/2]; 2^t = e^(t ln2) by its Taylor series to degree 7 (truncation below 1e-8), 2^k by the
 // exponent bits, in two halves so that k from -150 to 128 gives denormals and infinity as powers of
 // two do. Written without branches or float-to-int conversions, so that loops over it vectorize.
-inline float exp2_f32(float x) {
+template <class = void> float exp2_f32(float x) {
   float c = x > 128.f ? 128.f : x;
   c = c < -150.f ? -150.f : c;
   c = c == c ? c : 0.f;
@@ -460,7 +460,7 @@ inline float exp2_f32(float x) {
 }
 // log2(x) = e + log2(m) with m in [sqrt(1/2), sqrt(2)): log(m) = 2 atanh(s), s = (m-1)/(m+1), by its
 // series to s^11; denormals are scaled up first
-inline float log2_f32(float x) {
+template <class = void> float log2_f32(float x) {
   const bool den = x < 1.17549435e-38f;
   const float y = den ? x * 16777216.f : x;
   const std::int32_t b = std::bit_cast<std::int32_t>(y);
@@ -597,14 +597,14 @@ struct Emit {
     else if constexpr (n.op == Ops::BITCAST) return std::bit_cast<V>(ev<s0>(e, l));
     else if constexpr (n.op == Ops::EXP2) {
       if constexpr (std::is_same_v<V, float>) return detail::exp2_f32(ev<s0>(e, l));
-      else return std::exp2(ev<s0>(e, l));
+      else return cmath::exp2(ev<s0>(e, l));
     } else if constexpr (n.op == Ops::LOG2) {
       if constexpr (std::is_same_v<V, float>) return detail::log2_f32(ev<s0>(e, l));
-      else return std::log2(ev<s0>(e, l));
+      else return cmath::log2(ev<s0>(e, l));
     }
-    else if constexpr (n.op == Ops::SQRT) return std::sqrt(ev<s0>(e, l));
-    else if constexpr (n.op == Ops::SIN) return std::sin(ev<s0>(e, l));
-    else if constexpr (n.op == Ops::TRUNC) return std::trunc(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::SQRT) return cmath::sqrt(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::SIN) return cmath::sin(ev<s0>(e, l));
+    else if constexpr (n.op == Ops::TRUNC) return cmath::trunc(ev<s0>(e, l));
     else if constexpr (n.op == Ops::RECIPROCAL) return V(1) / ev<s0>(e, l);
     else if constexpr (n.op == Ops::NEG) return V(-ev<s0>(e, l));
     else if constexpr (n.op == Ops::ADD) return V(ev<s0>(e, l) + ev<s1>(e, l));

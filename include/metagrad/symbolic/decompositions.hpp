@@ -6,7 +6,6 @@
 // dtypes a backend lacks.
 #include <array>
 #include <bit>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <limits>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/cmath.hpp"
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
 #include "../core/uop.hpp"
@@ -346,7 +346,7 @@ template <std::same_as<UOp> U> U xlog2(const U& d) {
   const int denormal_exp = k == Scalar::float16 ? 10 : 64;
   const UOp FLT_MIN = d.const_like(k == Scalar::float16 ? 6.1e-5 : 1e-4);
   const UOp is_denormal = d < FLT_MIN;
-  const UOp a = is_denormal.where(d * std::ldexp(1.0, denormal_exp), d);
+  const UOp a = is_denormal.where(d * cmath::ldexp(1.0, denormal_exp), d);
 
   UOp e = ilogb2k(a * (1.0 / 0.75)).cast(a.dtype());
   const UOp m = ldexp3k(a, -e);
@@ -474,7 +474,7 @@ template <std::same_as<UOp> U> U fp8_to_f32(const U& v) {
     const UOp b = byte.cast(dtypes::uint32), mag = b & 0x7f, exp = mag >> fm, sign = (b & 0x80) << 24;
     // normal: the exponent rebiased, the mantissa moved up; subnormal: mantissa * 2^(1-bias-mbits)
     const UOp norm = (mag << (23 - fm)) + ((127 - fb) << 23);
-    const UOp sub = ((b & ((1 << fm) - 1)).cast(dtypes::float32) * std::ldexp(1.0, 1 - fb - fm)).bitcast(dtypes::uint32);
+    const UOp sub = ((b & ((1 << fm) - 1)).cast(dtypes::float32) * cmath::ldexp(1.0, 1 - fb - fm)).bitcast(dtypes::uint32);
     const UOp finite = sign | exp.eq(0).where(sub, norm);
     constexpr std::int64_t qnan = 0x7fc00000, inf = 0x7f800000;
     // e4m3 has no inf and one nan (S.1111.111); e5m2's top exponent is inf or nan as in IEEE
@@ -498,7 +498,7 @@ template <std::same_as<UOp> U> U f32_to_fp8(const U& v, DType to) {
     };
     // |f| at most half the smallest subnormal is 0; above the overflow threshold (e4m3: 464, which rounds
     // to 448 as a tie to even; e5m2: from 61440 on) the largest finite value
-    const std::int64_t inf = bits_of(math::inf), low = bits_of(std::ldexp(1.0, 1 - tb - tm - 1)),
+    const std::int64_t inf = bits_of(math::inf), low = bits_of(cmath::ldexp(1.0, 1 - tb - tm - 1)),
                        high = e4 ? bits_of(464.0) : bits_of(61440.0) - 1, max_norm = e4 ? 0x7e : 0x7b;
     const UOp u = f.bitcast(ud), a = u & (fs == 64 ? std::int64_t(0x7fffffffffffffffLL) : std::int64_t(0x7fffffff)),
               sign = (u >> (fs - 8)) & 0x80;

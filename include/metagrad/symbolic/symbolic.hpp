@@ -3,13 +3,14 @@
 // symbolic_simple, commutative, symbolic (which adds div_and_mod_symbolic), sym, and the helpers
 // their callbacks are written in.
 #include <bit>
-#include <cmath>
 #include <concepts>
 #include <cstring>
 #include <numeric>
 #include <optional>
 #include <vector>
+#include <limits>
 
+#include "../core/cmath.hpp"
 #include "../core/alu.hpp"
 #include "../core/eval.hpp"
 #include "../core/extern_engine.hpp"
@@ -87,7 +88,7 @@ template <std::same_as<UOp> U> std::optional<U> simplify_pow(const U& x, const U
   if (double(std::int64_t(v - 0.5)) + 0.5 == v) return x.pow(c.const_like(v - 0.5)) * x.sqrt();
   if (double(std::int64_t(v)) == v) {
     std::int64_t n = std::int64_t(v);
-    UOp y = x.pow(c.const_like(c.arg().is_int() ? Arg(n / 2) : Arg(std::floor(v / 2))));
+    UOp y = x.pow(c.const_like(c.arg().is_int() ? Arg(n / 2) : Arg(cmath::floor(v / 2))));
     return (n % 2 == 1) ? y * y * x : y * y * 1;
   }
   return std::nullopt;
@@ -192,9 +193,12 @@ inline int arg_cmp(const Arg& a, const Arg& b) {
   if (a.is<Invalid>() != b.is<Invalid>()) return a.is<Invalid>() ? -1 : 1;
   return 0;
 }
+// (priority, bitsize, name, count) compared in turn, without a tuple (its comparison costs every includer)
 inline int dtype_cmp(DType a, DType b) {
-  auto k = [](DType d) { return std::tuple(d.priority(), d.bitsize(), d.scalar().info().cname, d.count); };
-  return k(a) < k(b) ? -1 : k(b) < k(a) ? 1 : 0;
+  if (a.priority() != b.priority()) return a.priority() < b.priority() ? -1 : 1;
+  if (a.bitsize() != b.bitsize()) return a.bitsize() < b.bitsize() ? -1 : 1;
+  if (const int c = a.scalar().info().cname.compare(b.scalar().info().cname)) return c < 0 ? -1 : 1;
+  return a.count < b.count ? -1 : a.count > b.count ? 1 : 0;
 }
 template <std::same_as<UOp> U> int tuplize_cmp(const U& a, const U& b) {
   if (a == b) return 0;
@@ -313,14 +317,14 @@ struct symbolic_simple_def {
         rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x | y; }),
         rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](auto x, auto y) { return x | y; }),
         // *** div rules ***
-        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
-        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(NAN); }),
+        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
+        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
         rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](auto x) { return x.const_like(1); }),
         rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](auto x, auto) { return x; }),
         // x*0 -> 0, but a nan or inf constant times 0 is nan
         rule(var<"x"> * 0, [](auto x) {
           const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
-          return !(v - v == 0) ? x.const_like(NAN) : x.const_like(0);  // v - v is nan for nan and inf
+          return !(v - v == 0) ? x.const_like(std::numeric_limits<double>::quiet_NaN()) : x.const_like(0);  // v - v is nan for nan and inf
         }),
         // *** cast/bitcast ***
         rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](auto root, auto c) { return root.const_like(c.arg()); }),
@@ -337,7 +341,7 @@ struct symbolic_simple_def {
         rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
         rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
           if (c.arg().py_equals(1)) return c;
-          if (c.arg().as_float() > 0) return (x * std::log2(c.arg().as_float())).exp2();
+          if (c.arg().as_float() > 0) return (x * cmath::log2(c.arg().as_float())).exp2();
           return std::nullopt;
         }),
         // rules for threefry

@@ -17,7 +17,6 @@
 // combine with (a CONST on its device, reshaped to ones and expanded, as Tensor::full makes them).
 // An ALU op whose source broadcasts implicitly (shape_of allows a () CONST next to a (3,) tensor)
 // gives that source the gradient summed back to its shape.
-#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -89,7 +88,7 @@ struct GradientCtx {
     const UOp ones = mop_reshape(c, Shape(s.size(), 1));
     return s == Shape(s.size(), 1) ? ones : mop_expand(ones, s);
   }
-  UOp neg(const UOp& u) const { return u * full(-1, u.dtype()); }  // u shaped like node
+  template <class = void> UOp neg(const UOp& u) const { return u * full(-1, u.dtype()); }  // u shaped like node
 };
 
 namespace detail {

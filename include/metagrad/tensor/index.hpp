@@ -32,15 +32,18 @@ struct ellipsis_t { explicit constexpr ellipsis_t() = default; };
 inline constexpr newaxis_t newaxis{};
 inline constexpr ellipsis_t ellipsis{};
 
-// one index of getitem / setitem: an int, a Slice, newaxis, ellipsis, or an int Tensor (advanced indexing)
-class Index {
+// one index of getitem / setitem: an int, a Slice, newaxis, ellipsis, or an int Tensor (advanced indexing).
+// Index is IndexT<>, a class template like Tensor, so that only a translation unit that indexes compiles
+// its variant (and the Tensor copies and destructors in it).
+template <class>
+class IndexT {
  public:
-  template <std::integral T> Index(T i) : v(std::int64_t(i)) {}
-  Index(bool) = delete;  // boolean masks are not indices (tinygrad does not support them either)
-  Index(Slice s) : v(s) {}
-  Index(newaxis_t n) : v(n) {}
-  Index(ellipsis_t e) : v(e) {}
-  Index(const Tensor& t) : v(t) {}
+  template <std::integral T> IndexT(T i) : v(std::int64_t(i)) {}
+  IndexT(bool) = delete;  // boolean masks are not indices (tinygrad does not support them either)
+  IndexT(Slice s) : v(s) {}
+  IndexT(newaxis_t n) : v(n) {}
+  IndexT(ellipsis_t e) : v(e) {}
+  IndexT(const Tensor& t) : v(t) {}
   std::variant<std::int64_t, Slice, newaxis_t, ellipsis_t, Tensor> v;
 };
 

@@ -4,7 +4,6 @@
 // the ordinary gradient rules). A convolution is a pool (_pool: sliding windows as new axes, made
 // with repeat, shrink and reshape only) multiplied by the weight and summed.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -12,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../core/cmath.hpp"
 #include "tensor.hpp"
 
 namespace mg {
@@ -286,7 +286,7 @@ template <class D> Tensor TensorT<D>::scaled_dot_product_attention(const Tensor&
                 shape_str(value.shape()) + " need at least 2 dims");
   if (is_causal && attn_mask) throw Error("scaled_dot_product_attention: cannot set attn_mask when is_causal is true");
   const DType acc = least_upper_dtype(dtype(), key.dtype(), dtypes::float32);
-  Tensor qk = dot(key.transpose(-2, -1), acc) / ConstType(std::sqrt(double(d_->shape.back())));
+  Tensor qk = dot(key.transpose(-2, -1), acc) / ConstType(cmath::sqrt(double(d_->shape.back())));
   std::optional<Tensor> mask = attn_mask;
   if (is_causal) mask = qk.full_like(true, dtypes::bool_).tril();
   if (mask) {

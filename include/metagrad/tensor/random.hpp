@@ -9,13 +9,13 @@
 // rand turns words into floats with the mantissa trick (random mantissa, exponent of 1.0, minus 1).
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <ctime>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "../core/cmath.hpp"
 #include "../core/mutex.hpp"
 #include "tensor.hpp"
 
@@ -63,7 +63,7 @@ struct RngState {
   detail::Mutex m;
   std::uint64_t seed = std::uint64_t(std::time(nullptr));  // tinygrad seeds with int(time.time())
   std::vector<Device> devices;                              // in the order they were seeded
-  static RngState& get() {
+  template <class = void> static RngState& get() {
     static RngState* s = new RngState();  // never destroyed, as TensorRegistry
     return *s;
   }
@@ -138,7 +138,7 @@ template <class = void> std::int64_t fan_in(const char* who, const Shape& shape)
 template <class = void> double kaiming_scale(const char* who, const Shape& shape, double gain, double a) {
   const std::int64_t f = fan_in(who, shape);
   if (f == 0) throw Error(std::string(who) + ": shape " + shape_str(shape) + " has fan-in 0");
-  return std::pow(gain / (1 + a * a) / double(f), 0.5);
+  return cmath::pow(gain / (1 + a * a) / double(f), 0.5);
 }
 
 }  // namespace detail
@@ -194,13 +194,13 @@ template <class D> Tensor TensorT<D>::normal(const Shape& shape, double mean, do
 template <class D> Tensor TensorT<D>::scaled_uniform(const Shape& shape, DType dtype, const std::string& device) {
   check_shape("scaled_uniform", shape);
   if (shape_prod(shape) == 0) throw Error("scaled_uniform: shape " + shape_str(shape) + " has no elements to scale by");
-  return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(std::pow(double(shape_prod(shape)), -0.5));
+  return uniform(shape, -1.0, 1.0, dtype, device) * ConstType(cmath::pow(double(shape_prod(shape)), -0.5));
 }
 
 template <class D> Tensor TensorT<D>::glorot_uniform(const Shape& shape, DType dtype, const std::string& device) {
   const std::int64_t fan = shape.empty() ? 0 : shape[0] + detail::fan_in("glorot_uniform", shape);
   if (fan == 0) throw Error("glorot_uniform: shape " + shape_str(shape) + " has no fan (fan_out + fan_in is 0)");
-  const double bound = std::pow(6.0 / double(fan), 0.5);
+  const double bound = cmath::pow(6.0 / double(fan), 0.5);
   return uniform(shape, -bound, bound, dtype, device);
 }
 

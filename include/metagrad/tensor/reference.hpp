@@ -17,7 +17,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -26,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../core/cmath.hpp"
 #include "../core/alu.hpp"
 #include "../core/error.hpp"
 #include "../core/eval.hpp"
@@ -44,16 +44,16 @@ struct HostArray {
   std::vector<std::byte> bytes;
 
   HostArray() = default;
-  HostArray(DType dt, Shape s) : dtype(dt), shape(std::move(s)) {  // zero-filled
+  template <class = void> HostArray(DType dt, Shape s) : dtype(dt), shape(std::move(s)) {  // zero-filled
     if (!has_storage(dtype)) throw Error("HostArray: " + dtype.repr() + " has no storage format");
     for (std::int64_t d : shape) if (d < 0) throw Error("HostArray: negative size in shape " + shape_str(shape));
     bytes.resize(std::size_t(numel()) * std::size_t(dtype.itemsize()));
   }
   std::int64_t numel() const { return shape_prod(shape); }
   // element i (row-major) as a bool, an int (a uint64 as its bit pattern) or a double
-  Arg at(std::int64_t i) const { return load_element(dtype, ptr(i, "at")); }
+  template <class = void> Arg at(std::int64_t i) const { return load_element(dtype, ptr(i, "at")); }
   // stores v in element i: an int wraps to the dtype, a float rounds to it
-  void set(std::int64_t i, const Arg& v) { store_element(dtype, v, const_cast<std::byte*>(ptr(i, "set"))); }
+  template <class = void> void set(std::int64_t i, const Arg& v) { store_element(dtype, v, const_cast<std::byte*>(ptr(i, "set"))); }
   // the elements converted as static_cast converts them (a uint64 element as unsigned); a float
   // element for an integer T must be finite and in T's range
   template <class T>
@@ -64,7 +64,7 @@ struct HostArray {
       const Arg v = at(i);
       if constexpr (std::is_same_v<T, bool>) out.push_back(v.as_float() != 0);
       else if (v.is_float() && std::is_integral_v<T>) {
-        const double d = std::trunc(v.as_float());
+        const double d = cmath::trunc(v.as_float());
         if (!(d >= double(std::numeric_limits<T>::min()) && d < double(std::numeric_limits<T>::max()) + 1.0))
           throw Error("HostArray::to_vector: " + v.repr() + " does not fit the integer type");
         out.push_back(T(d));

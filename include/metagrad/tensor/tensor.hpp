@@ -11,7 +11,6 @@
 //   Tensor b = (a * 2 + 1).sum(1);                              // lazy
 //   std::vector<int> v = b.to_vector<int>();                    // {9, 27}
 #include <algorithm>
-#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
@@ -24,7 +23,9 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include <limits>
 
+#include "../core/cmath.hpp"
 #include "../core/mutex.hpp"
 #include "../core/ptr_map.hpp"
 #include "../core/alu.hpp"
@@ -95,7 +96,8 @@ template <class = void> std::vector<AxisPair> on_axis(std::size_t ndim, std::siz
 enum class PadMode { constant, reflect, replicate, circular };
 // how a loss reduces over its elements
 enum class Reduction { none, sum, mean };
-class Index;  // getitem's index (tensor/index.hpp)
+template <class = void> class IndexT;  // getitem's index (tensor/index.hpp)
+using Index = IndexT<>;
 
 // Tensor is a class template with one instance, so that a member's body is compiled only in a translation
 // unit that uses it (an include of metagrad.hpp compiles none of them)
@@ -110,18 +112,18 @@ struct TensorData {
   std::string device;                       // found once, when the graph is first wrapped
   std::optional<bool> requires_grad;        // tinygrad's None / True / False
   std::shared_ptr<TensorData> grad;         // filled by backward()
-  static std::shared_ptr<TensorData> make(UOp u, Shape s, std::string device);
+  template <class = void> static std::shared_ptr<TensorData> make(UOp u, Shape s, std::string device);
 };
 // Every live tensor, weakly: backward() finds the tensors in a graph here, as tinygrad's all_tensors.
 struct TensorRegistry {
   detail::Mutex m;
   std::vector<std::weak_ptr<TensorData>> all;
   std::size_t sweep_at = 1024;
-  static TensorRegistry& get() {
+  template <class = void> static TensorRegistry& get() {
     static TensorRegistry* r = new TensorRegistry();  // never destroyed: tensors in statics may die at exit
     return *r;
   }
-  void add(const std::shared_ptr<TensorData>& d) {
+  template <class = void> void add(const std::shared_ptr<TensorData>& d) {
     detail::LockGuard lock(m);
     if (all.size() >= sweep_at) {  // drop the dead, amortized
       std::erase_if(all, [](const std::weak_ptr<TensorData>& w) { return w.expired(); });
@@ -129,7 +131,7 @@ struct TensorRegistry {
     }
     all.push_back(d);
   }
-  std::vector<std::shared_ptr<TensorData>> live() {
+  template <class = void> std::vector<std::shared_ptr<TensorData>> live() {
     detail::LockGuard lock(m);
     std::vector<std::shared_ptr<TensorData>> out;
     for (const auto& w : all) if (auto d = w.lock()) out.push_back(std::move(d));
@@ -147,22 +149,22 @@ struct PendingAssigns {
   };
   detail::Mutex m;
   std::vector<Entry> list;
-  static PendingAssigns& get() {
+  template <class = void> static PendingAssigns& get() {
     static PendingAssigns* p = new PendingAssigns();  // never destroyed, as the registry
     return *p;
   }
-  void add(Entry e) {
+  template <class = void> void add(Entry e) {
     detail::LockGuard lock(m);
     list.push_back(std::move(e));
   }
   // removes and returns the entries on device
-  std::vector<Entry> take(const std::string& device) {
+  template <class = void> std::vector<Entry> take(const std::string& device) {
     detail::LockGuard lock(m);
     std::vector<Entry> out;
     std::erase_if(list, [&](Entry& e) { return e.holder->device == device ? (out.push_back(std::move(e)), true) : false; });
     return out;
   }
-  std::vector<UOp> targets(const std::string& device) {
+  template <class = void> std::vector<UOp> targets(const std::string& device) {
     detail::LockGuard lock(m);
     std::vector<UOp> out;
     for (const Entry& e : list) if (e.holder->device == device) out.push_back(e.target);
@@ -277,7 +279,7 @@ template <class> class TensorT {
     const bool ints = !start.v.is_float() && !stop->v.is_float() && !step.v.is_float();
     const double a = start.v.as_float(), b = stop->v.as_float(), d = step.v.as_float();
     if (d == 0) throw Error("arange: step is 0");
-    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(std::ceil((b - a) / d)));
+    const std::int64_t n = std::max<std::int64_t>(0, std::int64_t(cmath::ceil((b - a) / d)));
     const DType dt = dtype.value_or(ints ? dtypes::default_int : dtypes::default_float);
     if (n == 0) return full({0}, 0, dt, device);
     // lazy, as tinygrad's: a running sum of steps (a pool of n over n-1 zeros and the steps), which the
@@ -757,7 +759,7 @@ template <class> class TensorT {
   Tensor isnan() const { return *this != *this; }
   Tensor isinf(bool detect_positive = true, bool detect_negative = true) const {
     const Tensor f = Tensor::full(d_->shape, false, dtypes::bool_, device());
-    return (detect_positive ? *this == ConstType(INFINITY) : f) | (detect_negative ? *this == ConstType(-INFINITY) : f);
+    return (detect_positive ? *this == ConstType(std::numeric_limits<double>::infinity()) : f) | (detect_negative ? *this == ConstType(-std::numeric_limits<double>::infinity()) : f);
   }
   Tensor isfinite() const { return (isinf() | isnan()).logical_not(); }
   Tensor neg() const { return dtype().is_bool() ? logical_not() : *this * ConstType(-1); }
@@ -827,7 +829,7 @@ template <class> class TensorT {
   Tensor swish() const { return *this * sigmoid(); }
   Tensor silu() const { return swish(); }
   Tensor gelu() const {  // the tanh approximation
-    return ConstType(0.5) * *this * (ConstType(1) + (ConstType(std::sqrt(2 / std::numbers::pi)) * (*this + ConstType(0.044715) * *this * *this * *this)).tanh());
+    return ConstType(0.5) * *this * (ConstType(1) + (ConstType(cmath::sqrt(2 / std::numbers::pi)) * (*this + ConstType(0.044715) * *this * *this * *this)).tanh());
   }
   Tensor quick_gelu() const { return *this * (*this * ConstType(1.702)).sigmoid(); }
   Tensor hardsigmoid(double alpha = 1.0 / 6, double beta = 0.5) const {
@@ -1196,7 +1198,7 @@ template <class> class TensorT {
 };
 
 namespace detail {
-inline std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string device) {
+template <class> std::shared_ptr<TensorData> TensorData::make(UOp u, Shape s, std::string device) {
   auto d = std::make_shared<TensorData>(TensorData{std::move(u), std::move(s), std::move(device), std::nullopt, nullptr});
   if (Tensor::NoGrad::active()) d->requires_grad = false;
   TensorRegistry::get().add(d);
