@@ -101,30 +101,30 @@ class LockGuard {
 namespace mg::cmath {
 
 #if defined(__clang__)
-#define MG_FM_CONSTEXPR inline
+#define MG_CMATH_CONSTEXPR inline
 #else
-#define MG_FM_CONSTEXPR constexpr
+#define MG_CMATH_CONSTEXPR constexpr
 #endif
 
-#define MG_FM_UNARY(name)                                                  \
-  MG_FM_CONSTEXPR double name(double x) { return __builtin_##name(x); }   \
-  MG_FM_CONSTEXPR float name(float x) { return __builtin_##name##f(x); }  \
-  template <std::integral T> MG_FM_CONSTEXPR double name(T x) { return __builtin_##name(double(x)); }
-MG_FM_UNARY(sqrt)
-MG_FM_UNARY(exp2)
-MG_FM_UNARY(log2)
-MG_FM_UNARY(sin)
-MG_FM_UNARY(trunc)
-MG_FM_UNARY(floor)
-MG_FM_UNARY(ceil)
-#undef MG_FM_UNARY
+#define MG_CMATH_UNARY(name)                                                  \
+  MG_CMATH_CONSTEXPR double name(double x) { return __builtin_##name(x); }   \
+  MG_CMATH_CONSTEXPR float name(float x) { return __builtin_##name##f(x); }  \
+  template <std::integral T> MG_CMATH_CONSTEXPR double name(T x) { return __builtin_##name(double(x)); }
+MG_CMATH_UNARY(sqrt)
+MG_CMATH_UNARY(exp2)
+MG_CMATH_UNARY(log2)
+MG_CMATH_UNARY(sin)
+MG_CMATH_UNARY(trunc)
+MG_CMATH_UNARY(floor)
+MG_CMATH_UNARY(ceil)
+#undef MG_CMATH_UNARY
 
-MG_FM_CONSTEXPR double pow(double x, double y) { return __builtin_pow(x, y); }
-MG_FM_CONSTEXPR double fmod(double x, double y) { return __builtin_fmod(x, y); }
-MG_FM_CONSTEXPR double ldexp(double x, int e) { return __builtin_ldexp(x, e); }
-MG_FM_CONSTEXPR double frexp(double x, int* e) { return __builtin_frexp(x, e); }
-MG_FM_CONSTEXPR bool signbit(double x) { return __builtin_signbit(x); }
-#undef MG_FM_CONSTEXPR
+MG_CMATH_CONSTEXPR double pow(double x, double y) { return __builtin_pow(x, y); }
+MG_CMATH_CONSTEXPR double fmod(double x, double y) { return __builtin_fmod(x, y); }
+MG_CMATH_CONSTEXPR double ldexp(double x, int e) { return __builtin_ldexp(x, e); }
+MG_CMATH_CONSTEXPR double frexp(double x, int* e) { return __builtin_frexp(x, e); }
+MG_CMATH_CONSTEXPR bool signbit(double x) { return __builtin_signbit(x); }
+#undef MG_CMATH_CONSTEXPR
 
 constexpr double fabs(double x) { return __builtin_fabs(x); }
 constexpr double copysign(double x, double y) { return __builtin_copysign(x, y); }
