@@ -3391,7 +3391,6 @@ struct fixed_string {
 // Json: a small JSON value (null, bool, number, string, array, object) with a reader and a compact writer,
 // for tool input/output and safetensors headers. Integral numbers that fit stay exact int64s, other
 // numbers are doubles; objects keep insertion order (a repeated key keeps its first place, last value).
-#include <unordered_map>
 
 
 namespace mg {
@@ -3670,7 +3669,7 @@ class JsonReader {
     enter(depth);
     ++at_;
     Json::Object o;
-    std::unordered_map<std::string_view, std::size_t> index;  // only for big objects: keeps repeated keys O(n)
+    std::map<std::string_view, std::size_t> index;  // only for big objects: keeps repeated keys O(n)
     if (eat('}')) return Json(std::move(o));
     do {
       skip_ws();
@@ -8007,7 +8006,7 @@ class SymParser {
   };
 
   std::string_view text_;
-  std::unordered_map<std::string_view, UOp> vars_;  // views of the names the DEFINE_VARs hold
+  std::map<std::string_view, UOp> vars_;  // views of the names the DEFINE_VARs hold
   std::size_t at_ = 0;
   std::vector<Val> vals_;
   std::vector<Frame> frames_;
@@ -8691,6 +8690,105 @@ template <std::same_as<UOp> U> std::int64_t sym_infer(const U& u, const std::map
 // gives that source the gradient summed back to its shape.
 
 
+// ---- metagrad/core/uop_map.hpp ----
+// UOpMap<V>: a map keyed by node identity that iterates in insertion order, like the Python dicts tinygrad
+// keeps UOps in (compute_gradient's result, the range passes' ctx). Entries live in a vector, found by
+// node through a PtrMap; each entry holds its key, so a key node lives as long as its entry.
+//
+//   mg::UOpMap<mg::UOp> m;
+//   m[x] = y;                       // inserts (x, y), or assigns y to x's entry
+//   if (auto it = m.find(x); it != m.end()) use(it->second);
+//   for (const auto& [k, v] : m) ...  // in insertion order
+//
+// Lookups and insertions are O(1); erase is O(size) (the rest keep their order).
+// A template over the value alone: the header costs an includer nothing until a map is made.
+
+
+namespace mg {
+
+template <class V>
+class UOpMap {
+ public:
+  using key_type = UOp;
+  using mapped_type = V;
+  using value_type = std::pair<const UOp, V>;
+  using iterator = typename std::vector<value_type>::iterator;
+  using const_iterator = typename std::vector<value_type>::const_iterator;
+
+  UOpMap() = default;
+  UOpMap(std::initializer_list<std::pair<UOp, V>> init) {
+    for (const auto& [k, v] : init) insert_or_assign(k, v);
+  }
+
+  iterator begin() { return entries_.begin(); }
+  iterator end() { return entries_.end(); }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+
+  iterator find(const UOp& k) {
+    const std::size_t* i = slot(k);
+    return i ? entries_.begin() + std::ptrdiff_t(*i) : entries_.end();
+  }
+  const_iterator find(const UOp& k) const {
+    const std::size_t* i = slot(k);
+    return i ? entries_.begin() + std::ptrdiff_t(*i) : entries_.end();
+  }
+  bool contains(const UOp& k) const { return slot(k) != nullptr; }
+  std::size_t count(const UOp& k) const { return contains(k) ? 1 : 0; }
+
+  V& at(const UOp& k) { return const_cast<V&>(std::as_const(*this).at(k)); }
+  const V& at(const UOp& k) const {
+    const std::size_t* i = slot(k);
+    if (!i) throw Error("UOpMap::at: no entry for " + (k ? "this " + op_repr(k.op()) + " node" : std::string("a null UOp")));
+    return entries_[*i].second;
+  }
+  // the value for k, default-made and inserted if absent
+  V& operator[](const UOp& k) { return try_emplace(k).first->second; }
+
+  // inserts (k, V(args...)) unless k has an entry; the bool says whether it inserted
+  template <class... A> std::pair<iterator, bool> try_emplace(const UOp& k, A&&... args) {
+    if (!k) throw Error("UOpMap: a null UOp as a key");
+    if (const std::size_t* i = slot(k)) return {entries_.begin() + std::ptrdiff_t(*i), false};
+    entries_.emplace_back(std::piecewise_construct, std::forward_as_tuple(k), std::forward_as_tuple(std::forward<A>(args)...));
+    index_.set(k.node(), entries_.size() - 1);
+    return {entries_.end() - 1, true};
+  }
+  std::pair<iterator, bool> emplace(const UOp& k, V v) { return try_emplace(k, std::move(v)); }
+  std::pair<iterator, bool> insert_or_assign(const UOp& k, V v) {
+    auto r = try_emplace(k, std::move(v));
+    if (!r.second) r.first->second = std::move(v);
+    return r;
+  }
+  // removes k's entry; returns how many it removed (0 or 1)
+  std::size_t erase(const UOp& k) {
+    const std::size_t* i = slot(k);
+    if (!i) return 0;
+    const std::size_t at = *i;
+    std::vector<value_type> rest;  // value_type's key is const: the entries after it are moved by construction
+    rest.reserve(entries_.size() - 1);
+    for (std::size_t j = 0; j < entries_.size(); ++j)
+      if (j != at) rest.emplace_back(entries_[j].first, std::move(entries_[j].second));
+    entries_ = std::move(rest);
+    index_.clear();
+    for (std::size_t j = 0; j < entries_.size(); ++j) index_.set(entries_[j].first.node(), j);
+    return 1;
+  }
+  void clear() {
+    entries_.clear();
+    index_.clear();
+  }
+
+ private:
+  // k's position in entries_, or null (a null UOp has no entry: PtrMap's empty key is the null pointer)
+  const std::size_t* slot(const UOp& k) const { return k ? index_.find(k.node()) : nullptr; }
+  std::vector<value_type> entries_;
+  detail::PtrMap<std::size_t> index_;
+};
+
+}  // namespace mg
+
 // ---- metagrad/tensor/graph.hpp ----
 // The tensor graph: the UOps a Tensor is made of, as tinygrad's ops.py builds them. Buffers
 // (BUFFER of UNIQUE and DEVICE, arg = element count), constants on a device, the movement ops with
@@ -9273,7 +9371,7 @@ inline constexpr LazyRules<detail::pm_gradient_def<>> pm_gradient{};
 // root (root_grad, shaped like root). A target root does not depend on gets no entry.
 // A template, so that a translation unit that never differentiates never instantiates pm_gradient.
 template <std::same_as<UOp> U>
-std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, const std::vector<U>& targets) {
+UOpMap<U> compute_gradient(const U& root, const U& root_grad, const std::vector<U>& targets) {
   if (!root || !root_grad) throw Error("compute_gradient: null UOp");
   const ForwardGraph fwd(root);
   if (auto s = shape_of(root_grad); !s || *s != fwd.shape(root))
@@ -9307,13 +9405,13 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
       acc = acc ? acc + fit : fit;
     }
   }
-  std::unordered_map<UOp, UOp> out;
+  UOpMap<UOp> out;
   for (const UOp& t : targets)
     if (const UOp* g = t ? grads.find(t.node()) : nullptr) out.emplace(t, *g);
   return out;
 }
 
-MG_ENGINE_TEMPLATE(std::unordered_map<UOp, UOp> compute_gradient<UOp>(const UOp&, const UOp&, const std::vector<UOp>&))
+MG_ENGINE_TEMPLATE(UOpMap<UOp> compute_gradient<UOp>(const UOp&, const UOp&, const std::vector<UOp>&))
 
 }  // namespace mg
 
@@ -9889,7 +9987,7 @@ inline constexpr LazyRules<detail::pm_flatten_range_def<>> pm_flatten_range{};
 namespace detail {
 // ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
 struct RangeSubCtx {
-  std::unordered_map<UOp, UOp> m;
+  UOpMap<UOp> m;
 };
 
 // substitute what the passes marked and simplify, once per pass (the ctx is emptied)
@@ -9969,7 +10067,7 @@ template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
 template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
   if (idx.nsrc() < 2) return;
   const UOp i = idx.src(1);
-  std::unordered_map<UOp, UOp> guards;
+  UOpMap<UOp> guards;
   const UOp x = get_idx(i);
   if (is_gated_index(i))
     for (const UOp& v : get_valid(i).split_uop(Ops::AND))
@@ -12980,7 +13078,7 @@ struct pm_split_ends_def {
 // ENDs among them in first-seen order (the order nesting is found in); a node whose sources add no END
 // shares its first source's list, so most nodes cost one OR of a word or two.
 struct CFGContext {
-  std::unordered_map<UOp, UOp> edges;
+  UOpMap<UOp> edges;
   // a template: only a translation unit that linearizes compiles it
   template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
     const std::vector<UOp> topo = sink.toposort();
@@ -13135,7 +13233,7 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
 // tinygrad's pm_linearize_cleanups by line_rewrite: a gated STORE becomes IF / STORE / ENDIF
 template <std::same_as<UOp> U> std::vector<U> add_ifs(const std::vector<U>& lst) {
   std::vector<UOp> out;
-  std::unordered_map<UOp, UOp> replaced;
+  UOpMap<UOp> replaced;
   for (const UOp& u : lst) {
     std::vector<UOp> src;
     for (const UOp& s : u.src()) {
@@ -13541,7 +13639,7 @@ inline double monotonic_seconds() {
 //  - DEFINE_REG allocas go to the entry block (they already come first in tinygrad's linear order);
 //  - a few ops tinygrad's CPU renderer leaves to the decompositions render anyway (llvm_intrinsic_ops),
 //    for hand-built programs; codegen decomposes them unless it asks for them.
-#include <unordered_set>
+#include <set>
 
 
 namespace mg {
@@ -13686,19 +13784,19 @@ template <class = void> std::string llvm_range_str(const UOp& r) {
 // the translation units that render.
 template <class = void>
 struct LLVMCtxT {
-  std::unordered_map<const Node*, std::string> r;
-  std::unordered_map<const Node*, std::string> loop;  // RANGE -> its label suffix
-  std::unordered_map<const Node*, std::size_t> pos;   // uop -> its place in the linear order
-  std::unordered_set<std::string> labels;
+  PtrMap<std::string> r;
+  PtrMap<std::string> loop;  // RANGE -> its label suffix
+  PtrMap<std::size_t> pos;   // uop -> its place in the linear order
+  std::set<std::string> labels;
   std::string out;
   int zero_bytes = 0;  // the size of @mg_zero: the widest gated load's
   UOp done{Ops::NOOP, dtypes::void_, {}, Arg("render_llvm: rendered")};
 
   const std::string& operator[](const UOp& u) const {
-    auto it = r.find(u.node());
-    if (it == r.end())
+    const std::string* name = r.find(u.node());
+    if (!name)
       throw Error("render_llvm: " + op_repr(u.op()) + " " + u.dtype().repr() + " is used before it is rendered (a source must come before its users)");
-    return it->second;
+    return *name;
   }
   std::string bare(const UOp& u) const { return (*this)[u].substr(1); }  // the name without its %
   std::string typed(const UOp& u) const { return llvm_type(u.dtype()) + " " + (*this)[u]; }
@@ -13707,11 +13805,10 @@ struct LLVMCtxT {
     return done;
   }
   const std::string& range_label(const UOp& r) {
-    auto it = loop.find(r.node());
-    if (it != loop.end()) return it->second;
+    if (const std::string* l = loop.find(r.node())) return *l;
     std::string l = llvm_range_str(r);
     if (!labels.insert(l).second) labels.insert(l += "_" + bare(r));  // two RANGEs with one axis id
-    return loop[r.node()] = l;
+    return loop.set(r.node(), std::move(l));
   }
 };
 using LLVMCtx = LLVMCtxT<>;
@@ -13858,8 +13955,8 @@ struct llvm_rewrite_def {
         }),
         rule(op<Ops::END>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
           std::vector<UOp> rngs(x.src().begin() + 1, x.src().end());
-          for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.count(r.node())) return std::nullopt;
-          std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return ctx.pos[a.node()] > ctx.pos[b.node()]; });
+          for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.contains(r.node())) return std::nullopt;
+          std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return *ctx.pos.find(a.node()) > *ctx.pos.find(b.node()); });
           std::string s;
           for (const UOp& r : rngs) {
             const std::string l = ctx.range_label(r);
@@ -13965,15 +14062,15 @@ std::string render_llvm(const P& p) {
   const std::string name = p.name.empty() ? "test" : p.name;
   std::vector<std::pair<UOp, std::string>> args;  // the kernel's parameters, in uop order
   std::vector<std::string> allocas, kernel;
-  std::unordered_set<std::string> taken;  // local names a PARAM, var or register already holds
+  std::set<std::string> taken;  // local names a PARAM, var or register already holds
   int vc = -1;
-  for (std::size_t i = 0; i < p.uops.size(); ++i) ctx.pos[p.uops[i].node()] = i;
+  for (std::size_t i = 0; i < p.uops.size(); ++i) ctx.pos.set(p.uops[i].node(), i);
 
   for (const UOp& u : p.uops) {
     const Ops o = u.op();
     if (o == Ops::NOOP || o == Ops::GROUP) continue;
     if (o == Ops::AFTER) {
-      ctx.r[u.node()] = ctx[u.src(0)];
+      ctx.r.set(u.node(), ctx[u.src(0)]);
       continue;
     }
     if (o == Ops::SINK) continue;
@@ -13984,7 +14081,7 @@ std::string render_llvm(const P& p) {
                                    n.rfind("%data", 0) == 0 || n.rfind("%reg_", 0) == 0 || n.rfind("%local_", 0) == 0))
         n = "%" + detail::llvm_ident("var." + u.expr());
       if (!taken.insert(n).second) throw Error("render_llvm: two kernel parameters are both named " + n);
-      ctx.r[u.node()] = n;
+      ctx.r.set(u.node(), n);
       args.emplace_back(u, n);
       continue;
     }
@@ -13993,22 +14090,22 @@ std::string render_llvm(const P& p) {
       for (char c : a) if (c != '(' && c != ')' && c != ' ') n += c == ',' ? '_' : c;
       n = "%" + detail::llvm_ident(n);
       for (int k = 1; !taken.insert(n).second; ++k) n = "%" + detail::llvm_ident((o == Ops::DEFINE_LOCAL ? "local_" : "reg_") + a + "." + std::to_string(k));
-      ctx.r[u.node()] = n;
+      ctx.r.set(u.node(), n);
       // CPU has no shared memory: a DEFINE_LOCAL is stack memory too, as llvmir.py renders it without has_local
       allocas.push_back("  " + n + " = alloca [" + std::to_string(u.dtype().size) + " x " + detail::llvm_type(u.dtype().base()) + "]" +
                         (o == Ops::DEFINE_LOCAL ? ", align 16" : ""));
       continue;
     }
     if (o == Ops::CONST) {
-      ctx.r[u.node()] = detail::llvm_const(u.arg(), u.dtype());
+      ctx.r.set(u.node(), detail::llvm_const(u.arg(), u.dtype()));
       continue;
     }
     if (o == Ops::CAST && (u.dtype().is_ptr || detail::llvm_type(u.dtype()) == detail::llvm_type(u.src(0).dtype()))) {
-      ctx.r[u.node()] = ctx[u.src(0)];  // a pointer cast, or signed <-> unsigned of one size: no instruction
+      ctx.r.set(u.node(), ctx[u.src(0)]);  // a pointer cast, or signed <-> unsigned of one size: no instruction
       continue;
     }
     if (o == Ops::WMMA) throw Error("render_llvm: Ops.WMMA is not supported by the LLVM renderer (tinygrad's AMX path is left out)");
-    ctx.r[u.node()] = "%v" + std::to_string(++vc);
+    ctx.r.set(u.node(), "%v" + std::to_string(++vc));
     if (!llvm_rewrite.rewrite(u, &ctx)) {
       std::string srcs;
       for (const UOp& s : u.src()) srcs += (srcs.empty() ? "" : ", ") + s.dtype().repr();
@@ -15379,8 +15476,8 @@ class JitT {
   mg::detail::Mutex mu_, report_mu_;
   std::string session_errors_;
   std::uint64_t next_id_ = 0;
-  std::unordered_map<std::string, Loaded> loaded_;
-  std::unordered_map<void*, std::string> key_of_;
+  std::map<std::string, Loaded> loaded_;
+  std::map<void*, std::string> key_of_;
 };
 using Jit = JitT<>;
 
@@ -15470,7 +15567,7 @@ class Engine {
     {
       detail::LockGuard lock(mu_);
       auto& c = cache_[std::size_t(k)];
-      if (auto it = c.find(ast.node()); it != c.end()) return it->second.second;
+      if (auto it = c.find(ast); it != c.end()) return it->second;
     }
     auto ck = std::make_shared<CompiledKernel>();
     if (debug_level() >= 3) std::printf("%s\n", ast.repr().c_str());
@@ -15485,8 +15582,7 @@ class Engine {
     }
     detail::LockGuard lock(mu_);
     auto& c = cache_[std::size_t(k)];
-    auto [it, fresh] = c.try_emplace(ast.node(), ast, std::move(ck));
-    return it->second.second;
+    return c.try_emplace(ast, std::move(ck)).first->second;
   }
 
   void run(const Schedule& s) {
@@ -15505,7 +15601,7 @@ class Engine {
 
  private:
   detail::Mutex mu_;
-  std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
+  UOpMap<std::shared_ptr<const CompiledKernel>> cache_[3];  // per device kind, keyed by the kernel AST
   std::atomic<std::int64_t> runs_ = 0;
 
   // Compiles the CPU kernels of s that are not cached yet on the worker threads, before any runs: a first
@@ -15518,7 +15614,7 @@ class Engine {
       detail::LockGuard lock(mu_);
       const auto& c = cache_[std::size_t(DeviceKind::CPU)];
       for (const ScheduleItem& item : s.items)
-        if (item.ast.op() != Ops::COPY && device_kind(item.device) == DeviceKind::CPU && !c.contains(item.ast.node()) &&
+        if (item.ast.op() != Ops::COPY && device_kind(item.device) == DeviceKind::CPU && !c.contains(item.ast) &&
             std::find(todo.begin(), todo.end(), item.ast) == todo.end())
           todo.push_back(item.ast);
     }

@@ -92,6 +92,18 @@ TEST_CASE("docs: uop.md examples", "[docs]") {
   REQUIRE((a + b).substitute({{a, b}, {b, c}}, true).render() == "(b+c)");
   REQUIRE_THROWS_WITH(UOp::variable("x", 5, 2), "UOp::variable('x'): min 5 > max 2");
   REQUIRE_THROWS_WITH(a.alu(Ops::ADD), "UOp::alu(Ops.ADD): takes 2 sources, got 1");
+  // UOpMap
+  UOpMap<UOp> m;
+  m[a] = b;
+  REQUIRE(m.try_emplace(c, a).second);
+  REQUIRE_FALSE(m.try_emplace(c, b).second);
+  std::vector<UOp> order;
+  for (const auto& [k, v] : m) order.push_back(k);
+  REQUIRE(order == std::vector<UOp>{a, c});
+  if (auto it = m.find(a); it != m.end()) it->second = c;
+  REQUIRE(m.at(a) == c);
+  REQUIRE(m.erase(a) == 1);
+  REQUIRE_THROWS_WITH(m.at(a), "UOpMap::at: no entry for this Ops.DEFINE_VAR node");
 }
 
 // docs/symbolic.md

@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "../core/ptr_map.hpp"
+#include "../core/uop_map.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../symbolic/symbolic.hpp"
 #include "ranges.hpp"
@@ -78,7 +78,7 @@ struct pm_split_ends_def {
 // ENDs among them in first-seen order (the order nesting is found in); a node whose sources add no END
 // shares its first source's list, so most nodes cost one OR of a word or two.
 struct CFGContext {
-  std::unordered_map<UOp, UOp> edges;
+  UOpMap<UOp> edges;
   // a template: only a translation unit that linearizes compiles it
   template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
     const std::vector<UOp> topo = sink.toposort();
@@ -233,7 +233,7 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
 // tinygrad's pm_linearize_cleanups by line_rewrite: a gated STORE becomes IF / STORE / ENDIF
 template <std::same_as<UOp> U> std::vector<U> add_ifs(const std::vector<U>& lst) {
   std::vector<UOp> out;
-  std::unordered_map<UOp, UOp> replaced;
+  UOpMap<UOp> replaced;
   for (const UOp& u : lst) {
     std::vector<UOp> src;
     for (const UOp& s : u.src()) {

@@ -1,9 +1,9 @@
 #pragma once
 // tinygrad's codegen/simplify.py: flatten the range lists of END/REDUCE, split a range whose uses are
 // `r % c` into two, merge adjacent ranges when that removes div/mod, and shrink ranges to their gates.
-#include <unordered_map>
 #include <vector>
 
+#include "../core/uop_map.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../symbolic/symbolic.hpp"
 #include "../symbolic/valid.hpp"  // op_in_backward_slice_with_self
@@ -33,7 +33,7 @@ inline constexpr LazyRules<detail::pm_flatten_range_def<>> pm_flatten_range{};
 namespace detail {
 // ranges marked for a rewrite at the SINK (tinygrad's dict ctx of pm_split_ranges / pm_simplify_ranges)
 struct RangeSubCtx {
-  std::unordered_map<UOp, UOp> m;
+  UOpMap<UOp> m;
 };
 
 // substitute what the passes marked and simplify, once per pass (the ctx is emptied)
@@ -113,7 +113,7 @@ template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
 template <std::same_as<UOp> U> void mark_gated(RangeSubCtx& ctx, const U& idx) {
   if (idx.nsrc() < 2) return;
   const UOp i = idx.src(1);
-  std::unordered_map<UOp, UOp> guards;
+  UOpMap<UOp> guards;
   const UOp x = get_idx(i);
   if (is_gated_index(i))
     for (const UOp& v : get_valid(i).split_uop(Ops::AND))

@@ -5,13 +5,13 @@
 #include <charconv>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
-#include <limits>
 
 #include "cmath.hpp"
 #include "error.hpp"
@@ -292,7 +292,7 @@ class JsonReader {
     enter(depth);
     ++at_;
     Json::Object o;
-    std::unordered_map<std::string_view, std::size_t> index;  // only for big objects: keeps repeated keys O(n)
+    std::map<std::string_view, std::size_t> index;  // only for big objects: keeps repeated keys O(n)
     if (eat('}')) return Json(std::move(o));
     do {
       skip_ws();

@@ -19,7 +19,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "../core/extern_engine.hpp"
@@ -30,6 +29,7 @@
 #include "../core/clock.hpp"
 #include "../core/env.hpp"
 #include "../core/error.hpp"
+#include "../core/uop_map.hpp"
 #include "../render/llvmir.hpp"
 #include "../runtime/interp.hpp"
 #include "../runtime/llvm.hpp"
@@ -100,7 +100,7 @@ class Engine {
     {
       detail::LockGuard lock(mu_);
       auto& c = cache_[std::size_t(k)];
-      if (auto it = c.find(ast.node()); it != c.end()) return it->second.second;
+      if (auto it = c.find(ast); it != c.end()) return it->second;
     }
     auto ck = std::make_shared<CompiledKernel>();
     if (debug_level() >= 3) std::printf("%s\n", ast.repr().c_str());
@@ -115,8 +115,7 @@ class Engine {
     }
     detail::LockGuard lock(mu_);
     auto& c = cache_[std::size_t(k)];
-    auto [it, fresh] = c.try_emplace(ast.node(), ast, std::move(ck));
-    return it->second.second;
+    return c.try_emplace(ast, std::move(ck)).first->second;
   }
 
   void run(const Schedule& s) {
@@ -135,7 +134,7 @@ class Engine {
 
  private:
   detail::Mutex mu_;
-  std::unordered_map<const void*, std::pair<UOp, std::shared_ptr<const CompiledKernel>>> cache_[3];
+  UOpMap<std::shared_ptr<const CompiledKernel>> cache_[3];  // per device kind, keyed by the kernel AST
   std::atomic<std::int64_t> runs_ = 0;
 
   // Compiles the CPU kernels of s that are not cached yet on the worker threads, before any runs: a first
@@ -148,7 +147,7 @@ class Engine {
       detail::LockGuard lock(mu_);
       const auto& c = cache_[std::size_t(DeviceKind::CPU)];
       for (const ScheduleItem& item : s.items)
-        if (item.ast.op() != Ops::COPY && device_kind(item.device) == DeviceKind::CPU && !c.contains(item.ast.node()) &&
+        if (item.ast.op() != Ops::COPY && device_kind(item.device) == DeviceKind::CPU && !c.contains(item.ast) &&
             std::find(todo.begin(), todo.end(), item.ast) == todo.end())
           todo.push_back(item.ast);
     }

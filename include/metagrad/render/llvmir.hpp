@@ -30,9 +30,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -41,6 +40,7 @@
 #include "../core/dtype.hpp"
 #include "../core/error.hpp"
 #include "../core/extern_engine.hpp"
+#include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
 #include "../pattern/graph_rewrite.hpp"
 #include "../pattern/rules.hpp"
@@ -188,19 +188,19 @@ template <class = void> std::string llvm_range_str(const UOp& r) {
 // the translation units that render.
 template <class = void>
 struct LLVMCtxT {
-  std::unordered_map<const Node*, std::string> r;
-  std::unordered_map<const Node*, std::string> loop;  // RANGE -> its label suffix
-  std::unordered_map<const Node*, std::size_t> pos;   // uop -> its place in the linear order
-  std::unordered_set<std::string> labels;
+  PtrMap<std::string> r;
+  PtrMap<std::string> loop;  // RANGE -> its label suffix
+  PtrMap<std::size_t> pos;   // uop -> its place in the linear order
+  std::set<std::string> labels;
   std::string out;
   int zero_bytes = 0;  // the size of @mg_zero: the widest gated load's
   UOp done{Ops::NOOP, dtypes::void_, {}, Arg("render_llvm: rendered")};
 
   const std::string& operator[](const UOp& u) const {
-    auto it = r.find(u.node());
-    if (it == r.end())
+    const std::string* name = r.find(u.node());
+    if (!name)
       throw Error("render_llvm: " + op_repr(u.op()) + " " + u.dtype().repr() + " is used before it is rendered (a source must come before its users)");
-    return it->second;
+    return *name;
   }
   std::string bare(const UOp& u) const { return (*this)[u].substr(1); }  // the name without its %
   std::string typed(const UOp& u) const { return llvm_type(u.dtype()) + " " + (*this)[u]; }
@@ -209,11 +209,10 @@ struct LLVMCtxT {
     return done;
   }
   const std::string& range_label(const UOp& r) {
-    auto it = loop.find(r.node());
-    if (it != loop.end()) return it->second;
+    if (const std::string* l = loop.find(r.node())) return *l;
     std::string l = llvm_range_str(r);
     if (!labels.insert(l).second) labels.insert(l += "_" + bare(r));  // two RANGEs with one axis id
-    return loop[r.node()] = l;
+    return loop.set(r.node(), std::move(l));
   }
 };
 using LLVMCtx = LLVMCtxT<>;
@@ -360,8 +359,8 @@ struct llvm_rewrite_def {
         }),
         rule(op<Ops::END>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
           std::vector<UOp> rngs(x.src().begin() + 1, x.src().end());
-          for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.count(r.node())) return std::nullopt;
-          std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return ctx.pos[a.node()] > ctx.pos[b.node()]; });
+          for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.contains(r.node())) return std::nullopt;
+          std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return *ctx.pos.find(a.node()) > *ctx.pos.find(b.node()); });
           std::string s;
           for (const UOp& r : rngs) {
             const std::string l = ctx.range_label(r);
@@ -467,15 +466,15 @@ std::string render_llvm(const P& p) {
   const std::string name = p.name.empty() ? "test" : p.name;
   std::vector<std::pair<UOp, std::string>> args;  // the kernel's parameters, in uop order
   std::vector<std::string> allocas, kernel;
-  std::unordered_set<std::string> taken;  // local names a PARAM, var or register already holds
+  std::set<std::string> taken;  // local names a PARAM, var or register already holds
   int vc = -1;
-  for (std::size_t i = 0; i < p.uops.size(); ++i) ctx.pos[p.uops[i].node()] = i;
+  for (std::size_t i = 0; i < p.uops.size(); ++i) ctx.pos.set(p.uops[i].node(), i);
 
   for (const UOp& u : p.uops) {
     const Ops o = u.op();
     if (o == Ops::NOOP || o == Ops::GROUP) continue;
     if (o == Ops::AFTER) {
-      ctx.r[u.node()] = ctx[u.src(0)];
+      ctx.r.set(u.node(), ctx[u.src(0)]);
       continue;
     }
     if (o == Ops::SINK) continue;
@@ -486,7 +485,7 @@ std::string render_llvm(const P& p) {
                                    n.rfind("%data", 0) == 0 || n.rfind("%reg_", 0) == 0 || n.rfind("%local_", 0) == 0))
         n = "%" + detail::llvm_ident("var." + u.expr());
       if (!taken.insert(n).second) throw Error("render_llvm: two kernel parameters are both named " + n);
-      ctx.r[u.node()] = n;
+      ctx.r.set(u.node(), n);
       args.emplace_back(u, n);
       continue;
     }
@@ -495,22 +494,22 @@ std::string render_llvm(const P& p) {
       for (char c : a) if (c != '(' && c != ')' && c != ' ') n += c == ',' ? '_' : c;
       n = "%" + detail::llvm_ident(n);
       for (int k = 1; !taken.insert(n).second; ++k) n = "%" + detail::llvm_ident((o == Ops::DEFINE_LOCAL ? "local_" : "reg_") + a + "." + std::to_string(k));
-      ctx.r[u.node()] = n;
+      ctx.r.set(u.node(), n);
       // CPU has no shared memory: a DEFINE_LOCAL is stack memory too, as llvmir.py renders it without has_local
       allocas.push_back("  " + n + " = alloca [" + std::to_string(u.dtype().size) + " x " + detail::llvm_type(u.dtype().base()) + "]" +
                         (o == Ops::DEFINE_LOCAL ? ", align 16" : ""));
       continue;
     }
     if (o == Ops::CONST) {
-      ctx.r[u.node()] = detail::llvm_const(u.arg(), u.dtype());
+      ctx.r.set(u.node(), detail::llvm_const(u.arg(), u.dtype()));
       continue;
     }
     if (o == Ops::CAST && (u.dtype().is_ptr || detail::llvm_type(u.dtype()) == detail::llvm_type(u.src(0).dtype()))) {
-      ctx.r[u.node()] = ctx[u.src(0)];  // a pointer cast, or signed <-> unsigned of one size: no instruction
+      ctx.r.set(u.node(), ctx[u.src(0)]);  // a pointer cast, or signed <-> unsigned of one size: no instruction
       continue;
     }
     if (o == Ops::WMMA) throw Error("render_llvm: Ops.WMMA is not supported by the LLVM renderer (tinygrad's AMX path is left out)");
-    ctx.r[u.node()] = "%v" + std::to_string(++vc);
+    ctx.r.set(u.node(), "%v" + std::to_string(++vc));
     if (!llvm_rewrite.rewrite(u, &ctx)) {
       std::string srcs;
       for (const UOp& s : u.src()) srcs += (srcs.empty() ? "" : ", ") + s.dtype().repr();

@@ -7,10 +7,10 @@
 // A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
 #include "../core/mutex.hpp"
 #include "../core/error.hpp"
@@ -317,8 +317,8 @@ class JitT {
   mg::detail::Mutex mu_, report_mu_;
   std::string session_errors_;
   std::uint64_t next_id_ = 0;
-  std::unordered_map<std::string, Loaded> loaded_;
-  std::unordered_map<void*, std::string> key_of_;
+  std::map<std::string, Loaded> loaded_;
+  std::map<void*, std::string> key_of_;
 };
 using Jit = JitT<>;
 

@@ -12,10 +12,10 @@
 // is still capped at parse_sym_max_depth.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "../core/error.hpp"
@@ -81,7 +81,7 @@ class SymParser {
   };
 
   std::string_view text_;
-  std::unordered_map<std::string_view, UOp> vars_;  // views of the names the DEFINE_VARs hold
+  std::map<std::string_view, UOp> vars_;  // views of the names the DEFINE_VARs hold
   std::size_t at_ = 0;
   std::vector<Val> vals_;
   std::vector<Frame> frames_;

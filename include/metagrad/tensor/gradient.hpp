@@ -24,7 +24,6 @@
 #include <numbers>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -32,6 +31,7 @@
 #include "../core/extern_engine.hpp"
 #include "../core/ptr_map.hpp"
 #include "../core/uop.hpp"
+#include "../core/uop_map.hpp"
 #include "../pattern/rules.hpp"
 #include "graph.hpp"
 
@@ -211,7 +211,7 @@ inline constexpr LazyRules<detail::pm_gradient_def<>> pm_gradient{};
 // root (root_grad, shaped like root). A target root does not depend on gets no entry.
 // A template, so that a translation unit that never differentiates never instantiates pm_gradient.
 template <std::same_as<UOp> U>
-std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, const std::vector<U>& targets) {
+UOpMap<U> compute_gradient(const U& root, const U& root_grad, const std::vector<U>& targets) {
   if (!root || !root_grad) throw Error("compute_gradient: null UOp");
   const ForwardGraph fwd(root);
   if (auto s = shape_of(root_grad); !s || *s != fwd.shape(root))
@@ -245,12 +245,12 @@ std::unordered_map<U, U> compute_gradient(const U& root, const U& root_grad, con
       acc = acc ? acc + fit : fit;
     }
   }
-  std::unordered_map<UOp, UOp> out;
+  UOpMap<UOp> out;
   for (const UOp& t : targets)
     if (const UOp* g = t ? grads.find(t.node()) : nullptr) out.emplace(t, *g);
   return out;
 }
 
-MG_ENGINE_TEMPLATE(std::unordered_map<UOp, UOp> compute_gradient<UOp>(const UOp&, const UOp&, const std::vector<UOp>&))
+MG_ENGINE_TEMPLATE(UOpMap<UOp> compute_gradient<UOp>(const UOp&, const UOp&, const std::vector<UOp>&))
 
 }  // namespace mg
