@@ -6,9 +6,10 @@
 //  - an explicit instantiation in the one translation unit that defines MG_ENGINE_INSTANCE,
 //  - an extern template declaration where MG_EXTERN_ENGINE is defined (the rest of the program),
 //  - nothing otherwise (a single-file program instantiates what it uses).
-// The test suite does this (tests/meson.build, tests/engine/engine_instance.cpp); what it saves is in
-// docs/benchmarks.md, "Build time of the test suite". An engine template not listed here is compiled
-// again in every translation unit that reaches it.
+// include/metagrad/engine_instance.cpp is that translation unit; meson's metagrad_engine_dep (the
+// `metagrad-engine` dependency) compiles it into a library and defines MG_EXTERN_ENGINE for its users, as
+// the test suite does (docs/devices.md). An engine template not listed here is compiled again in every
+// translation unit that reaches it.
 #if defined(MG_ENGINE_INSTANCE)
 #define MG_ENGINE_TEMPLATE(...) template __VA_ARGS__;
 #elif defined(MG_EXTERN_ENGINE)
