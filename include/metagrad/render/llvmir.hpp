@@ -196,6 +196,7 @@ struct LLVMCtxT {
   int zero_bytes = 0;  // the size of @mg_zero: the widest gated load's
   UOp done{Ops::NOOP, dtypes::void_, {}, Arg("render_llvm: rendered")};
 
+  // u's name; the reference lasts until the next name is set (r is a PtrMap: entries move when it grows)
   const std::string& operator[](const UOp& u) const {
     const std::string* name = r.find(u.node());
     if (!name)
@@ -208,7 +209,8 @@ struct LLVMCtxT {
     out = std::move(s);
     return done;
   }
-  const std::string& range_label(const UOp& r) {
+  // a copy: the PtrMap's entries move when it grows
+  std::string range_label(const UOp& r) {
     if (const std::string* l = loop.find(r.node())) return *l;
     std::string l = llvm_range_str(r);
     if (!labels.insert(l).second) labels.insert(l += "_" + bare(r));  // two RANGEs with one axis id
