@@ -31,18 +31,18 @@ using namespace mg;
 namespace build {
 inline bool truthy(const Arg& a) { return a.is_bool() ? a.as_bool() : a.as_float() != 0.0; }
 inline UOp false_() { return UOp::const_(dtypes::bool_, false); }
-inline UOp fold_add(UOp x, UOp c1, UOp c2) { return x + x.const_like(c1.arg().as_int() + c2.arg().as_int()); }
-inline UOp fold_mul(UOp x, UOp c1, UOp c2) { return x * x.const_like(c1.arg().as_int() * c2.arg().as_int()); }
-inline UOp where_const(UOp gate, UOp a, UOp b) { return truthy(gate.arg()) ? a : b; }
+inline UOp fold_add(const UOp& x, const UOp& c1, const UOp& c2) { return x + x.const_like(c1.arg().as_int() + c2.arg().as_int()); }
+inline UOp fold_mul(const UOp& x, const UOp& c1, const UOp& c2) { return x * x.const_like(c1.arg().as_int() * c2.arg().as_int()); }
+inline UOp where_const(const UOp& gate, const UOp& a, const UOp& b) { return truthy(gate.arg()) ? a : b; }
 // b.cast(a).cast(b) -> b when a holds every value of b (integers only here)
-inline UOp cast_cast(UOp b, UOp a, UOp x) {
+inline UOp cast_cast(const UOp& b, const UOp& a, const UOp& x) {
   DType xd = x.dtype(), ad = a.dtype();
   bool lossless = xd.is_int() && ad.is_int() && ad.bitsize() >= xd.bitsize() && (ad.is_unsigned() == xd.is_unsigned());
   return xd == b.dtype() && lossless ? x : UOp();
 }
-inline UOp cast_const(UOp root, UOp c) { return root.const_like(c.arg()); }
+inline UOp cast_const(const UOp& root, const UOp& c) { return root.const_like(c.arg()); }
 // constant folding of a binary op, with Python's // and % (floor) semantics
-inline UOp fold_binary(UOp alu, UOp a, UOp b) {
+inline UOp fold_binary(const UOp& alu, const UOp& a, const UOp& b) {
   const std::int64_t x = a.arg().as_int(), y = b.arg().as_int();
   auto floordiv = [](std::int64_t p, std::int64_t q) { return p / q - ((p % q != 0) && ((p < 0) != (q < 0))); };
   switch (alu.op()) {
@@ -65,30 +65,30 @@ inline UOp fold_binary(UOp alu, UOp a, UOp b) {
 inline constexpr auto foldable = OpSet{Ops::ADD, Ops::MUL, Ops::MAX, Ops::XOR, Ops::AND, Ops::OR,
                                        Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD};
 inline constexpr auto compiled_rules = rules(
-    rule(var<"x"> + 0, [](UOp x) { return x; }),                                   // x+0 -> x
-    rule(var<"x"> * 1, [](UOp x) { return x; }),                                   // x*1 -> x
-    rule(var<"x"> * 0, [](UOp x) { return x.const_like(0); }),                     // x*0 -> 0
-    rule(var<"x"> / 1, [](UOp x) { return x; }),                                   // x//1 -> x
-    rule(var<"x"> % 1, [](UOp x) { return x.const_like(0); }),                     // x%1 -> 0
-    rule(var<"x"> ^ 0, [](UOp x) { return x; }),                                   // x^0 -> x
-    rule(var<"x"> ^ var<"x">, [](UOp x) { return x.const_like(0); }),              // x^x -> 0
-    rule(var<"x"> & 0, [](UOp x) { return x.const_like(0); }),                     // x&0 -> 0
-    rule(op<Ops::OR, Ops::AND, Ops::MAX>(var<"x">, var<"x">), [](UOp x) { return x; }),  // idempotent
-    rule((var<"x"> * -1) * -1, [](UOp x) { return x; }),                           // -(-x) -> x
+    rule(var<"x"> + 0, [](const UOp& x) { return x; }),                             // x+0 -> x
+    rule(var<"x"> * 1, [](const UOp& x) { return x; }),                             // x*1 -> x
+    rule(var<"x"> * 0, [](const UOp& x) { return x.const_like(0); }),               // x*0 -> 0
+    rule(var<"x"> / 1, [](const UOp& x) { return x; }),                             // x//1 -> x
+    rule(var<"x"> % 1, [](const UOp& x) { return x.const_like(0); }),               // x%1 -> 0
+    rule(var<"x"> ^ 0, [](const UOp& x) { return x; }),                             // x^0 -> x
+    rule(var<"x"> ^ var<"x">, [](const UOp& x) { return x.const_like(0); }),        // x^x -> 0
+    rule(var<"x"> & 0, [](const UOp& x) { return x.const_like(0); }),               // x&0 -> 0
+    rule(op<Ops::OR, Ops::AND, Ops::MAX>(var<"x">, var<"x">), [](const UOp& x) { return x; }),  // idempotent
+    rule((var<"x"> * -1) * -1, [](const UOp& x) { return x; }),                     // -(-x) -> x
     rule((var<"x"> + cvar<"c1">) + cvar<"c2">, build::fold_add),                   // (x+c1)+c2 -> x+(c1+c2)
     rule((var<"x"> * cvar<"c1">) * cvar<"c2">, build::fold_mul),                   // (x*c1)*c2 -> x*(c1*c2)
-    rule(var<"x"> < var<"x">, [](UOp) { return build::false_(); }),                // x<x -> False
-    rule(ne(var<"x">, var<"x">), [](UOp) { return build::false_(); }),            // x!=x -> False
+    rule(var<"x"> < var<"x">, [](const UOp&) { return build::false_(); }),          // x<x -> False
+    rule(ne(var<"x">, var<"x">), [](const UOp&) { return build::false_(); }),      // x!=x -> False
     rule(where(cvar<"gate">, var<"a">, var<"b">), build::where_const),             // const gate
-    rule(where(upat, var<"v">, var<"v">), [](UOp v) { return v; }),                // same either way
+    rule(where(upat, var<"v">, var<"v">), [](const UOp& v) { return v; }),          // same either way
     rule(cast(cast(var<"x">).named<"a">()).named<"b">(), build::cast_cast),        // cast of cast
     rule(cast(cvar<"c">).named<"root">(), build::cast_const),                      // cast of a const
     rule(op<foldable>(cvar<"a">, cvar<"b">).named<"alu">(), build::fold_binary),   // constant folding
-    rule(var<"x"> / var<"x">, [](UOp x) { return x.const_like(1); }),              // x//x -> 1
-    rule(var<"x"> % var<"x">, [](UOp x) { return x.const_like(0); }),              // x%x -> 0
-    rule((upat % var<"y">).named<"base">() % var<"y">, [](UOp base, UOp) { return base; }),  // (x%y)%y -> x%y
-    rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),         // (x^y)^y -> x
-    rule(var<"x"> + var<"x">, [](UOp x) { return x * 2; }));                       // x+x -> x*2
+    rule(var<"x"> / var<"x">, [](const UOp& x) { return x.const_like(1); }),        // x//x -> 1
+    rule(var<"x"> % var<"x">, [](const UOp& x) { return x.const_like(0); }),        // x%x -> 0
+    rule((upat % var<"y">).named<"base">() % var<"y">, [](const UOp& base, const UOp&) { return base; }),  // (x%y)%y -> x%y
+    rule((var<"x"> ^ var<"y">) ^ var<"y">, [](const UOp& x, const UOp&) { return x; }),  // (x^y)^y -> x
+    rule(var<"x"> + var<"x">, [](const UOp& x) { return x * 2; }));                 // x+x -> x*2
 
 // ---- the same rules, interpreted: a pattern tree walked at run time, as tinygrad's UPat.match ----
 namespace interp {
@@ -441,7 +441,7 @@ int main(int argc, char** argv) {
   const interp::Matcher tg(interp::symbolic_rules(), false), bt(interp::symbolic_rules(), true);
   // a set whose one rule no node of the graph can reach: what the driver costs by itself
   // (an empty rules() does not build with -Werror: rules.hpp's fold_rewrite warns on an empty pack)
-  const auto empty = rules(rule(op<Ops::CUSTOM>.named<"x">(), [](UOp) { return UOp(); }));
+  const auto empty = rules(rule(op<Ops::CUSTOM>.named<"x">(), [](const UOp&) { return UOp(); }));
   if (tg.rules.size() != compiled_rules.size) { std::puts("rule sets differ in size"); return 1; }
 
   // build the graph once: expressions under one SINK until the graph holds `target` nodes

@@ -1622,6 +1622,21 @@ struct NodeRef {
   friend constexpr bool operator==(NodeRef a, NodeRef b) { return a.p == b.p; }
 };
 inline UOp to_handle(NodeRef n) { return UOp::from_node(n.p); }
+namespace detail {
+// A handle on a node that someone else keeps alive, made and dropped without touching its reference
+// count: a rule's captures, which reach the callback as const UOp&. A callback that keeps one copies it.
+class Borrowed {
+ public:
+  explicit Borrowed(NodeRef n) noexcept : u_(adopt(const_cast<Node*>(n.p))) {}
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  ~Borrowed() {}  // u_ is never destroyed: it owns no reference
+  const UOp& get() const noexcept { return u_; }
+
+ private:
+  union { UOp u_; };
+};
+}  // namespace detail
 inline NodeRef to_view(const UOp& u) { return u.node(); }
 
 // the ctx type when a rewrite is given none
@@ -4394,8 +4409,22 @@ struct Rule {
     if (hit && to_view(*out) == n) out.reset(), hit = false;
     return hit;
   }
+  // A runtime node's captures reach the callback as borrowed handles (no reference count touched): a
+  // callback taking const UOp& costs nothing per capture, one taking UOp copies it (an atomic increment
+  // and decrement each)
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> call(const detail::Captures<N, ncap>& caps, Ctx* ctx, std::index_sequence<I...>) const {
+    if constexpr (std::is_same_v<N, NodeRef>) {
+      const std::array<detail::Borrowed, ncap> b{detail::Borrowed(caps.v[I])...};
+      if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<const UOp&>())...>)
+        return detail::as_result<H>(fn(b[I].get()...));
+      else if constexpr (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<const UOp&>())...>)
+        return detail::as_result<H>(fn(*ctx, b[I].get()...));
+      else return call_handles<H>(caps, ctx, std::index_sequence<I...>{});
+    } else return call_handles<H>(caps, ctx, std::index_sequence<I...>{});
+  }
+  template <class H, class N, class Ctx, std::size_t... I>
+  constexpr std::optional<H> call_handles(const detail::Captures<N, ncap>& caps, Ctx* ctx, std::index_sequence<I...>) const {
     if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...>)
       return detail::as_result<H>(fn(to_handle(caps.v[I])...));
     else if constexpr (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<H>())...>)
@@ -5492,18 +5521,18 @@ struct pm_float_decomp_def {
     return rules(
         // a cast to an emulated fp8: from float64 directly, from anything else through float32 (exact for
         // every float and every int that does not saturate anyway)
-        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, UOp x, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, const UOp& x, const UOp& val) -> std::optional<UOp> {
           if (!ctx.contains(x.dtype()) || x.dtype().is_ptr) return std::nullopt;
           const UOp w = widen_emulated(ctx, val);
           return f32_to_fp8(w.dtype().scalar() == dtypes::float64 ? w : w.cast(dtypes::float32.vec(w.dtype().count)), x.dtype().scalar());
         }),
         // a cast from one: its float32 value, cast on
-        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, UOp x, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, const UOp& x, const UOp& val) -> std::optional<UOp> {
           if (!ctx.contains(val.dtype()) || x.dtype().is_ptr) return std::nullopt;
           return fp8_to_f32(val).cast(x.dtype());
         }),
         // an ALU op on or to an emulated fp8 runs in float32, its result rounded back
-        rule(op<GroupOp::ALU>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
+        rule(op<GroupOp::ALU>.named("x"_n), [](C& ctx, const UOp& x) -> std::optional<UOp> {
           bool any = ctx.contains(x.dtype());
           for (const UOp& s : x.src()) any = any || ctx.contains(s.dtype());
           if (!any) return std::nullopt;
@@ -5541,9 +5570,9 @@ template <Ops OP, class T>
 auto transcendental_rules(bool on, UOp (*f)(const UOp&)) {
   return rules(
       rule(op<OP>(var<"d">).dtype(dtypes::float16, dtypes::float32, dtypes::float64),
-           [on, f](UOp d) -> std::optional<UOp> { return on ? std::optional(f(d)) : std::nullopt; }),
+           [on, f](const UOp& d) -> std::optional<UOp> { return on ? std::optional(f(d)) : std::nullopt; }),
       rule(op<OP>(var<"d">).dtype(dtypes::bfloat16, dtypes::fp8e4m3, dtypes::fp8e5m2).template named<"x">(),
-           [on](UOp x, UOp d) -> std::optional<UOp> {
+           [on](const UOp& x, const UOp& d) -> std::optional<UOp> {
              return on ? std::optional(d.cast(dtypes::float32).alu(x.op()).cast(x.dtype())) : std::nullopt;
            }));
 }
@@ -5564,7 +5593,7 @@ auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
          detail::transcendental_rules<Ops::LOG2, T>(on(Ops::LOG2), [](const UOp& d) { return xlog2(d); }) +
          detail::transcendental_rules<Ops::SIN, T>(on(Ops::SIN), [](const UOp& d) { return xsin(d); }) +
          // rewrite SQRT to xpow 0.5
-         rules(rule(op<Ops::SQRT>(var<"d">), [on_sqrt = on(Ops::SQRT)](UOp d) -> std::optional<UOp> {
+         rules(rule(op<Ops::SQRT>(var<"d">), [on_sqrt = on(Ops::SQRT)](const UOp& d) -> std::optional<UOp> {
            return on_sqrt ? std::optional(xpow(d, d.const_like(0.5))) : std::nullopt;
          }));
 }
@@ -5840,12 +5869,12 @@ struct div_and_mod_symbolic_def {
   template <class T> static constexpr auto make() {
     return rules(
         // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
-        rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
+        rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& a, const UOp& d) -> std::optional<UOp> {
           if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
           return (x + a * c).floordiv(c * d);
         }),
         // (x+c)//d -> (x+c%d)//d + c//d for d>0
-        rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
+        rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& d) -> std::optional<UOp> {
           if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
           std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
           if (dv <= 0 || py_floormod(cv, dv) == cv) return std::nullopt;
@@ -6061,40 +6090,40 @@ struct propagate_invalid_def {
     const auto invalid_gate = invalid_gate_v<T>;
     return rules(
         rule(cast(invalid_gate).named("cast"_n),
-             [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
-        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
+             [](const UOp& cast, const UOp&, const UOp& x, const UOp& i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
+        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](const UOp& alu, const UOp& cond, const UOp& x, const UOp& i) { return cond.where(x.alu(alu.op()), i); }),
         rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named("alu"_n),
-             [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
+             [](const UOp& alu, const UOp& cond, const UOp& x, const UOp& i, const UOp& y) { return cond.where(x.alu(alu.op(), {y}), i); }),
         rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named("alu"_n),
-             [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
-        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
+             [](const UOp& alu, const UOp& y, const UOp& cond, const UOp& x, const UOp& i) { return cond.where(y.alu(alu.op(), {x}), i); }),
+        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](const UOp& alu, const UOp& cond, const UOp& x, const UOp& i, const UOp& y) {
           return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
         }),
-        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
+        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](const UOp& alu, const UOp& y, const UOp& cond, const UOp& x, const UOp& i) {
           return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
         }),
         // an ALU on Invalid is Invalid
-        rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
-        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
+        rule(op<GroupOp::Unary>(invalid_pat), [](const UOp& i) { return i; }),
+        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](const UOp& i) { return i; }),
         // where(cond, Invalid, val) -> where(!cond, val, Invalid)
         rule(where(var<"cond">, invalid_pat, var<"val">),
-             [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
+             [](const UOp& cond, const UOp& i, const UOp& val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
         // lift Invalid out
-        rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
+        rule(where(var<"a">, invalid_gate, var<"c">), [](const UOp& a, const UOp& cond, const UOp& x, const UOp& i, const UOp& c) -> std::optional<UOp> {
           if (is_invalid(c)) return std::nullopt;
           return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
         }),
-        rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
+        rule(where(var<"a">, var<"b">, invalid_gate), [](const UOp& a, const UOp& b, const UOp& cond, const UOp& x, const UOp& i) -> std::optional<UOp> {
           if (is_invalid(b)) return std::nullopt;
           return (a | cond).where(a.where(b, x), i);
         }),
-        rule(bitcast(invalid_pat).named("bc"_n), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
+        rule(bitcast(invalid_pat).named("bc"_n), [](const UOp& bc, const UOp& i) { return i.cast(bc.dtype()); }),
         rule(bitcast(invalid_gate).named("bc"_n),
-             [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
+             [](const UOp& bc, const UOp& cond, const UOp& x, const UOp& i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
         // fold gated LOAD/STORE
-        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](const UOp&) { return UOp(Ops::NOOP); }),
         rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named("x"_n),
-             [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
+             [](const UOp& x, const UOp&) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
   }
 };
 }  // namespace detail
@@ -6113,95 +6142,95 @@ struct symbolic_simple_def {
         // Callbacks written as generic lambdas also rewrite the nodes of a compile-time graph
         // (static/: static kernels run this rule set in constant evaluation); the UOp-only ones are
         // skipped there.
-        rule(var<"x"> + 0, [](auto x) { return x; }),
-        rule(var<"x"> * 1, [](auto x) { return x; }),
-        rule(ints_bool_weak(var<"x">) ^ 0, [](auto x) { return x; }),
-        rule(var<"x"> / var<"x">, [](auto x) { return x.const_like(1); }),
-        rule(var<"x"> / 1, [](auto x) { return x; }),
-        rule(var<"x"> / -1, [](UOp x) { return -x; }),
-        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
-        rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
+        rule(var<"x"> + 0, [](const auto& x) { return x; }),
+        rule(var<"x"> * 1, [](const auto& x) { return x; }),
+        rule(ints_bool_weak(var<"x">) ^ 0, [](const auto& x) { return x; }),
+        rule(var<"x"> / var<"x">, [](const auto& x) { return x.const_like(1); }),
+        rule(var<"x"> / 1, [](const auto& x) { return x; }),
+        rule(var<"x"> / -1, [](const UOp& x) { return -x; }),
+        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](const UOp& x, const UOp&) { return x; }),
+        rule((upat % var<"y">).named("base"_n) % var<"y">, [](const UOp& base, const UOp&) { return base; }),
         // variations of (x%c)+(x//c)*c = x
-        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
-        rule(bool_x & cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? x : c; }),
-        rule(bool_x | cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? c : x; }),
-        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](auto x) { return x; }),
-        rule(ne(ne(bool_x, true), true), [](auto x) { return x; }),
-        rule(where(bool_x, cbool(true), cbool(false)), [](auto x) { return x; }),
-        rule(where(bool_x, cbool(false), cbool(true)), [](auto x) { return x.logical_not(); }),
+        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](const UOp& x) { return fold_add_divmod_recombine(x); }),
+        rule(bool_x & cvar<"c">, [](const auto& x, const auto& c) { return c.arg().as_bool() ? x : c; }),
+        rule(bool_x | cvar<"c">, [](const auto& x, const auto& c) { return c.arg().as_bool() ? c : x; }),
+        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](const auto& x) { return x; }),
+        rule(ne(ne(bool_x, true), true), [](const auto& x) { return x; }),
+        rule(where(bool_x, cbool(true), cbool(false)), [](const auto& x) { return x; }),
+        rule(where(bool_x, cbool(false), cbool(true)), [](const auto& x) { return x.logical_not(); }),
         // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
-        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](auto x, auto c) {
+        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](const auto& x, const auto& c) {
           return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
         }),
-        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](auto x) { return x; }),
+        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](const auto& x) { return x; }),
         // ** zero folding **
-        rule(var<"x"> < var<"x">, [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-        rule(var<"x"> % var<"x">, [](auto x) { return x.const_like(0); }),
-        rule(var<"x"> ^ var<"x">, [](auto x) { return x.const_like(0); }),
-        rule(var<"x"> & 0, [](auto x) { return x.const_like(0); }),
+        rule(var<"x"> < var<"x">, [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> % var<"x">, [](const auto& x) { return x.const_like(0); }),
+        rule(var<"x"> ^ var<"x">, [](const auto& x) { return x.const_like(0); }),
+        rule(var<"x"> & 0, [](const auto& x) { return x.const_like(0); }),
         // (x&mask)>>k -> x>>k when the mask only clears bits below k
-        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
+        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](const UOp& x, const UOp& mask, const UOp& k) -> std::optional<UOp> {
           if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
           if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
           return x >> k.arg().as_int();
         }),
-        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
         // ** constant folding **
-        rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
-        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        rule(op<GroupOp::Unary>(consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
+        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
         // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
         rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named("a"_n),
-             [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
-        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+             [](const UOp& a, const UOp& x, const UOp& key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
+        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
         // bool MUL is AND, ADD/MAX is OR
-        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x & y; }),
-        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x | y; }),
-        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](auto x, auto y) { return x | y; }),
+        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](const auto& x, const auto& y) { return x & y; }),
+        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](const auto& x, const auto& y) { return x | y; }),
+        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](const auto& x, const auto& y) { return x | y; }),
         // *** div rules ***
-        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
-        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
-        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](auto x) { return x.const_like(1); }),
-        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](auto x, auto) { return x; }),
+        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](const UOp& x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
+        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](const UOp& x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
+        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](const auto& x) { return x.const_like(1); }),
+        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](const auto& x, const auto&) { return x; }),
         // x*0 -> 0, but a nan or inf constant times 0 is nan
-        rule(var<"x"> * 0, [](auto x) {
+        rule(var<"x"> * 0, [](const auto& x) {
           const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
           return !(v - v == 0) ? x.const_like(std::numeric_limits<double>::quiet_NaN()) : x.const_like(0);  // v - v is nan for nan and inf
         }),
         // *** cast/bitcast ***
-        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](auto root, auto c) { return root.const_like(c.arg()); }),
+        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](const auto& root, const auto& c) { return root.const_like(c.arg()); }),
         rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
-             [](auto root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
-        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
+             [](const auto& root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
+        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](const UOp& root, const UOp& c) { return fold_bitcast(root, c); }),
         // b.cast(a).cast(b) -> b if a keeps every value of b
-        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](auto b, auto a, auto x) -> std::optional<decltype(x)> {
+        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](const auto& b, const auto& a, const auto& x) -> std::optional<std::decay_t<decltype(x)>> {
           if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
           return std::nullopt;
         }),
-        rule(cast(var<"x">, dtypes::bool_), [](auto x) { return x.ne(0); }),
+        rule(cast(var<"x">, dtypes::bool_), [](const auto& x) { return x.ne(0); }),
         // ** pow **
-        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
-        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
+        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](const UOp& x, const UOp& c) { return simplify_pow(x, c); }),
+        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](const UOp& c, const UOp& x) -> std::optional<UOp> {
           if (c.arg().py_equals(1)) return c;
           if (c.arg().as_float() > 0) return (x * cmath::log2(c.arg().as_float())).exp2();
           return std::nullopt;
         }),
         // rules for threefry
-        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
+        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](const UOp& x) { return x.cast(dtypes::uint32); }),
         rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-             [](UOp y) { return y; }),
+             [](const UOp& y) { return y; }),
         rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
-             [](UOp x) { return x; }),
+             [](const UOp& x) { return x; }),
         rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-             [](UOp y) { return y; }),
-        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
+             [](const UOp& y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](const UOp& x) { return x; }),
         // ** simple where folding **
-        rule(where(upat, var<"val">, var<"val">), [](auto val) { return val; }),
-        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](auto gate, auto c0, auto c1) -> std::optional<decltype(c0)> {
+        rule(where(upat, var<"val">, var<"val">), [](const auto& val) { return val; }),
+        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](const auto& gate, const auto& c0, const auto& c1) -> std::optional<std::decay_t<decltype(c0)>> {
           if (!gate.arg().is_number()) return std::nullopt;
           return gate.arg().as_float() != 0 ? c0 : c1;
         }),
         // a.where(b.where(c, d), d) -> (a & b).where(c, d)
-        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](auto a, auto b, auto c, auto d) { return (a & b).where(c, d); }));
+        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](const auto& a, const auto& b, const auto& c, const auto& d) { return (a & b).where(c, d); }));
   }
 };
 }  // namespace detail
@@ -6222,24 +6251,24 @@ struct gep_pushing_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
+        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](const UOp& g1, const UOp& g2) {
           auto i1 = gep_idx(g1), i2 = gep_idx(g2);
           std::vector<int> r;
           for (int i : i1) r.push_back(i2.at(std::size_t(i)));
           return g2.src(0).gep(r);
         }),
-        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](UOp gep, UOp vec) {
+        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](const UOp& gep, const UOp& vec) {
           auto idx = gep_idx(gep);
           if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
           std::vector<UOp> s;
           for (int i : idx) s.push_back(vec.src(std::size_t(i)));
           return UOp(Ops::STACK, gep.dtype(), std::move(s));
         }),
-        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
+        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](const UOp& gep, const UOp& c) { return gep.const_like(c.arg()); }),
         // GEP on void is skipped
-        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
+        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](const UOp& x) { return x; }),
         // GEP in order is removed
-        rule(op<Ops::GEP>.named("g"_n), [](UOp g) -> std::optional<UOp> {
+        rule(op<Ops::GEP>.named("g"_n), [](const UOp& g) -> std::optional<UOp> {
           if (g.dtype().is_ptr) return std::nullopt;
           auto idx = gep_idx(g);
           if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
@@ -6248,21 +6277,21 @@ struct gep_pushing_def {
         }),
         // push all GEPs through ALUs for index
         rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n)).dtype(dtypes::weakint).named("gep"_n),
-             [](UOp gep, UOp alu) -> std::optional<UOp> {
+             [](const UOp& gep, const UOp& alu) -> std::optional<UOp> {
                if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
                std::vector<UOp> s;
                for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
                return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
              }),
         // VCAT can't be rendered: a STACK of GEPs
-        rule(op<Ops::VCAT>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+        rule(op<Ops::VCAT>.named("x"_n), [](const UOp& x) -> std::optional<UOp> {
           if (x.dtype().is_ptr) return std::nullopt;
           std::vector<UOp> s;
           for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
           return UOp(Ops::STACK, x.dtype(), std::move(s));
         }),
         // STACK of GEPs of the same source
-        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](UOp v, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](const UOp& v, const UOp& x) -> std::optional<UOp> {
           std::vector<int> idx;
           for (const UOp& g : v.src()) {
             auto gi = gep_idx(g);
@@ -6282,7 +6311,7 @@ template <class D_ = void>
 struct commutative_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
+    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](const UOp& x) -> std::optional<UOp> {
       if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
       return std::nullopt;
     }));
@@ -6305,23 +6334,23 @@ struct symbolic_fold_def {
     return rules(
         // ALU/variable with min == max -> CONST
         rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
-             [](auto x) { return const_if_fixed(x); }),
-        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x); }),
+             [](const auto& x) { return const_if_fixed(x); }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](const auto& x) { return const_if_fixed(x); }),
         // max folding
-        rule(maximum(var<"x">, var<"y">), [](auto x, auto y) -> std::optional<decltype(x)> {
+        rule(maximum(var<"x">, var<"y">), [](const auto& x, const auto& y) -> std::optional<std::decay_t<decltype(x)>> {
           if (x.vmin() >= y.vmax()) return x;
           if (x.vmax() <= y.vmin()) return y;
           return std::nullopt;
         }),
         // ** two stage ALU folding **
         rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
-             [](auto f, auto x, auto c1, auto c2) -> std::optional<decltype(f)> {
+             [](const auto& f, const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(f)>> {
                if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
                return x.alu(f.op(), {c1.alu(f.op(), {c2})});
              }),
-        rule((c0 + x) < c1, [](auto c0, auto x, auto c1) { return x < (c1 - c0); }),
+        rule((c0 + x) < c1, [](const auto& c0, const auto& x, const auto& c1) { return x < (c1 - c0); }),
         // (x//c1)//c2 -> x//(c1*c2) for c2>0
-        rule((x / c1) / cvar<"c2">, [](auto x, auto c1, auto c2) -> std::optional<decltype(x)> {
+        rule((x / c1) / cvar<"c2">, [](const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(x)>> {
           if (!(c2.vmin() > 0)) return std::nullopt;
           return x.floordiv(c1 * c2);
         }));
@@ -6340,42 +6369,42 @@ struct symbolic_def {
     auto c1 = cvar<"c1">;
     return symbolic_simple.get<T>() + commutative.get<T>() + rules(
         // ** boolean algebra **
-        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
+        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](const UOp& x) { return x.const_like(true); }),
         // ** combine terms **
-        rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
-        rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
-        rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
-        rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-        rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-        rule(x + x, [](UOp x) { return x * 2; }),
-        rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
-        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
+        rule(x * c0 + x * c1, [](const UOp& x, const UOp& c0, const UOp& c1) { return x * (c0 + c1); }),
+        rule((var<"y"> + x * c0) + x * c1, [](const UOp& y, const UOp& x, const UOp& c0, const UOp& c1) { return y + x * (c0 + c1); }),
+        rule(x + x * cvar<"c">, [](const UOp& x, const UOp& c) { return x * (c + 1); }),
+        rule((var<"y"> + x) + x * cvar<"c">, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
+        rule((var<"y"> + x * cvar<"c">) + x, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
+        rule(x + x, [](const UOp& x) { return x * 2; }),
+        rule((var<"y"> + x) + x, [](const UOp& y, const UOp& x) { return y + x * 2; }),
+        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](const UOp& x, const UOp& x2, const UOp& x3) -> std::optional<UOp> {
           if (x2 == x3) return std::nullopt;
           return x * (x2 * x3).reciprocal();
         }),
-        rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
-        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
+        rule(-1 * (x + cvar<"c">), [](const UOp& x, const UOp& c) { return (-x) + (-c); }),
+        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](const UOp& y, const UOp& x, const UOp& c) { return (y * x) + (y * c); }),
         // ** where folding **
-        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
+        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](const UOp& cond, const UOp& t, const UOp& f) -> std::optional<UOp> {
           if (is_invalid(f)) return std::nullopt;
           return cond.where(f, t);
         }),
         // an alu of two wheres with the same condition combines if a branch pair is constant
         rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named("alu"_n),
-             [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+             [](const UOp& alu, const UOp& c, const UOp& t, const UOp& f, const UOp& tt, const UOp& ff) -> std::optional<UOp> {
                if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
                  return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
                return std::nullopt;
              }),
         rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
-             [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+             [](const UOp& y, const UOp& c, const UOp& t, const UOp& f, const UOp& tt, const UOp& ff) -> std::optional<UOp> {
                if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
                  return y + c.where(t + tt, f + ff);
                return std::nullopt;
              })) + symbolic_fold.get<T>() + rules(
         // ** lt **
         // c0*x<c1 for positive int c0,c1
-        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
+        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](const UOp& c0, const UOp& x, const UOp& c1) -> std::optional<UOp> {
           if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
           std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
           if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
@@ -6384,46 +6413,46 @@ struct symbolic_def {
           return std::nullopt;
         }),
         // x//d<c -> x<c*d for d>0
-        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
+        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](const UOp& x, const UOp& d, const UOp& c) -> std::optional<UOp> {
           if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
           return x < c.arg().as_int() * d.arg().as_int();
         }),
         // ** move add/mul consts to the end **
-        rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
-        rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
+        rule((x + c1) + var<"y">, [](const UOp& x, const UOp& c1, const UOp& y) { return (x + y) + c1; }),
+        rule((x * c1) * var<"y">, [](const UOp& x, const UOp& c1, const UOp& y) { return (x * y) * c1; }),
         // generic lt folding
-        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
+        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](const UOp& x, const UOp& c) -> std::optional<UOp> {
           if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
           return lt_folding(x, c.arg().as_int());
         }),
-        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
+        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](const UOp& x, const UOp& y) { return y < x; }),
         // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
-        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
+        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](const UOp& x) -> std::optional<UOp> {
           if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
           return std::nullopt;
         }),
         // a range mod its own upper bound is the range
-        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](UOp r, UOp) { return r; }),
-        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](const UOp& r, const UOp&) { return r; }),
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](const UOp& r, const UOp&) { return r.const_like(0); }),
         // cast folding: an intermediate cast that does not narrow is one cast
-        rule(cast(cast(x).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        rule(cast(cast(x).named("a"_n)).named("b"_n), [](const UOp& b, const UOp& a, const UOp& x) -> std::optional<UOp> {
           if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
           return std::nullopt;
         }),
-        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](const UOp& b, const UOp& a, const UOp& x) -> std::optional<UOp> {
           auto d = dtype_bounds(a.dtype());
           if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
           return std::nullopt;
         }),
         // math in int instead of long
-        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
+        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](const UOp& u, const UOp& x, const UOp& y) -> std::optional<UOp> {
           if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
           return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
         }),
         rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named("cast"_n),
-             [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
+             [](const UOp& cast, const UOp& x, const UOp& c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
         // only RANGE/IF/STORE/KERNEL have side effects
-        rule(op<Ops::AFTER>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+        rule(op<Ops::AFTER>.named("x"_n), [](const UOp& x) -> std::optional<UOp> {
           constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
           std::vector<UOp> src{x.src(0)};
           auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
@@ -6433,9 +6462,9 @@ struct symbolic_def {
           }
           return x.replace({.src = std::move(src)});
         }),
-        rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
+        rule(op<Ops::AFTER>(var<"s">), [](const UOp& s) { return s; }),
         // VECTORIZE/CONST
-        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](UOp vec) -> std::optional<UOp> {
+        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](const UOp& vec) -> std::optional<UOp> {
           if (vec.nsrc() == 0) return std::nullopt;
           ArgTuple t;
           for (const UOp& s : vec.src()) t.push_back(s.arg());
@@ -7174,15 +7203,15 @@ struct static_index_rules_def {
         // constant folding of integer ops (symbolic's fold_const_alu evaluates runtime values)
         rule(op<Ops::ADD, Ops::MUL, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR>(
                  cvar<"a">, cvar<"b">).named("r"_n),
-             [](auto r, auto a, auto b) -> decltype(r) {
+             [](const auto& r, const auto& a, const auto& b) -> std::decay_t<decltype(r)> {
                if (!int_like(a.dtype()) || ((r.op() == Ops::FLOORDIV || r.op() == Ops::FLOORMOD) && b.arg().as_int() == 0)) return {};
                return r.const_like(CArg(fold_int(r.op(), a.arg().as_int(), b.arg().as_int())));
              }),
         // division and modulo by a positive constant, from bounds
-        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](auto d, auto x, auto c) { return fold_divmod(d, x, c); }),
-        rule(op<Ops::ADD>.named("a"_n), [](auto a) { return fold_recombine(a); }),
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](const auto& d, const auto& x, const auto& c) { return fold_divmod(d, x, c); }),
+        rule(op<Ops::ADD>.named("a"_n), [](const auto& a) { return fold_recombine(a); }),
         // a reduce over a range of one value (symbolic_fold made it the constant 0) is its value
-        rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](auto x) { return x; }));
+        rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](const auto& x) { return x; }));
   }
 };
 }  // namespace detail
@@ -8555,8 +8584,8 @@ struct pm_clean_up_group_sink_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
-        rule(op<Ops::SINK, Ops::GROUP>.named("root"_n), [](UOp root) -> std::optional<UOp> {
+        rule(op<Ops::GROUP>(var<"x">), [](const UOp& x) { return x; }),
+        rule(op<Ops::SINK, Ops::GROUP>.named("root"_n), [](const UOp& root) -> std::optional<UOp> {
           bool any = false;
           std::vector<UOp> src;
           for (const UOp& x : root.src()) {
@@ -8586,34 +8615,34 @@ struct sym_def {
     auto one_plus_x_recip = recip(1 + x).named("d"_n);
     return symbolic.get<T>() + pm_simplify_valid.get<T>() + rules(
         // reorder ALU/STACK
-        rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named("alu"_n), [](UOp alu, UOp x, UOp y) {
+        rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named("alu"_n), [](const UOp& alu, const UOp& x, const UOp& y) {
           UOp s(alu.op(), alu.dtype().scalar(), {x, y});
           return UOp(Ops::STACK, alu.dtype(), std::vector<UOp>(std::size_t(alu.dtype().count), s));
         }),
         // push a cast into the branches of a where
         rule(cast(where(var<"s">, var<"a">, var<"b">)).named("cast"_n),
-             [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
+             [](const UOp& cast, const UOp& s, const UOp& a, const UOp& b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
         // ** pow **
-        rule(op<Ops::POW>.named("p"_n), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
+        rule(op<Ops::POW>.named("p"_n), [](const UOp& p) { return xpow(p.src(0), p.src(1)); }),
         // ** load/store folding **
-        rule(store(op<Ops::INDEX>.named("index"_n), load(op<Ops::INDEX>.named("index"_n))), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(store(op<Ops::INDEX>.named("index"_n), load(op<Ops::INDEX>.named("index"_n))), [](const UOp&) { return UOp(Ops::NOOP); }),
         rule(store(op<Ops::INDEX>.named("index"_n), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named("index"_n)))),
-             [](UOp index, UOp gate, UOp alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
+             [](const UOp& index, const UOp& gate, const UOp& alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
         // fold gated STORE
-        rule(op<Ops::STORE>(upat, invalid_pat), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(op<Ops::STORE>(upat, invalid_pat), [](const UOp&) { return UOp(Ops::NOOP); }),
         // a store of a where with Invalid is a gated store
         rule(op<Ops::STORE>(op<Ops::INDEX>.named("index"_n), where(var<"cond">, var<"val">, invalid_pat)),
-             [](UOp index, UOp cond, UOp val, UOp) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
+             [](const UOp& index, const UOp& cond, const UOp& val, const UOp&) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
         // ** reciprocals **
-        rule(recip(x * x), [](UOp x) { return x.reciprocal() * x.reciprocal(); }),
-        rule(recip(x * x * x), [](UOp x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
-        rule(recip(x * cvar<"c">), [](UOp x, UOp c) { return x.reciprocal() * c.reciprocal(); }),
-        rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
-        rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
-        rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
-        rule(op<Ops::REDUCE>(op<Ops::WHERE>, etc).named("r"_n), [](UOp r) { return shrink_masked_reduce(r); }),
+        rule(recip(x * x), [](const UOp& x) { return x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * x * x), [](const UOp& x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * cvar<"c">), [](const UOp& x, const UOp& c) { return x.reciprocal() * c.reciprocal(); }),
+        rule(x * one_plus_x_recip, [](const UOp& x, const UOp& d) { (void)x; return 1 - d; }),
+        rule(x * (one_plus_x_recip * var<"y">), [](const UOp& x, const UOp& d, const UOp& y) { (void)x; return y * (1 - d); }),
+        rule(x * (one_plus_x_recip + var<"y">), [](const UOp& x, const UOp& d, const UOp& y) { return (1 - d) + x * y; }),
+        rule(op<Ops::REDUCE>(op<Ops::WHERE>, etc).named("r"_n), [](const UOp& r) { return shrink_masked_reduce(r); }),
         // move a const multiply after an ADD REDUCE
-        rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named("r"_n), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named("r"_n), [](const UOp& r, const UOp& x, const UOp& c) -> std::optional<UOp> {
           if (!is_add_reduce(r)) return std::nullopt;
           std::vector<UOp> src{x};
           src.insert(src.end(), r.src().begin() + 1, r.src().end());
@@ -8621,11 +8650,11 @@ struct sym_def {
           return nr * nr.const_like(c.arg());
         }),
         // reduce mul chain: move muls after the reduce
-        rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named("r"_n), [](UOp r) { return reduce_mul_chain(r); }),
+        rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named("r"_n), [](const UOp& r) { return reduce_mul_chain(r); }),
         // ** combine terms (opinionated) **
-        rule(-1 * (x + var<"y">), [](UOp x, UOp y) { return (-x) + (-y); }),
+        rule(-1 * (x + var<"y">), [](const UOp& x, const UOp& y) { return (-x) + (-y); }),
         // (x+y)*c -> x*c+y*c, only for int (float has inf*0=nan)
-        rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](UOp x, UOp y, UOp c) { return x * c + y * c; })) + pm_clean_up_group_sink.get<T>();
+        rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](const UOp& x, const UOp& y, const UOp& c) { return x * c + y * c; })) + pm_clean_up_group_sink.get<T>();
   }
 };
 }  // namespace detail
@@ -9298,14 +9327,14 @@ struct pm_gradient_def {
     constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
     return rules(
         // elementwise
-        rule(op<Ops::CAST>(var<"x">), [](G ctx, UOp x) { return grads(ctx.grad.cast(x.dtype())); }),
-        rule(op<Ops::RECIPROCAL>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
-        rule(op<Ops::SIN>(var<"x">), [](G ctx, UOp x) {  // cos(x) = sin(pi/2 - x)
+        rule(op<Ops::CAST>(var<"x">), [](G ctx, const UOp& x) { return grads(ctx.grad.cast(x.dtype())); }),
+        rule(op<Ops::RECIPROCAL>.named("ret"_n), [](G ctx, const UOp& ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
+        rule(op<Ops::SIN>(var<"x">), [](G ctx, const UOp& x) {  // cos(x) = sin(pi/2 - x)
           return grads((ctx.full(std::numbers::pi / 2, x.dtype()) + ctx.neg(x)).sin() * ctx.grad);
         }),
-        rule(op<Ops::LOG2>(var<"x">), [=](G ctx, UOp x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
-        rule(op<Ops::EXP2>.named("ret"_n), [=](G ctx, UOp ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
-        rule(op<Ops::SQRT>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
+        rule(op<Ops::LOG2>(var<"x">), [=](G ctx, const UOp& x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
+        rule(op<Ops::EXP2>.named("ret"_n), [=](G ctx, const UOp& ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
+        rule(op<Ops::SQRT>.named("ret"_n), [](G ctx, const UOp& ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
         rule(op<Ops::TRUNC>, [](G ctx) { return grads(ctx.full(0)); }),
         rule(op<Ops::NEG>, [](G ctx) { return grads(ctx.neg(ctx.grad)); }),
         // piecewise constant: comparisons, integer division, bitcast
@@ -9313,9 +9342,9 @@ struct pm_gradient_def {
         rule(op<Ops::BITCAST>, [](G) { return grads(std::nullopt); }),
         rule(op<Ops::ADD>, [](G ctx) { return grads(ctx.grad, ctx.grad); }),
         rule(op<Ops::SUB>, [](G ctx) { return grads(ctx.grad, ctx.neg(ctx.grad)); }),
-        rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) { return grads(y * ctx.grad, x * ctx.grad); }),
+        rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, const UOp& x, const UOp& y) { return grads(y * ctx.grad, x * ctx.grad); }),
         // b**e: d/db = e*b**(e-1), d/de = b**e*ln(b), with tinygrad's values where b is 0
-        rule(op<Ops::POW>(var<"b">, var<"e">).named("ret"_n), [=](G ctx, UOp ret, UOp b, UOp e) {
+        rule(op<Ops::POW>(var<"b">, var<"e">).named("ret"_n), [=](G ctx, const UOp& ret, const UOp& b, const UOp& e) {
           const UOp b0 = b.cmpeq(ctx.full(0, b.dtype())), e0 = e.cmpeq(ctx.full(0, e.dtype()));
           const UOp db = (b0 & e0).where(e, e * b.pow(e + ctx.full(-1, e.dtype())));
           const UOp neg_e = e < ctx.full(0, e.dtype());
@@ -9324,41 +9353,41 @@ struct pm_gradient_def {
           return grads(ctx.grad * db, ctx.grad * de);
         }),
         // max: the larger source gets the gradient, equal sources half each
-        rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) {
+        rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, const UOp& x, const UOp& y) {
           const UOp half = x.cmpeq(y).where(ctx.grad * ctx.full(0.5), ctx.full(0));
           return grads((y < x).where(ctx.grad, half), (x < y).where(ctx.grad, half));
         }),
-        rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, UOp c) {
+        rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, const UOp& c) {
           return grads(std::nullopt, c.where(ctx.grad, ctx.full(0)), c.where(ctx.full(0), ctx.grad));
         }),
-        rule(op<Ops::REDUCE>(var<"x">).named("ret"_n), [](G ctx, UOp ret, UOp x) { return detail::reduce_gradient(ctx, ret, x); }),
+        rule(op<Ops::REDUCE>(var<"x">).named("ret"_n), [](G ctx, const UOp& ret, const UOp& x) { return detail::reduce_gradient(ctx, ret, x); }),
         rule(op<Ops::CONTIGUOUS>, [](G ctx) { return grads(ctx.grad); }),
         rule(op<Ops::CONTIGUOUS_BACKWARD>, [](G ctx) { return grads(UOp(Ops::CONTIGUOUS, ctx.grad.dtype(), {ctx.grad})); }),
-        rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, UOp x) {
+        rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, const UOp& x) {
           return grads(UOp(Ops::COPY, ctx.grad.dtype(), {ctx.grad, ctx.fwd.device(x)}), std::nullopt);
         }),
         // movement: the inverse movement
-        rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, UOp x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
-        rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, UOp x) {
+        rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, const UOp& x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
+        rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, const UOp& x) {
           return grads(detail::sum_to(ctx.grad, ctx.shape(ctx.node), ctx.shape(x)), std::nullopt);
         }),
-        rule(op<Ops::PAD>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (offset, new size) -> (offset, old size)
+        rule(op<Ops::PAD>(var<"x">, upat, upat).named("ret"_n), [](G ctx, const UOp& ret, const UOp& x) {  // (offset, new size) -> (offset, old size)
           std::vector<std::pair<std::int64_t, std::int64_t>> s;
           for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) s.emplace_back(o, ctx.shape(x)[i++]);
           return grads(mop_shrink(ctx.grad, s), std::nullopt, std::nullopt);
         }),
-        rule(op<Ops::SHRINK>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (start, size) -> (start, old size)
+        rule(op<Ops::SHRINK>(var<"x">, upat, upat).named("ret"_n), [](G ctx, const UOp& ret, const UOp& x) {  // (start, size) -> (start, old size)
           std::vector<std::pair<std::int64_t, std::int64_t>> p;
           for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) p.emplace_back(o, ctx.shape(x)[i++]);
           return grads(mop_pad(ctx.grad, p), std::nullopt, std::nullopt);
         }),
-        rule(op<Ops::PERMUTE>.named("ret"_n), [](G ctx, UOp ret) {
+        rule(op<Ops::PERMUTE>.named("ret"_n), [](G ctx, const UOp& ret) {
           const ArgTuple& order = ret.arg().as_tuple();
           std::vector<std::int64_t> inverse(order.size());
           for (std::size_t i = 0; i < order.size(); ++i) inverse[std::size_t(order[i].as_int())] = std::int64_t(i);
           return grads(mop_permute(ctx.grad, inverse));
         }),
-        rule(op<Ops::FLIP>.named("ret"_n), [](G ctx, UOp ret) {
+        rule(op<Ops::FLIP>.named("ret"_n), [](G ctx, const UOp& ret) {
           std::vector<bool> axes;
           for (const Arg& a : ret.arg().as_tuple()) axes.push_back(a.as_bool());
           return grads(mop_flip(ctx.grad, axes));
@@ -9979,7 +10008,7 @@ template <class D_ = void>
 struct pm_flatten_range_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
+    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](const UOp& r) { return flatten_range(r); }));
   }
 };
 }  // namespace detail
@@ -10013,13 +10042,13 @@ struct pm_split_ranges_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
+        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, const UOp& r, const UOp& c) -> std::optional<UOp> {
           if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
               c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
             ctx.m[r] = c;
           return std::nullopt;
         }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, const UOp& x) {
           return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
             return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
                    k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
@@ -10088,17 +10117,17 @@ struct pm_simplify_ranges_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
-        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
+        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](const UOp& u) { return simplify_merge_adjacent(u); }),
+        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, const UOp& idx) -> std::optional<UOp> {
           mark_gated(ctx, idx);
           return std::nullopt;
         }),
         // reduce ranges can't be shrunk
-        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, const UOp& red) -> std::optional<UOp> {
           for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
           return std::nullopt;
         }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, const UOp& x) {
           return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
         }));
   }
@@ -10126,7 +10155,7 @@ template <class D_ = void>
 struct pm_reduce_unparented_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](const UOp& red) { return reduce_unparented(red); }));
   }
 };
 
@@ -10150,45 +10179,45 @@ struct pm_reduce_collapse_def {
     auto is_add = [](const UOp& red) { return red.arg()[0].as_op() == Ops::ADD; };
     return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on lt
-        rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
           return x < (c.cast(y.dtype()) - y);
         }),
         // lift x*y out of reduce
-        rule((var<"x"> * var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule((var<"x"> * var<"y">) < var<"c">, [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c) || !y.dtype().is_int() || !(y.vmin() > SymVal(0))) return std::nullopt;
           return x < ((c + y - 1) / y);
         }),
         // fold the range: bound from below
-        rule(op<Ops::REDUCE>(where(range < var<"cut">, 0, var<"val">), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, 0, var<"val">), var<"r">).named("red"_n), [=](const UOp& red, const UOp& r, const UOp& cut, const UOp& val) -> std::optional<UOp> {
           if (!is_add(red) || !no_range(val)) return std::nullopt;
           return masked_range_sum(r, r.src(0) - cut, val);
         }),
         // bound from two sides
         rule(op<Ops::REDUCE>(where(ne(var<"r"> < var<"lower">, true) & (range < var<"upper">), var<"val">, 0), var<"r">).named("red"_n),
-             [=](UOp red, UOp r, UOp lower, UOp upper, UOp val) -> std::optional<UOp> {
+             [=](const UOp& red, const UOp& r, const UOp& lower, const UOp& upper, const UOp& val) -> std::optional<UOp> {
                if (!is_add(red) || !no_range(val)) return std::nullopt;
                return masked_range_sum(r, upper.minimum(r.src(0)) - lower.maximum(Arg(0)), val);
              }),
         // bound from above
-        rule(op<Ops::REDUCE>(where(range < var<"cut">, var<"val">, 0), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, var<"val">, 0), var<"r">).named("red"_n), [=](const UOp& red, const UOp& r, const UOp& cut, const UOp& val) -> std::optional<UOp> {
           if (!is_add(red) || !no_range(val)) return std::nullopt;
           return masked_range_sum(r, cut, val);
         }),
         // a sum of a sum is the sum of the sums
-        rule(op<Ops::REDUCE>(var<"x"> + var<"y">, etc).named("red"_n), [=](UOp red, UOp x, UOp y) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(var<"x"> + var<"y">, etc).named("red"_n), [=](const UOp& red, const UOp& x, const UOp& y) -> std::optional<UOp> {
           if (!is_add(red)) return std::nullopt;
           std::vector<UOp> rngs(red.src().begin() + 1, red.src().end());
           return x.reduce(Ops::ADD, rngs) + y.reduce(Ops::ADD, rngs);
         }),
         // a variable in the mask's AND is a factor
         rule(op<Ops::REDUCE>(where(op<Ops::DEFINE_VAR>.named("x"_n) & var<"y">, var<"c">, 0), etc).named("red"_n),
-             [=](UOp red, UOp x, UOp y, UOp c) -> std::optional<UOp> {
+             [=](const UOp& red, const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
                if (!is_add(red)) return std::nullopt;
                return y.where(c, c.const_like(Arg(0))).reduce(Ops::ADD, std::vector<UOp>(red.src().begin() + 1, red.src().end())) * x.cast(c.dtype());
              }),
         // a product with a casted bool is a where
-        rule(var<"x"> * cast(var<"gate">.dtype(dtypes::bool_)), [](UOp x, UOp gate) { return gate.where(x, x.const_like(Arg(0))); })
+        rule(var<"x"> * cast(var<"gate">.dtype(dtypes::bool_)), [](const UOp& x, const UOp& gate) { return gate.where(x, x.const_like(Arg(0))); })
       ) + symbolic.template get<T>();
   }
 };
@@ -10198,13 +10227,13 @@ struct pm_reduce_load_collapse_def {
   template <class T> static constexpr auto make() {
     return LazyRules<pm_reduce_collapse_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on ne
-        rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
           return x.ne(c.cast(y.dtype()) - y);
         }),
         // a sum of a load gated by `idx == r` over r is the load at idx (when 0 <= idx < n)
         rule(op<Ops::REDUCE>(where(ne(var<"idx">, or_casted(op<Ops::RANGE>.named("r"_n))), 0, var<"expr">), var<"r">).named("red"_n),
-             [](UOp red, UOp idx, UOp r, UOp expr) -> std::optional<UOp> {
+             [](const UOp& red, const UOp& idx, const UOp& r, const UOp& expr) -> std::optional<UOp> {
                if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
                const UOp i = idx.cast(r.dtype());
                const UOp v = (i >= 0) & (i < r.src(0));
@@ -10265,7 +10294,7 @@ struct pm_reduce_simplify_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
-        rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](const UOp& red, const UOp& u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
           return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def<>>{});
         }));
@@ -10276,12 +10305,12 @@ struct pm_load_collapse_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](const UOp& red, const UOp& u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
           return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def<>>{});
         }),
         // no math on a loaded index (it could overflow): undo pm_reduce_load_collapse's lift
-        rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_load(y) || !no_load(c) || no_load(x)) return std::nullopt;
           return x < (c - y);
         }));
@@ -11382,8 +11411,8 @@ template <class D_ = void>
 struct pm_reduce_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, UOp red) { return reduce_to_acc(ctx, red); }),
-                 rule(op<Ops::SINK>.named("sink"_n), [](UOp sink) { return merge_reduce_ends(sink); }));
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, const UOp& red) { return reduce_to_acc(ctx, red); }),
+                 rule(op<Ops::SINK>.named("sink"_n), [](const UOp& sink) { return merge_reduce_ends(sink); }));
   }
 };
 
@@ -11393,18 +11422,18 @@ struct pm_add_loads_def {
   template <class T> static constexpr auto make() {
     return rules(
         // an INDEX used as a value is a load
-        rule(op<Ops::INDEX>.named("idx"_n), [](UOp idx) -> std::optional<UOp> {
+        rule(op<Ops::INDEX>.named("idx"_n), [](const UOp& idx) -> std::optional<UOp> {
           if (idx.dtype().is_ptr) return std::nullopt;
           if (!idx.src(0).dtype().is_ptr) throw Error("add_load: INDEX into " + idx.src(0).dtype().repr() + ", which is not a pointer");
           return UOp(Ops::LOAD, idx.dtype().base(), {idx.replace({.dtype = idx.src(0).dtype()})});
         }),
         // but not the one a STORE writes through
-        rule(op<Ops::STORE>(op<Ops::LOAD>, etc).named("s"_n), [](UOp s) {
+        rule(op<Ops::STORE>(op<Ops::LOAD>, etc).named("s"_n), [](const UOp& s) {
           std::vector<UOp> src(s.src().begin(), s.src().end());
           src[0] = s.src(0).src(0);
           return s.replace({.src = std::move(src)});
         }),
-        rule(op<Ops::LOAD>(op<Ops::LOAD>, etc).named("l"_n), [](UOp l) {
+        rule(op<Ops::LOAD>(op<Ops::LOAD>, etc).named("l"_n), [](const UOp& l) {
           std::vector<UOp> src(l.src().begin(), l.src().end());
           src[0] = l.src(0).src(0);
           return l.replace({.src = std::move(src)});
@@ -11430,12 +11459,12 @@ struct devectorize_def {
   template <class T> static constexpr auto make() {
     return rules(
         // CAST after AFTER
-        rule(op<Ops::AFTER>(op<Ops::CAST>.named("c"_n), etc).named("a"_n), [](UOp a, UOp c) {
+        rule(op<Ops::AFTER>(op<Ops::CAST>.named("c"_n), etc).named("a"_n), [](const UOp& a, const UOp& c) {
           return c.src(0).after(std::vector<UOp>(a.src().begin() + 1, a.src().end())).cast(c.dtype());
         }),
-        rule(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n), [](UOp alu) { return no_vectorized_alu(alu); }),
+        rule(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n), [](const UOp& alu) { return no_vectorized_alu(alu); }),
         // a gated index simplified under its gate
-        rule(op<Ops::INDEX>(var<"buf">, invalid_gate_v<T>), [](UOp buf, UOp cond, UOp x, UOp) -> std::optional<UOp> {
+        rule(op<Ops::INDEX>(var<"buf">, invalid_gate_v<T>), [](const UOp& buf, const UOp& cond, const UOp& x, const UOp&) -> std::optional<UOp> {
           UOp idx = uop_given_valid(cond, x);
           if (!idx || idx == x) return std::nullopt;
           return buf.index({idx.valid(cond)}, true);
@@ -11449,11 +11478,11 @@ struct pm_render_def {
   template <class T> static constexpr auto make() {
     return rules(
         // for rendering, vectors are explicit STACKs
-        rule(op<Ops::CONST>.named("c"_n), [](UOp c) -> std::optional<UOp> {
+        rule(op<Ops::CONST>.named("c"_n), [](const UOp& c) -> std::optional<UOp> {
           if (c.dtype().vcount() == 1) return std::nullopt;
           return UOp(Ops::STACK, c.dtype(), std::vector<UOp>(std::size_t(c.dtype().vcount()), UOp::const_(c.dtype().scalar(), c.arg())));
         }),
-        rule(op<Ops::GEP>.named("gep"_n), [](UOp gep) -> std::optional<UOp> {
+        rule(op<Ops::GEP>.named("gep"_n), [](const UOp& gep) -> std::optional<UOp> {
           if (gep.arg().size() > 1) {
             std::vector<UOp> src;
             for (const Arg& i : gep.arg().as_tuple()) src.push_back(gep.src(0).gep(int(i.as_int())));
@@ -11462,7 +11491,7 @@ struct pm_render_def {
           if (gep.src(0).dtype().vcount() == 1 && gep.arg()[0].as_int() == 0) return gep.src(0);
           return std::nullopt;
         }),
-        rule(op<Ops::STACK>(var<"x">), [](UOp x) { return x; }));
+        rule(op<Ops::STACK>(var<"x">), [](const UOp& x) { return x; }));
   }
 };
 
@@ -11706,24 +11735,24 @@ struct load_store_folding_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](UOp x, UOp) { return expand_index(x); }),
-        rule(op<Ops::STACK>(repeat(op<Ops::INDEX>)).named("midx"_n), [](UOp midx) { return fold_expanded_index(midx); }),
+        rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](const UOp& x, const UOp&) { return expand_index(x); }),
+        rule(op<Ops::STACK>(repeat(op<Ops::INDEX>)).named("midx"_n), [](const UOp& midx) { return fold_expanded_index(midx); }),
         // GEP after LOAD
-        rule(op<Ops::LOAD>(op<Ops::GEP>.named("gep"_n), etc).named("ld"_n), [](UOp ld, UOp gep) -> std::optional<UOp> {
+        rule(op<Ops::LOAD>(op<Ops::GEP>.named("gep"_n), etc).named("ld"_n), [](const UOp& ld, const UOp& gep) -> std::optional<UOp> {
           if (!gep.dtype().is_ptr) return std::nullopt;
           std::vector<UOp> src(ld.src().begin(), ld.src().end());
           src[0] = gep.src(0);
           return ld.replace({.dtype = ld.dtype().scalar().vec(gep.src(0).dtype().vcount()), .src = std::move(src)}).gep(gep_idx(gep));
         }),
         // GEP on the pointer of a STORE
-        rule(op<Ops::STORE>(op<Ops::GEP>.named("gep"_n), var<"st">), [](UOp gep, UOp st) -> std::optional<UOp> {
+        rule(op<Ops::STORE>(op<Ops::GEP>.named("gep"_n), var<"st">), [](const UOp& gep, const UOp& st) -> std::optional<UOp> {
           if (!gep.dtype().is_ptr) return std::nullopt;
           return gep_on_store(gep, st);
         }),
         // PTRCAT after LOAD and STORE
         rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n),
-             [](const Target& ren, UOp ld, UOp cat) { return load_ptrcat(ren, ld, cat); }),
-        rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](UOp cat, UOp data) { return cat_after_store(cat, data); }));
+             [](const Target& ren, const UOp& ld, const UOp& cat) { return load_ptrcat(ren, ld, cat); }),
+        rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](const UOp& cat, const UOp& data) { return cat_after_store(cat, data); }));
   }
 };
 
@@ -11731,7 +11760,7 @@ template <class D_ = void>
 struct correct_load_store_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, UOp ls) { return split_load_store(ren, ls); }));
+    return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, const UOp& ls) { return split_load_store(ren, ls); }));
   }
 };
 
@@ -11739,8 +11768,8 @@ template <class D_ = void>
 struct devectorize_buf_and_index_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](UOp buf) { return no_vectorized_buf(buf); }),
-                 rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](UOp x, UOp) { return no_vectorized_index(x); }));
+    return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](const UOp& buf) { return no_vectorized_buf(buf); }),
+                 rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](const UOp& x, const UOp&) { return no_vectorized_index(x); }));
   }
 };
 }  // namespace detail
@@ -12060,7 +12089,7 @@ struct pm_pre_expander_def {
   template <class T> static constexpr auto make() {
     return rules(
         // an UPCAST/UNROLL range is the vector of its values
-        rule(op<Ops::RANGE>.named("r"_n), [](UOp r) -> std::optional<UOp> {
+        rule(op<Ops::RANGE>.named("r"_n), [](const UOp& r) -> std::optional<UOp> {
           const AxisType t = range_type(r);
           if (t != AxisType::UNROLL && t != AxisType::UPCAST) return std::nullopt;
           if (r.src(0).op() != Ops::CONST) throw Error("expander: UPCAST/UNROLL of the symbolic range " + r.src(0).render());
@@ -12070,8 +12099,8 @@ struct pm_pre_expander_def {
           const UOp c = s == 1 ? UOp::const_(r.dtype(), Arg(std::int64_t(0))) : UOp::const_(r.dtype().vec(int(s)), Arg(std::move(vals)));
           return UOp(Ops::UNROLL, r.dtype(), {c}, expand_args_arg({{range_axis(r), s}}));
         }),
-        rule(op<Ops::REDUCE>.named("x"_n), [](UOp x) { return fix_reduce_unroll(x); }),
-        rule(op<Ops::STORE>.named("x"_n), [](UOp x) { return fix_store_unroll(x); }));
+        rule(op<Ops::REDUCE>.named("x"_n), [](const UOp& x) { return fix_reduce_unroll(x); }),
+        rule(op<Ops::STORE>.named("x"_n), [](const UOp& x) { return fix_store_unroll(x); }));
   }
 };
 
@@ -12083,26 +12112,26 @@ struct expander_def {
                                                       Ops::STAGE, Ops::STACK, Ops::REDUCE, Ops::END, Ops::AFTER};
     return rules(
         // push a broadcast through AFTER and END
-        rule(op<Ops::AFTER>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](UOp a, UOp b, UOp x) {
+        rule(op<Ops::AFTER>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](const UOp& a, const UOp& b, const UOp& x) {
           return UOp(Ops::STACK, x.after(std::vector<UOp>(a.src().begin() + 1, a.src().end())).dtype().vec(int(b.nsrc())),
                      std::vector<UOp>(b.nsrc(), x.after(std::vector<UOp>(a.src().begin() + 1, a.src().end()))));
         }),
-        rule(op<Ops::END>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](UOp a, UOp b, UOp x) {
+        rule(op<Ops::END>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](const UOp& a, const UOp& b, const UOp& x) {
           const UOp e = x.end(std::vector<UOp>(a.src().begin() + 1, a.src().end()));
           return UOp(Ops::STACK, e.dtype().vec(int(b.nsrc())), std::vector<UOp>(b.nsrc(), e));
         }),
         // an END of an UNROLL range ends the UNROLL
-        rule(op<Ops::END>.named("u"_n), [](UOp u) { return end_unrolls(u); }),
+        rule(op<Ops::END>.named("u"_n), [](const UOp& u) { return end_unrolls(u); }),
         // double expand
-        rule(op<Ops::UNROLL>(op<Ops::UNROLL>.named("inner"_n)).named("outer"_n), [](UOp outer, UOp inner) {
+        rule(op<Ops::UNROLL>(op<Ops::UNROLL>.named("inner"_n)).named("outer"_n), [](const UOp& outer, const UOp& inner) {
           ArgTuple a = inner.arg().as_tuple();
           for (const Arg& x : outer.arg().as_tuple()) a.push_back(x);
           return UOp(Ops::UNROLL, outer.dtype(), {inner.src(0)}, Arg(std::move(a)));
         }),
-        rule(op<expandable>.named("root"_n), [](UOp root) { return do_expand(root); }),
-        rule(op<Ops::CONTRACT>.named("con"_n), [](UOp con) { return do_contract(con); }),
+        rule(op<expandable>.named("root"_n), [](const UOp& root) { return do_expand(root); }),
+        rule(op<Ops::CONTRACT>.named("con"_n), [](const UOp& con) { return do_contract(con); }),
         // an empty UNROLL is its source
-        rule(op<Ops::UNROLL>(var<"x">).named("u"_n), [](UOp u, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::UNROLL>(var<"x">).named("u"_n), [](const UOp& u, const UOp& x) -> std::optional<UOp> {
           if (u.arg().size() != 0) return std::nullopt;
           return x;
         }));
@@ -12129,21 +12158,21 @@ struct pm_move_gates_from_index_def {
   template <class T> static constexpr auto make() {
     auto gated = [] { return index(var<"buf">, where(var<"gate">, var<"idx">, op<Ops::CONST>.arg(Invalid{}))); };
     return rules(
-        rule(load(or_casted<"cast">(gated())).named("l"_n), [](UOp l, UOp cast, UOp buf, UOp gate, UOp idx) {
+        rule(load(or_casted<"cast">(gated())).named("l"_n), [](const UOp& l, const UOp& cast, const UOp& buf, const UOp& gate, const UOp& idx) {
           return UOp(Ops::LOAD, l.dtype(), {buf.index({idx}, true).cast(cast.dtype()), l.const_like(0), gate});
         }),
-        rule(store(or_casted<"cast">(gated()), var<"data">), [](UOp cast, UOp buf, UOp gate, UOp idx, UOp data) {
+        rule(store(or_casted<"cast">(gated()), var<"data">), [](const UOp& cast, const UOp& buf, const UOp& gate, const UOp& idx, const UOp& data) {
           return buf.index({idx}, true).cast(cast.dtype()).store(data, gate);
         }),
         // a WHERE after a gated load becomes the load's alternative value
         rule(where(var<"gate">, or_casted(op<Ops::LOAD>(upat, upat, var<"gate">.dtype(dtypes::bool_)).named("l"_n)), var<"a">),
-             [](UOp gate, UOp l, UOp a) {
+             [](const UOp& gate, const UOp& l, const UOp& a) {
                (void)gate;
                UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
                return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());
              }),
         rule(where(var<"gate">, var<"a">, or_casted(op<Ops::LOAD>(upat, upat, ne(var<"gate">.dtype(dtypes::bool_), true)).named("l"_n))),
-             [](UOp gate, UOp a, UOp l) {
+             [](const UOp& gate, const UOp& a, const UOp& l) {
                (void)gate;
                UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
                return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());
@@ -12898,39 +12927,39 @@ struct late_rewrite_def {
     auto lnot = [](auto p) { return ne(p, true); };
     using O = std::optional<UOp>;
     return rules(
-        rule(var<"a"> / var<"b">, [](UOp a, UOp b) { return floordiv_to_idiv(a, b); }),
+        rule(var<"a"> / var<"b">, [](const UOp& a, const UOp& b) { return floordiv_to_idiv(a, b); }),
         // FLOORMOD by 2**y is x & (2**y-1), right for any sign in two's complement
-        rule(ints(var<"x">) % cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+        rule(ints(var<"x">) % cvar<"c">, [](const Target& t, const UOp& x, const UOp& c) -> O {
           if (!t.ops.contains(Ops::AND) || !pow2_log(c.arg())) return std::nullopt;
           return x & (c.arg().as_int() - 1);
         }),
-        rule(var<"a"> % var<"b">, [](UOp a, UOp b) { return floormod_to_mod(a, b); }),
-        rule(op<Ops::THREEFRY>(var<"x">, var<"key">).dtype(dtypes::uint64), [](const Target& t, UOp x, UOp key) -> O {
+        rule(var<"a"> % var<"b">, [](const UOp& a, const UOp& b) { return floormod_to_mod(a, b); }),
+        rule(op<Ops::THREEFRY>(var<"x">, var<"key">).dtype(dtypes::uint64), [](const Target& t, const UOp& x, const UOp& key) -> O {
           if (t.ops.contains(Ops::THREEFRY)) return std::nullopt;
           return threefry2x32(x, key);
         }),
         // MAX as CMPLT + WHERE
-        rule(op<Ops::MAX>.named("m"_n), [](const Target& t, UOp m) -> O {
+        rule(op<Ops::MAX>.named("m"_n), [](const Target& t, const UOp& m) -> O {
           if (t.ops.contains(Ops::MAX) || !t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (m.src(0) < m.src(1)).where(m.src(1), m.src(0));
         }),
-        rule(lnot(var<"x">.dtype(dtypes::bool_)) & lnot(var<"y">.dtype(dtypes::bool_)), [](const Target& t, UOp x, UOp y) -> O {
+        rule(lnot(var<"x">.dtype(dtypes::bool_)) & lnot(var<"y">.dtype(dtypes::bool_)), [](const Target& t, const UOp& x, const UOp& y) -> O {
           if (!t.ops.contains(Ops::OR)) return std::nullopt;
           return (x | y).logical_not();
         }),
         // MUL and CDIV by 2**v as shifts
-        rule(ints(var<"x">) * cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+        rule(ints(var<"x">) * cvar<"c">, [](const Target& t, const UOp& x, const UOp& c) -> O {
           const int v = pow2_log(c.arg());
           if (!t.ops.contains(Ops::SHL) || !v) return std::nullopt;
           return x << x.const_like(v);
         }),
-        rule(op<Ops::CDIV>(uints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
+        rule(op<Ops::CDIV>(uints(var<"x">), cvar<"c">), [](const Target& t, const UOp& x, const UOp& c) -> O {
           const int v = pow2_log(c.arg());
           if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
           return x >> x.const_like(v);
         }),
         // signed CDIV (truncating) by 2**v: (x + (x<0 ? c-1 : 0)) >> v
-        rule(op<Ops::CDIV>(sints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
+        rule(op<Ops::CDIV>(sints(var<"x">), cvar<"c">), [](const Target& t, const UOp& x, const UOp& c) -> O {
           const int v = pow2_log(c.arg());
           if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
           UOp l = x < x.const_like(0);
@@ -12938,66 +12967,66 @@ struct late_rewrite_def {
           return (x + l.where(c - 1, x.const_like(0))) >> x.const_like(v);
         }),
         // non-powers of two: a magic multiply, on inputs known non-negative (the signed form is unreliable)
-        rule(op<Ops::CDIV>(ints(var<"x">), cvar<"d">), [](const Target& t, UOp x, UOp d) -> O {
+        rule(op<Ops::CDIV>(ints(var<"x">), cvar<"d">), [](const Target& t, const UOp& x, const UOp& d) -> O {
           if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !d.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
           if (!(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
           return fast_idiv(x, d.arg().as_int());
         }),
         // CMOD -> x - d*CDIV(x, d), so the CDIV can take the fast path
-        rule(op<Ops::CMOD>(ints(var<"x">), var<"d">), [](const Target& t, UOp x, UOp d) -> O {
+        rule(op<Ops::CMOD>(ints(var<"x">), var<"d">), [](const Target& t, const UOp& x, const UOp& d) -> O {
           if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
           return x - d * x.cdiv(d);
         }),
-        rule(var<"x"> * -1, [](const Target& t, UOp x) -> O {
+        rule(var<"x"> * -1, [](const Target& t, const UOp& x) -> O {
           if (!t.ops.contains(Ops::NEG)) return std::nullopt;
           return x.alu(Ops::NEG);
         }),
-        rule(var<"x"> + op<Ops::NEG>(var<"y">), [](const Target& t, UOp x, UOp y) -> O {
+        rule(var<"x"> + op<Ops::NEG>(var<"y">), [](const Target& t, const UOp& x, const UOp& y) -> O {
           if (!t.ops.contains(Ops::NEG) || !t.ops.contains(Ops::SUB)) return std::nullopt;
           return x.sub(y);
         }),
         // late because simplex wants comparisons in one form
-        rule(lnot(sints(var<"x">) < sints(cvar<"c">)), [](const Target& t, UOp x, UOp c) -> O {
+        rule(lnot(sints(var<"x">) < sints(cvar<"c">)), [](const Target& t, const UOp& x, const UOp& c) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (c - 1) < x;
         }),
-        rule(lnot(sints(cvar<"c">) < sints(var<"x">)), [](const Target& t, UOp c, UOp x) -> O {
+        rule(lnot(sints(cvar<"c">) < sints(var<"x">)), [](const Target& t, const UOp& c, const UOp& x) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return x < (c + 1);
         }),
-        rule((sints(var<"x">) * -1) < (sints(var<"y">) * cvar<"c">), [](const Target& t, UOp x, UOp y, UOp c) -> O {
+        rule((sints(var<"x">) * -1) < (sints(var<"y">) * cvar<"c">), [](const Target& t, const UOp& x, const UOp& y, const UOp& c) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (y * (-c)) < x;
         }),
-        rule((sints(var<"x">) * -1) < cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+        rule((sints(var<"x">) * -1) < cvar<"c">, [](const Target& t, const UOp& x, const UOp& c) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (-c) < x;
         }),
-        rule((cvar<"c1"> < sints(var<"x">)) & (sints(var<"x">) < cvar<"c2">), [](const Target& t, UOp c1, UOp x, UOp c2) -> O {
+        rule((cvar<"c1"> < sints(var<"x">)) & (sints(var<"x">) < cvar<"c2">), [](const Target& t, const UOp& c1, const UOp& x, const UOp& c2) -> O {
           if (!t.ops.contains(Ops::CMPLT) || !c1.arg().is_int() || !c2.arg().is_int() || c1.arg().as_int() + 1 != c2.arg().as_int() - 1)
             return std::nullopt;
           return x.cmpeq(c1 + 1);  // (c-1)<x & x<(c+1) -> x==c
         }),
-        rule(lnot(ne(var<"x">, var<"y">)), [](const Target& t, UOp x, UOp y) -> O {
+        rule(lnot(ne(var<"x">, var<"y">)), [](const Target& t, const UOp& x, const UOp& y) -> O {
           if (!t.ops.contains(Ops::CMPEQ)) return std::nullopt;
           return x.cmpeq(y);
         }),
-        rule(var<"a"> * var<"b"> + var<"c">, [](const Target& t, UOp a, UOp b, UOp c) -> O {
+        rule(var<"a"> * var<"b"> + var<"c">, [](const Target& t, const UOp& a, const UOp& b, const UOp& c) -> O {
           if (!t.ops.contains(Ops::MULACC)) return std::nullopt;
           return a.mulacc(b, c);
         }),
         // also (x << n) + c, since MUL may have become SHL first
-        rule(op<Ops::SHL>(var<"x">, cvar<"n">) + var<"c">, [](const Target& t, UOp x, UOp n, UOp c) -> O {
+        rule(op<Ops::SHL>(var<"x">, cvar<"n">) + var<"c">, [](const Target& t, const UOp& x, const UOp& n, const UOp& c) -> O {
           if (!t.ops.contains(Ops::MULACC) || !t.ops.contains(Ops::SHL)) return std::nullopt;
           return x.mulacc(x.const_like(std::int64_t(1) << n.arg().as_int()), c);
         }),
         // backends with FDIV: a*(1/b) -> a/b
-        rule(op<Ops::RECIPROCAL>(var<"x">), [](const Target& t, UOp x) -> O {
+        rule(op<Ops::RECIPROCAL>(var<"x">), [](const Target& t, const UOp& x) -> O {
           if (!t.ops.contains(Ops::FDIV)) return std::nullopt;
           return x.const_like(1).fdiv(x);
         }),
         rule(var<"a">.dtype(dtypes::float16, dtypes::bfloat16, dtypes::float32, dtypes::float64) * op<Ops::FDIV>(cvar<"one">, var<"b">),
-             [](const Target& t, UOp a, UOp one, UOp b) -> O {
+             [](const Target& t, const UOp& a, const UOp& one, const UOp& b) -> O {
                if (!t.ops.contains(Ops::FDIV) || !one.arg().py_equals(1)) return std::nullopt;
                return a.fdiv(b);
              }));
@@ -13069,7 +13098,7 @@ template <class D_ = void>
 struct pm_split_ends_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::END>.named("e"_n), [](UOp e) { return do_split_ends(e); }));
+    return rules(rule(op<Ops::END>.named("e"_n), [](const UOp& e) { return do_split_ends(e); }));
   }
 };
 
@@ -13149,7 +13178,7 @@ template <class D_ = void>
 struct pm_add_control_flow_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, UOp x) -> std::optional<UOp> {
+    return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, const UOp& x) -> std::optional<UOp> {
       auto it = ctx.edges.find(x);
       if (it == ctx.edges.end()) return std::nullopt;
       std::vector<UOp> src(x.src().begin(), x.src().end());
@@ -13284,43 +13313,43 @@ struct pm_lower_index_dtype_def {
     };
     return rules(
         // there are no unary ops in index math at this point
-        rule(op<GroupOp::Binary>(wcast(var<"x">), wcast(var<"y">)).named("u"_n), [](UOp u, UOp x, UOp y) {
+        rule(op<GroupOp::Binary>(wcast(var<"x">), wcast(var<"y">)).named("u"_n), [](const UOp& u, const UOp& x, const UOp& y) {
           const DType sel = select_index_dtype(u);
           const DType dt = index_upper(sel, x.dtype(), y.dtype()).vec(u.dtype().count);
           return x.cast(dt).alu(u.op(), y.cast(dt)).cast(u.dtype());
         }),
-        rule(op<Ops::CONST>.dtype(dtypes::weakint).named("u"_n), [](UOp u) -> std::optional<UOp> {
+        rule(op<Ops::CONST>.dtype(dtypes::weakint).named("u"_n), [](const UOp& u) -> std::optional<UOp> {
           if (u.arg().is<Invalid>()) return std::nullopt;
           return u.replace({.dtype = select_index_dtype(u)}).cast(u.dtype());
         }),
-        rule(op<Ops::WHERE>(var<"cond">, wcast(var<"x">), wcast(var<"y">)).dtype(dtypes::weakint), [](UOp cond, UOp x, UOp y) {
+        rule(op<Ops::WHERE>(var<"cond">, wcast(var<"x">), wcast(var<"y">)).dtype(dtypes::weakint), [](const UOp& cond, const UOp& x, const UOp& y) {
           const DType dt = least_upper_dtype(x.dtype().scalar(), y.dtype().scalar()).vec(x.dtype().count);
           return cond.where(x.cast(dt), y.cast(dt)).cast(dtypes::weakint);
         }),
-        rule(op<Ops::RANGE>(wcast(var<"end">)).named("r"_n), [](UOp r, UOp end) {
+        rule(op<Ops::RANGE>(wcast(var<"end">)).named("r"_n), [](const UOp& r, const UOp& end) {
           return r.replace({.dtype = end.dtype(), .src = std::vector<UOp>{end}}).cast(dtypes::weakint);
         }),
-        rule(op<Ops::STACK>(repeat(op<Ops::CAST>.dtype(dtypes::weakint))).named("v"_n), [](UOp v) {
+        rule(op<Ops::STACK>(repeat(op<Ops::CAST>.dtype(dtypes::weakint))).named("v"_n), [](const UOp& v) {
           const DType dt = select_index_dtype(v);
           std::vector<UOp> src;
           for (const UOp& s : v.src()) src.push_back(s.src(0).cast(dt.scalar()));
           return v.replace({.dtype = dt, .src = std::move(src)}).cast(dtypes::weakint);
         }),
         // SPECIAL is int32
-        rule(op<Ops::SPECIAL>(wcast(var<"var">)).named("u"_n), [](UOp u, UOp var) {
+        rule(op<Ops::SPECIAL>(wcast(var<"var">)).named("u"_n), [](const UOp& u, const UOp& var) {
           return u.replace({.dtype = dtypes::int32, .src = std::vector<UOp>{var}}).cast(dtypes::weakint);
         }),
-        rule(op<Ops::DEFINE_VAR>.dtype(dtypes::weakint).named("u"_n), [](UOp u) {
+        rule(op<Ops::DEFINE_VAR>.dtype(dtypes::weakint).named("u"_n), [](const UOp& u) {
           return u.replace({.dtype = dtypes::int32}).cast(dtypes::weakint);
         }),
-        rule(op<Ops::BIND>(wcast(var<"var">), wcast(cvar<"val">)), [](UOp var, UOp val) {
+        rule(op<Ops::BIND>(wcast(var<"var">), wcast(cvar<"val">)), [](const UOp& var, const UOp& val) {
           return UOp(Ops::BIND, var.dtype(), {var, val}).cast(dtypes::weakint);
         }),
         // remove hanging casts
-        rule(op<Ops::INDEX>(var<"buf">, cast(ints(var<"idx">))), [](UOp buf, UOp idx) { return buf.index({idx}, true); }),
+        rule(op<Ops::INDEX>(var<"buf">, cast(ints(var<"idx">))), [](const UOp& buf, const UOp& idx) { return buf.index({idx}, true); }),
         rule(op<Ops::INDEX>(var<"buf">, where(var<"gate">, cast(ints(var<"idx">)), op<Ops::CONST>.arg(Invalid{}))),
-             [](UOp buf, UOp gate, UOp idx) { return buf.index({gate.where(idx, idx.const_like(Invalid{}))}, true); }),
-        rule(op<Ops::SINK, Ops::NOOP, Ops::END>.named("n"_n), [](UOp n) {
+             [](const UOp& buf, const UOp& gate, const UOp& idx) { return buf.index({gate.where(idx, idx.const_like(Invalid{}))}, true); }),
+        rule(op<Ops::SINK, Ops::NOOP, Ops::END>.named("n"_n), [](const UOp& n) {
           std::vector<UOp> src;
           for (const UOp& s : n.src()) src.push_back(s.op() == Ops::CAST && s.dtype() == dtypes::weakint ? s.src(0) : s);
           return n.replace({.src = std::move(src)});
@@ -13449,18 +13478,18 @@ struct pm_early_def {
   template <class T> static constexpr auto make() {
     return rules(
         // kernel PARAMs have no sources (UOp::param gives them a NOOP)
-        rule(op<Ops::PARAM>(op<Ops::NOOP>).named("p"_n), [](UOp p) { return p.replace({.src = std::vector<UOp>{}}); }),
+        rule(op<Ops::PARAM>(op<Ops::NOOP>).named("p"_n), [](const UOp& p) { return p.replace({.src = std::vector<UOp>{}}); }),
         // no NOOP in the kernel graph
-        rule(op<Ops::NOOP>(var<"x">, etc), [](UOp x) { return x; }),
+        rule(op<Ops::NOOP>(var<"x">, etc), [](const UOp& x) { return x; }),
         // INDEX on a pointer INDEX concatenates them
-        rule(op<Ops::INDEX>(op<Ops::INDEX>.named("i1"_n), etc).named("i2"_n), [](UOp i2, UOp i1) -> std::optional<UOp> {
+        rule(op<Ops::INDEX>(op<Ops::INDEX>.named("i1"_n), etc).named("i2"_n), [](const UOp& i2, const UOp& i1) -> std::optional<UOp> {
           if (!i1.dtype().is_ptr || i2.dtype().is_ptr) return std::nullopt;
           std::vector<UOp> src(i1.src().begin(), i1.src().end());
           src.insert(src.end(), i2.src().begin() + 1, i2.src().end());
           return i2.replace({.src = std::move(src)});
         }),
         // early rangeify: an INDEX of an elementwise op indexes its sources
-        rule(op<Ops::INDEX>(op<GroupOp::Elementwise | OpSet{Ops::CONST}>.named("x"_n), etc).named("idx"_n), [](UOp idx, UOp x) {
+        rule(op<Ops::INDEX>(op<GroupOp::Elementwise | OpSet{Ops::CONST}>.named("x"_n), etc).named("idx"_n), [](const UOp& idx, const UOp& x) {
           std::vector<UOp> rest(idx.src().begin() + 1, idx.src().end()), src;
           for (const UOp& s : x.src()) src.push_back(s.index(rest));
           return x.replace({.src = std::move(src)});
@@ -13847,22 +13876,22 @@ struct llvm_rewrite_def {
     return rules(
         // ---- beyond tinygrad's CPU set: MAX and the unary intrinsics (llvm_intrinsic_ops) ----
         rule(op<Ops::MAX>(var<"a">, var<"b">).named("x"_n),
-             [](C& ctx, UOp x, UOp a, UOp b) { return ctx.emit(llvm_max(ctx, x, a, b)); }),
+             [](C& ctx, const UOp& x, const UOp& a, const UOp& b) { return ctx.emit(llvm_max(ctx, x, a, b)); }),
         rule(op<Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::SQRT, Ops::TRUNC>(var<"y">).named("x"_n),
-             [](C& ctx, UOp x, UOp y) -> std::optional<UOp> {
+             [](C& ctx, const UOp& x, const UOp& y) -> std::optional<UOp> {
                if (!x.dtype().is_float()) return std::nullopt;
                return ctx.emit("  " + ctx[x] + " = call " + llvm_type(x.dtype()) + " @llvm." + llvm_intrinsic_name(x.op()) + "." +
                                llvm_mangle(x.dtype()) + "(" + ctx.typed(y) + ")");
              }),
 
         // ---- memory load/store ----
-        rule(op<Ops::INDEX>(var<"buf">, var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp buf, UOp idx) {
+        rule(op<Ops::INDEX>(var<"buf">, var<"idx">).named("x"_n), [](C& ctx, const UOp& x, const UOp& buf, const UOp& idx) {
           return ctx.emit("  " + ctx[x] + " = getelementptr inbounds " + llvm_type(x.dtype().base()) + ", " + ctx.typed(buf) +
                           ", " + ctx.typed(idx));
         }),
         // a gated load without a branch: where the mask is false it loads from a zero constant of the module
         // (always readable) and selects alt; straight-line code LLVM can schedule and vectorize
-        rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
+        rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, const UOp& x, const UOp& idx, const UOp& alt, const UOp& mask) {
           const std::string v = ctx[x], t = llvm_type(x.dtype());
           if (mask.dtype().count > 1) {
             // a gate per lane: llvm.masked.load reads only the lanes whose gate holds. The address is a GEP
@@ -13878,15 +13907,15 @@ struct llvm_rewrite_def {
                           "  " + v + "_l = load " + t + ", ptr " + v + "_p" + llvm_align(x.dtype()) + "\n" +
                           "  " + v + " = select i1 " + ctx[mask] + ", " + t + " " + v + "_l, " + ctx.typed(alt));
         }),
-        rule(op<Ops::LOAD>(var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp idx) {
+        rule(op<Ops::LOAD>(var<"idx">).named("x"_n), [](C& ctx, const UOp& x, const UOp& idx) {
           return ctx.emit("  " + ctx[x] + " = load " + llvm_type(x.dtype()) + ", " + ctx.typed(idx) + llvm_align(x.dtype()));
         }),
-        rule(op<Ops::STORE>(var<"idx">, var<"var">), [](C& ctx, UOp idx, UOp var) {
+        rule(op<Ops::STORE>(var<"idx">, var<"var">), [](C& ctx, const UOp& idx, const UOp& var) {
           return ctx.emit("  store " + ctx.typed(var) + ", " + ctx.typed(idx) + llvm_align(var.dtype()));
         }),
 
         // ---- GEP/STACK for vectors ----
-        rule(op<Ops::GEP>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::GEP>(var<"y">).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           const auto& a = x.arg();
           if (a.size() == 1) return ctx.emit("  " + ctx[x] + " = extractelement " + ctx.typed(y) + ", i32 " + std::to_string(a[0].as_int()));
           std::string mask;  // several elements: a shuffle
@@ -13895,13 +13924,13 @@ struct llvm_rewrite_def {
                           std::to_string(a.size()) + " x i32> <" + mask + ">");
         }),
         // a broadcast: one insert and a splat shuffle
-        rule(op<Ops::STACK>(repeat(var<"y">)).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::STACK>(repeat(var<"y">)).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           const std::string v = ctx[x], t1 = "<1 x " + llvm_type(y.dtype()) + ">";
           return ctx.emit("  " + v + "_z = insertelement " + t1 + " poison, " + ctx.typed(y) + ", i32 0\n" +
                           "  " + v + " = shufflevector " + t1 + " " + v + "_z, " + t1 + " poison, <" +
                           std::to_string(x.dtype().count) + " x i32> zeroinitializer");
         }),
-        rule(op<Ops::STACK>.named("x"_n), [](C& ctx, UOp x) {
+        rule(op<Ops::STACK>.named("x"_n), [](C& ctx, const UOp& x) {
           std::string s;
           const std::string v = ctx[x], t = llvm_type(x.dtype());
           for (std::size_t i = 0; i < x.nsrc(); ++i) {
@@ -13912,10 +13941,10 @@ struct llvm_rewrite_def {
         }),
 
         // ---- unary/binary/ternary ops ----
-        rule(op<Ops::BITCAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::BITCAST>(var<"y">).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           return ctx.emit("  " + ctx[x] + " = bitcast " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
         }),
-        rule(op<Ops::CAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::CAST>(var<"y">).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           // llvmir.py's lcast has no cast to bool (codegen makes it x != 0); render it the same way
           if (x.dtype().is_bool() && !y.dtype().is_bool()) {
             const char* ne = llvm_binary(Ops::CMPNE, y.dtype());
@@ -13937,26 +13966,26 @@ struct llvm_rewrite_def {
           }
           return ctx.emit("  " + ctx[x] + " = " + llvm_cast(y.dtype(), x.dtype()) + " " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
         }),
-        rule(op<GroupOp::Binary>(var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp a, UOp b) {
+        rule(op<GroupOp::Binary>(var<"a">, var<"b">).named("x"_n), [](C& ctx, const UOp& x, const UOp& a, const UOp& b) {
           const char* ins = llvm_binary(x.op(), a.dtype());
           if (!ins)
             throw Error("render_llvm: no LLVM instruction for " + op_repr(x.op()) + " on " + a.dtype().repr() +
                         " (codegen decomposes the ops outside llvm_supported_ops)");
           return ctx.emit("  " + ctx[x] + " = " + ins + " " + ctx.typed(a) + ", " + ctx[b]);
         }),
-        rule(op<Ops::WHERE>(var<"c">, var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp c, UOp a, UOp b) {
+        rule(op<Ops::WHERE>(var<"c">, var<"a">, var<"b">).named("x"_n), [](C& ctx, const UOp& x, const UOp& c, const UOp& a, const UOp& b) {
           return ctx.emit("  " + ctx[x] + " = select " + ctx.typed(c) + ", " + ctx.typed(a) + ", " + ctx.typed(b));
         }),
 
         // ---- range: a loop whose counter is a phi; END closes it (innermost first if it closes several) ----
-        rule(op<Ops::RANGE>.named("r"_n), [](C& ctx, UOp r) {
+        rule(op<Ops::RANGE>.named("r"_n), [](C& ctx, const UOp& r) {
           const std::string l = ctx.range_label(r), v = ctx[r], t = llvm_type(r.dtype());
           return ctx.emit("  br label %loop_entry_" + l + "\nloop_entry_" + l + ":\n  br label %loop_latch_" + l + "\nloop_latch_" + l +
                           ":\n  " + v + " = phi " + t + " [ 0, %loop_entry_" + l + " ], [ " + v + "phi, %loop_footer_" + l + " ]\n  " +
                           v + "phi = add " + t + " " + v + ", 1\n  " + v + "cmp = icmp ult " + t + " " + v + ", " + ctx[r.src(0)] +
                           "\n  br i1 " + v + "cmp, label %loop_body_" + l + ", label %loop_exit_" + l + "\nloop_body_" + l + ":");
         }),
-        rule(op<Ops::END>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::END>.named("x"_n), [](C& ctx, const UOp& x) -> std::optional<UOp> {
           std::vector<UOp> rngs(x.src().begin() + 1, x.src().end());
           for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.contains(r.node())) return std::nullopt;
           std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return *ctx.pos.find(a.node()) > *ctx.pos.find(b.node()); });
@@ -13970,11 +13999,11 @@ struct llvm_rewrite_def {
         }),
 
         // ---- if: the body of a gated store ----
-        rule(op<Ops::IF>(var<"g">, etc).named("x"_n), [](C& ctx, UOp x, UOp g) {
+        rule(op<Ops::IF>(var<"g">, etc).named("x"_n), [](C& ctx, const UOp& x, const UOp& g) {
           const std::string b = ctx.bare(x);
           return ctx.emit("  br i1 " + ctx[g] + ", label %ifbody_" + b + ", label %ifskip_" + b + "\nifbody_" + b + ":");
         }),
-        rule(op<Ops::ENDIF>(var<"i">), [](C& ctx, UOp i) {
+        rule(op<Ops::ENDIF>(var<"i">), [](C& ctx, const UOp& i) {
           const std::string b = ctx.bare(i);
           return ctx.emit("  br label %ifskip_" + b + "\nifskip_" + b + ":");
         }),
@@ -14004,29 +14033,29 @@ struct llvm_extra_matcher_def {
     return rules(
         // create_non_native_float_pats((bfloat16,)): ALU on bfloat16 runs in float32
         rule(op<Ops::WHERE>(var<"b">, var<"x">.dtype(bf), var<"y">.dtype(bf)),
-             [fl](UOp b, UOp x, UOp y) { return UOp(Ops::WHERE, fl(x), std::vector<UOp>{b, x.cast(fl(x)), y.cast(fl(x))}).cast(x.dtype()); }),
-        rule(op<GroupOp::ALU>.dtype(bf).named("x"_n), [fl](UOp x) {
+             [fl](const UOp& b, const UOp& x, const UOp& y) { return UOp(Ops::WHERE, fl(x), std::vector<UOp>{b, x.cast(fl(x)), y.cast(fl(x))}).cast(x.dtype()); }),
+        rule(op<GroupOp::ALU>.dtype(bf).named("x"_n), [fl](const UOp& x) {
           std::vector<UOp> src;
           for (const UOp& s : x.src()) src.push_back(s.cast(fl(s)));
           return UOp(x.op(), fl(x), src, x.arg()).cast(x.dtype());
         }),
         rule(op<GroupOp::ALU>(var<"x">.dtype(bf), var<"y">.dtype(bf)).dtype(dtypes::bool_).named("alu"_n),
-             [fl](UOp alu, UOp x, UOp y) { return UOp(alu.op(), alu.dtype(), std::vector<UOp>{x.cast(fl(x)), y.cast(fl(y))}, alu.arg()); }),
+             [fl](const UOp& alu, const UOp& x, const UOp& y) { return UOp(alu.op(), alu.dtype(), std::vector<UOp>{x.cast(fl(x)), y.cast(fl(y))}, alu.arg()); }),
         // add float intermediate casting
-        rule(op<Ops::CAST>(var<"x">).dtype(bf).named("y"_n), [fl](UOp y, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"x">).dtype(bf).named("y"_n), [fl](const UOp& y, const UOp& x) -> std::optional<UOp> {
           if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
           return x.cast(fl(x)).cast(y.dtype());
         }),
-        rule(op<Ops::CAST>(var<"y">.dtype(bf)).named("x"_n), [fl](UOp x, UOp y) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"y">.dtype(bf)).named("x"_n), [fl](const UOp& x, const UOp& y) -> std::optional<UOp> {
           if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
           return y.cast(fl(y)).cast(x.dtype());
         }),
         // pm_manual_bf16_cast: the conversions themselves, as integer ops
-        rule(op<Ops::CAST>(var<"x">.dtype(bf)).dtype(f32), [](UOp x) {
+        rule(op<Ops::CAST>(var<"x">.dtype(bf)).dtype(f32), [](const UOp& x) {
           const int n = x.dtype().count;
           return (x.bitcast(dtypes::uint16.vec(n)).cast(dtypes::uint32) << 16).bitcast(dtypes::float32.vec(n));
         }),
-        rule(op<Ops::CAST>(var<"x">.dtype(f32)).dtype(bf), [](UOp x) { return llvm_float_to_bf16(x); }));
+        rule(op<Ops::CAST>(var<"x">.dtype(f32)).dtype(bf), [](const UOp& x) { return llvm_float_to_bf16(x); }));
   }
 };
 }  // namespace detail

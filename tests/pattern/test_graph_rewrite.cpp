@@ -465,3 +465,43 @@ TEST_CASE("substitute: extra rules, and replaced subtrees are not visited", "[gr
   const auto two_to_five = rules(rule(cvar<"c">.arg(2), [](UOp k) { return k.const_like(5); }));
   REQUIRE((c + d).substitute({{c, cn}}, two_to_five) == cn + UOp::const_(dtypes::int32, 5));
 }
+
+// Captures reach a callback as borrowed handles (rules.hpp): a callback taking const UOp& touches no
+// reference count, one taking UOp copies. Either way a capture the callback keeps must own its node.
+TEST_CASE("graph_rewrite: callbacks take captures by const UOp& or by value; a kept capture owns its node", "[graph_rewrite]") {
+  const std::size_t base = live_uops();
+  std::vector<UOp> kept;
+  {
+    const auto rs = rules(
+        rule(var<"x"> * 1, [](std::vector<UOp>& keep, const UOp& x) { return keep.push_back(x), x; }),
+        rule(op<Ops::ADD>(var<"x">, cvar<"c">).named("a"_n), [](std::vector<UOp>& keep, UOp a, UOp x, UOp c) -> std::optional<UOp> {
+          keep.push_back(a);
+          if (c.arg().as_int() != 0) return std::nullopt;
+          return x;
+        }),
+        rule(op<Ops::SUB>(var<"x">, var<"y">), [](const UOp& x, const UOp& y) { return x + y * -1; }));
+    const UOp a = UOp::variable("cap_a", 0, 7), b = UOp::variable("cap_b", 0, 7);
+    // (a*1 + 0) - ((b*1) + 5): every rule fires or is tried, and the captures are nodes the caller drops
+    const UOp e = (a * 1 + 0).alu(Ops::SUB, b * 1 + 5);
+    const UOp r = graph_rewrite(e, rs, kept);
+    CHECK(r == a + (b + 5) * -1);
+  }
+  // the graph, its rewrite and the rule set are gone; the kept captures still own live nodes
+  REQUIRE(kept.size() >= 4);
+  bool saw_a = false, saw_b = false, saw_add5 = false, saw_made = false;
+  for (const UOp& k : kept) {
+    CHECK(k.toposort().size() >= 1);
+    saw_a = saw_a || (k.op() == Ops::DEFINE_VAR && k.arg().repr().find("cap_a") != std::string::npos);
+    saw_b = saw_b || (k.op() == Ops::DEFINE_VAR && k.arg().repr().find("cap_b") != std::string::npos);
+    saw_add5 = saw_add5 || (k.op() == Ops::ADD && k.src(1).op() == Ops::CONST && k.src(1).arg().as_int() == 5);
+    // cap_a+0: a node the rewrite made (from a*1+0) and dropped; only the kept capture holds it
+    saw_made = saw_made || (k.op() == Ops::ADD && k.src(0).op() == Ops::DEFINE_VAR && k.src(1).op() == Ops::CONST && k.src(1).arg().as_int() == 0);
+  }
+  CHECK(saw_a);
+  CHECK(saw_b);
+  CHECK(saw_add5);
+  CHECK(saw_made);
+  CHECK(live_uops() > base);
+  kept.clear();
+  CHECK(live_uops() == base);  // borrowing neither leaked a reference nor dropped one it did not own
+}

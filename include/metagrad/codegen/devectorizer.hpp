@@ -139,8 +139,8 @@ template <class D_ = void>
 struct pm_reduce_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, UOp red) { return reduce_to_acc(ctx, red); }),
-                 rule(op<Ops::SINK>.named("sink"_n), [](UOp sink) { return merge_reduce_ends(sink); }));
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](ReduceContext& ctx, const UOp& red) { return reduce_to_acc(ctx, red); }),
+                 rule(op<Ops::SINK>.named("sink"_n), [](const UOp& sink) { return merge_reduce_ends(sink); }));
   }
 };
 
@@ -150,18 +150,18 @@ struct pm_add_loads_def {
   template <class T> static constexpr auto make() {
     return rules(
         // an INDEX used as a value is a load
-        rule(op<Ops::INDEX>.named("idx"_n), [](UOp idx) -> std::optional<UOp> {
+        rule(op<Ops::INDEX>.named("idx"_n), [](const UOp& idx) -> std::optional<UOp> {
           if (idx.dtype().is_ptr) return std::nullopt;
           if (!idx.src(0).dtype().is_ptr) throw Error("add_load: INDEX into " + idx.src(0).dtype().repr() + ", which is not a pointer");
           return UOp(Ops::LOAD, idx.dtype().base(), {idx.replace({.dtype = idx.src(0).dtype()})});
         }),
         // but not the one a STORE writes through
-        rule(op<Ops::STORE>(op<Ops::LOAD>, etc).named("s"_n), [](UOp s) {
+        rule(op<Ops::STORE>(op<Ops::LOAD>, etc).named("s"_n), [](const UOp& s) {
           std::vector<UOp> src(s.src().begin(), s.src().end());
           src[0] = s.src(0).src(0);
           return s.replace({.src = std::move(src)});
         }),
-        rule(op<Ops::LOAD>(op<Ops::LOAD>, etc).named("l"_n), [](UOp l) {
+        rule(op<Ops::LOAD>(op<Ops::LOAD>, etc).named("l"_n), [](const UOp& l) {
           std::vector<UOp> src(l.src().begin(), l.src().end());
           src[0] = l.src(0).src(0);
           return l.replace({.src = std::move(src)});
@@ -187,12 +187,12 @@ struct devectorize_def {
   template <class T> static constexpr auto make() {
     return rules(
         // CAST after AFTER
-        rule(op<Ops::AFTER>(op<Ops::CAST>.named("c"_n), etc).named("a"_n), [](UOp a, UOp c) {
+        rule(op<Ops::AFTER>(op<Ops::CAST>.named("c"_n), etc).named("a"_n), [](const UOp& a, const UOp& c) {
           return c.src(0).after(std::vector<UOp>(a.src().begin() + 1, a.src().end())).cast(c.dtype());
         }),
-        rule(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n), [](UOp alu) { return no_vectorized_alu(alu); }),
+        rule(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n), [](const UOp& alu) { return no_vectorized_alu(alu); }),
         // a gated index simplified under its gate
-        rule(op<Ops::INDEX>(var<"buf">, invalid_gate_v<T>), [](UOp buf, UOp cond, UOp x, UOp) -> std::optional<UOp> {
+        rule(op<Ops::INDEX>(var<"buf">, invalid_gate_v<T>), [](const UOp& buf, const UOp& cond, const UOp& x, const UOp&) -> std::optional<UOp> {
           UOp idx = uop_given_valid(cond, x);
           if (!idx || idx == x) return std::nullopt;
           return buf.index({idx.valid(cond)}, true);
@@ -206,11 +206,11 @@ struct pm_render_def {
   template <class T> static constexpr auto make() {
     return rules(
         // for rendering, vectors are explicit STACKs
-        rule(op<Ops::CONST>.named("c"_n), [](UOp c) -> std::optional<UOp> {
+        rule(op<Ops::CONST>.named("c"_n), [](const UOp& c) -> std::optional<UOp> {
           if (c.dtype().vcount() == 1) return std::nullopt;
           return UOp(Ops::STACK, c.dtype(), std::vector<UOp>(std::size_t(c.dtype().vcount()), UOp::const_(c.dtype().scalar(), c.arg())));
         }),
-        rule(op<Ops::GEP>.named("gep"_n), [](UOp gep) -> std::optional<UOp> {
+        rule(op<Ops::GEP>.named("gep"_n), [](const UOp& gep) -> std::optional<UOp> {
           if (gep.arg().size() > 1) {
             std::vector<UOp> src;
             for (const Arg& i : gep.arg().as_tuple()) src.push_back(gep.src(0).gep(int(i.as_int())));
@@ -219,7 +219,7 @@ struct pm_render_def {
           if (gep.src(0).dtype().vcount() == 1 && gep.arg()[0].as_int() == 0) return gep.src(0);
           return std::nullopt;
         }),
-        rule(op<Ops::STACK>(var<"x">), [](UOp x) { return x; }));
+        rule(op<Ops::STACK>(var<"x">), [](const UOp& x) { return x; }));
   }
 };
 
@@ -463,24 +463,24 @@ struct load_store_folding_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](UOp x, UOp) { return expand_index(x); }),
-        rule(op<Ops::STACK>(repeat(op<Ops::INDEX>)).named("midx"_n), [](UOp midx) { return fold_expanded_index(midx); }),
+        rule(op<Ops::INDEX>(op<Ops::STACK>, var<"vec">).named("x"_n), [](const UOp& x, const UOp&) { return expand_index(x); }),
+        rule(op<Ops::STACK>(repeat(op<Ops::INDEX>)).named("midx"_n), [](const UOp& midx) { return fold_expanded_index(midx); }),
         // GEP after LOAD
-        rule(op<Ops::LOAD>(op<Ops::GEP>.named("gep"_n), etc).named("ld"_n), [](UOp ld, UOp gep) -> std::optional<UOp> {
+        rule(op<Ops::LOAD>(op<Ops::GEP>.named("gep"_n), etc).named("ld"_n), [](const UOp& ld, const UOp& gep) -> std::optional<UOp> {
           if (!gep.dtype().is_ptr) return std::nullopt;
           std::vector<UOp> src(ld.src().begin(), ld.src().end());
           src[0] = gep.src(0);
           return ld.replace({.dtype = ld.dtype().scalar().vec(gep.src(0).dtype().vcount()), .src = std::move(src)}).gep(gep_idx(gep));
         }),
         // GEP on the pointer of a STORE
-        rule(op<Ops::STORE>(op<Ops::GEP>.named("gep"_n), var<"st">), [](UOp gep, UOp st) -> std::optional<UOp> {
+        rule(op<Ops::STORE>(op<Ops::GEP>.named("gep"_n), var<"st">), [](const UOp& gep, const UOp& st) -> std::optional<UOp> {
           if (!gep.dtype().is_ptr) return std::nullopt;
           return gep_on_store(gep, st);
         }),
         // PTRCAT after LOAD and STORE
         rule(op<Ops::LOAD>(op<Ops::PTRCAT>.named("cat"_n), etc).named("ld"_n),
-             [](const Target& ren, UOp ld, UOp cat) { return load_ptrcat(ren, ld, cat); }),
-        rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](UOp cat, UOp data) { return cat_after_store(cat, data); }));
+             [](const Target& ren, const UOp& ld, const UOp& cat) { return load_ptrcat(ren, ld, cat); }),
+        rule(op<Ops::STORE>(op<Ops::PTRCAT>.named("cat"_n), var<"data">), [](const UOp& cat, const UOp& data) { return cat_after_store(cat, data); }));
   }
 };
 
@@ -488,7 +488,7 @@ template <class D_ = void>
 struct correct_load_store_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, UOp ls) { return split_load_store(ren, ls); }));
+    return rules(rule(op<Ops::LOAD, Ops::STORE>.named("ls"_n), [](const Target& ren, const UOp& ls) { return split_load_store(ren, ls); }));
   }
 };
 
@@ -496,8 +496,8 @@ template <class D_ = void>
 struct devectorize_buf_and_index_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](UOp buf) { return no_vectorized_buf(buf); }),
-                 rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](UOp x, UOp) { return no_vectorized_index(x); }));
+    return rules(rule(op<Ops::DEFINE_LOCAL, Ops::DEFINE_REG>.named("buf"_n), [](const UOp& buf) { return no_vectorized_buf(buf); }),
+                 rule(op<Ops::INDEX>(op<Ops::CAST>, var<"idx">).named("x"_n), [](const UOp& x, const UOp&) { return no_vectorized_index(x); }));
   }
 };
 }  // namespace detail

@@ -208,7 +208,7 @@ struct pm_pre_expander_def {
   template <class T> static constexpr auto make() {
     return rules(
         // an UPCAST/UNROLL range is the vector of its values
-        rule(op<Ops::RANGE>.named("r"_n), [](UOp r) -> std::optional<UOp> {
+        rule(op<Ops::RANGE>.named("r"_n), [](const UOp& r) -> std::optional<UOp> {
           const AxisType t = range_type(r);
           if (t != AxisType::UNROLL && t != AxisType::UPCAST) return std::nullopt;
           if (r.src(0).op() != Ops::CONST) throw Error("expander: UPCAST/UNROLL of the symbolic range " + r.src(0).render());
@@ -218,8 +218,8 @@ struct pm_pre_expander_def {
           const UOp c = s == 1 ? UOp::const_(r.dtype(), Arg(std::int64_t(0))) : UOp::const_(r.dtype().vec(int(s)), Arg(std::move(vals)));
           return UOp(Ops::UNROLL, r.dtype(), {c}, expand_args_arg({{range_axis(r), s}}));
         }),
-        rule(op<Ops::REDUCE>.named("x"_n), [](UOp x) { return fix_reduce_unroll(x); }),
-        rule(op<Ops::STORE>.named("x"_n), [](UOp x) { return fix_store_unroll(x); }));
+        rule(op<Ops::REDUCE>.named("x"_n), [](const UOp& x) { return fix_reduce_unroll(x); }),
+        rule(op<Ops::STORE>.named("x"_n), [](const UOp& x) { return fix_store_unroll(x); }));
   }
 };
 
@@ -231,26 +231,26 @@ struct expander_def {
                                                       Ops::STAGE, Ops::STACK, Ops::REDUCE, Ops::END, Ops::AFTER};
     return rules(
         // push a broadcast through AFTER and END
-        rule(op<Ops::AFTER>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](UOp a, UOp b, UOp x) {
+        rule(op<Ops::AFTER>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](const UOp& a, const UOp& b, const UOp& x) {
           return UOp(Ops::STACK, x.after(std::vector<UOp>(a.src().begin() + 1, a.src().end())).dtype().vec(int(b.nsrc())),
                      std::vector<UOp>(b.nsrc(), x.after(std::vector<UOp>(a.src().begin() + 1, a.src().end()))));
         }),
-        rule(op<Ops::END>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](UOp a, UOp b, UOp x) {
+        rule(op<Ops::END>(op<Ops::STACK>(repeat(var<"x">)).named("b"_n), etc).named("a"_n), [](const UOp& a, const UOp& b, const UOp& x) {
           const UOp e = x.end(std::vector<UOp>(a.src().begin() + 1, a.src().end()));
           return UOp(Ops::STACK, e.dtype().vec(int(b.nsrc())), std::vector<UOp>(b.nsrc(), e));
         }),
         // an END of an UNROLL range ends the UNROLL
-        rule(op<Ops::END>.named("u"_n), [](UOp u) { return end_unrolls(u); }),
+        rule(op<Ops::END>.named("u"_n), [](const UOp& u) { return end_unrolls(u); }),
         // double expand
-        rule(op<Ops::UNROLL>(op<Ops::UNROLL>.named("inner"_n)).named("outer"_n), [](UOp outer, UOp inner) {
+        rule(op<Ops::UNROLL>(op<Ops::UNROLL>.named("inner"_n)).named("outer"_n), [](const UOp& outer, const UOp& inner) {
           ArgTuple a = inner.arg().as_tuple();
           for (const Arg& x : outer.arg().as_tuple()) a.push_back(x);
           return UOp(Ops::UNROLL, outer.dtype(), {inner.src(0)}, Arg(std::move(a)));
         }),
-        rule(op<expandable>.named("root"_n), [](UOp root) { return do_expand(root); }),
-        rule(op<Ops::CONTRACT>.named("con"_n), [](UOp con) { return do_contract(con); }),
+        rule(op<expandable>.named("root"_n), [](const UOp& root) { return do_expand(root); }),
+        rule(op<Ops::CONTRACT>.named("con"_n), [](const UOp& con) { return do_contract(con); }),
         // an empty UNROLL is its source
-        rule(op<Ops::UNROLL>(var<"x">).named("u"_n), [](UOp u, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::UNROLL>(var<"x">).named("u"_n), [](const UOp& u, const UOp& x) -> std::optional<UOp> {
           if (u.arg().size() != 0) return std::nullopt;
           return x;
         }));

@@ -14,21 +14,21 @@ struct pm_move_gates_from_index_def {
   template <class T> static constexpr auto make() {
     auto gated = [] { return index(var<"buf">, where(var<"gate">, var<"idx">, op<Ops::CONST>.arg(Invalid{}))); };
     return rules(
-        rule(load(or_casted<"cast">(gated())).named("l"_n), [](UOp l, UOp cast, UOp buf, UOp gate, UOp idx) {
+        rule(load(or_casted<"cast">(gated())).named("l"_n), [](const UOp& l, const UOp& cast, const UOp& buf, const UOp& gate, const UOp& idx) {
           return UOp(Ops::LOAD, l.dtype(), {buf.index({idx}, true).cast(cast.dtype()), l.const_like(0), gate});
         }),
-        rule(store(or_casted<"cast">(gated()), var<"data">), [](UOp cast, UOp buf, UOp gate, UOp idx, UOp data) {
+        rule(store(or_casted<"cast">(gated()), var<"data">), [](const UOp& cast, const UOp& buf, const UOp& gate, const UOp& idx, const UOp& data) {
           return buf.index({idx}, true).cast(cast.dtype()).store(data, gate);
         }),
         // a WHERE after a gated load becomes the load's alternative value
         rule(where(var<"gate">, or_casted(op<Ops::LOAD>(upat, upat, var<"gate">.dtype(dtypes::bool_)).named("l"_n)), var<"a">),
-             [](UOp gate, UOp l, UOp a) {
+             [](const UOp& gate, const UOp& l, const UOp& a) {
                (void)gate;
                UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
                return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());
              }),
         rule(where(var<"gate">, var<"a">, or_casted(op<Ops::LOAD>(upat, upat, ne(var<"gate">.dtype(dtypes::bool_), true)).named("l"_n))),
-             [](UOp gate, UOp a, UOp l) {
+             [](const UOp& gate, const UOp& a, const UOp& l) {
                (void)gate;
                UOp alt_v = a.op() == Ops::CAST && a.src(0).dtype() == l.dtype() ? a.src(0) : a.cast(l.dtype());
                return l.replace({.src = std::vector<UOp>{l.src(0), alt_v, l.src(2)}}).cast(a.dtype());

@@ -93,39 +93,39 @@ struct late_rewrite_def {
     auto lnot = [](auto p) { return ne(p, true); };
     using O = std::optional<UOp>;
     return rules(
-        rule(var<"a"> / var<"b">, [](UOp a, UOp b) { return floordiv_to_idiv(a, b); }),
+        rule(var<"a"> / var<"b">, [](const UOp& a, const UOp& b) { return floordiv_to_idiv(a, b); }),
         // FLOORMOD by 2**y is x & (2**y-1), right for any sign in two's complement
-        rule(ints(var<"x">) % cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+        rule(ints(var<"x">) % cvar<"c">, [](const Target& t, const UOp& x, const UOp& c) -> O {
           if (!t.ops.contains(Ops::AND) || !pow2_log(c.arg())) return std::nullopt;
           return x & (c.arg().as_int() - 1);
         }),
-        rule(var<"a"> % var<"b">, [](UOp a, UOp b) { return floormod_to_mod(a, b); }),
-        rule(op<Ops::THREEFRY>(var<"x">, var<"key">).dtype(dtypes::uint64), [](const Target& t, UOp x, UOp key) -> O {
+        rule(var<"a"> % var<"b">, [](const UOp& a, const UOp& b) { return floormod_to_mod(a, b); }),
+        rule(op<Ops::THREEFRY>(var<"x">, var<"key">).dtype(dtypes::uint64), [](const Target& t, const UOp& x, const UOp& key) -> O {
           if (t.ops.contains(Ops::THREEFRY)) return std::nullopt;
           return threefry2x32(x, key);
         }),
         // MAX as CMPLT + WHERE
-        rule(op<Ops::MAX>.named("m"_n), [](const Target& t, UOp m) -> O {
+        rule(op<Ops::MAX>.named("m"_n), [](const Target& t, const UOp& m) -> O {
           if (t.ops.contains(Ops::MAX) || !t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (m.src(0) < m.src(1)).where(m.src(1), m.src(0));
         }),
-        rule(lnot(var<"x">.dtype(dtypes::bool_)) & lnot(var<"y">.dtype(dtypes::bool_)), [](const Target& t, UOp x, UOp y) -> O {
+        rule(lnot(var<"x">.dtype(dtypes::bool_)) & lnot(var<"y">.dtype(dtypes::bool_)), [](const Target& t, const UOp& x, const UOp& y) -> O {
           if (!t.ops.contains(Ops::OR)) return std::nullopt;
           return (x | y).logical_not();
         }),
         // MUL and CDIV by 2**v as shifts
-        rule(ints(var<"x">) * cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+        rule(ints(var<"x">) * cvar<"c">, [](const Target& t, const UOp& x, const UOp& c) -> O {
           const int v = pow2_log(c.arg());
           if (!t.ops.contains(Ops::SHL) || !v) return std::nullopt;
           return x << x.const_like(v);
         }),
-        rule(op<Ops::CDIV>(uints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
+        rule(op<Ops::CDIV>(uints(var<"x">), cvar<"c">), [](const Target& t, const UOp& x, const UOp& c) -> O {
           const int v = pow2_log(c.arg());
           if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
           return x >> x.const_like(v);
         }),
         // signed CDIV (truncating) by 2**v: (x + (x<0 ? c-1 : 0)) >> v
-        rule(op<Ops::CDIV>(sints(var<"x">), cvar<"c">), [](const Target& t, UOp x, UOp c) -> O {
+        rule(op<Ops::CDIV>(sints(var<"x">), cvar<"c">), [](const Target& t, const UOp& x, const UOp& c) -> O {
           const int v = pow2_log(c.arg());
           if (!t.ops.contains(Ops::SHR) || !v) return std::nullopt;
           UOp l = x < x.const_like(0);
@@ -133,66 +133,66 @@ struct late_rewrite_def {
           return (x + l.where(c - 1, x.const_like(0))) >> x.const_like(v);
         }),
         // non-powers of two: a magic multiply, on inputs known non-negative (the signed form is unreliable)
-        rule(op<Ops::CDIV>(ints(var<"x">), cvar<"d">), [](const Target& t, UOp x, UOp d) -> O {
+        rule(op<Ops::CDIV>(ints(var<"x">), cvar<"d">), [](const Target& t, const UOp& x, const UOp& d) -> O {
           if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !d.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
           if (!(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
           return fast_idiv(x, d.arg().as_int());
         }),
         // CMOD -> x - d*CDIV(x, d), so the CDIV can take the fast path
-        rule(op<Ops::CMOD>(ints(var<"x">), var<"d">), [](const Target& t, UOp x, UOp d) -> O {
+        rule(op<Ops::CMOD>(ints(var<"x">), var<"d">), [](const Target& t, const UOp& x, const UOp& d) -> O {
           if (!t.ops.contains(Ops::SHR) || t.disable_fast_idiv || !(x.vmin() >= 0 || x.dtype().is_unsigned())) return std::nullopt;
           return x - d * x.cdiv(d);
         }),
-        rule(var<"x"> * -1, [](const Target& t, UOp x) -> O {
+        rule(var<"x"> * -1, [](const Target& t, const UOp& x) -> O {
           if (!t.ops.contains(Ops::NEG)) return std::nullopt;
           return x.alu(Ops::NEG);
         }),
-        rule(var<"x"> + op<Ops::NEG>(var<"y">), [](const Target& t, UOp x, UOp y) -> O {
+        rule(var<"x"> + op<Ops::NEG>(var<"y">), [](const Target& t, const UOp& x, const UOp& y) -> O {
           if (!t.ops.contains(Ops::NEG) || !t.ops.contains(Ops::SUB)) return std::nullopt;
           return x.sub(y);
         }),
         // late because simplex wants comparisons in one form
-        rule(lnot(sints(var<"x">) < sints(cvar<"c">)), [](const Target& t, UOp x, UOp c) -> O {
+        rule(lnot(sints(var<"x">) < sints(cvar<"c">)), [](const Target& t, const UOp& x, const UOp& c) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (c - 1) < x;
         }),
-        rule(lnot(sints(cvar<"c">) < sints(var<"x">)), [](const Target& t, UOp c, UOp x) -> O {
+        rule(lnot(sints(cvar<"c">) < sints(var<"x">)), [](const Target& t, const UOp& c, const UOp& x) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return x < (c + 1);
         }),
-        rule((sints(var<"x">) * -1) < (sints(var<"y">) * cvar<"c">), [](const Target& t, UOp x, UOp y, UOp c) -> O {
+        rule((sints(var<"x">) * -1) < (sints(var<"y">) * cvar<"c">), [](const Target& t, const UOp& x, const UOp& y, const UOp& c) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (y * (-c)) < x;
         }),
-        rule((sints(var<"x">) * -1) < cvar<"c">, [](const Target& t, UOp x, UOp c) -> O {
+        rule((sints(var<"x">) * -1) < cvar<"c">, [](const Target& t, const UOp& x, const UOp& c) -> O {
           if (!t.ops.contains(Ops::CMPLT)) return std::nullopt;
           return (-c) < x;
         }),
-        rule((cvar<"c1"> < sints(var<"x">)) & (sints(var<"x">) < cvar<"c2">), [](const Target& t, UOp c1, UOp x, UOp c2) -> O {
+        rule((cvar<"c1"> < sints(var<"x">)) & (sints(var<"x">) < cvar<"c2">), [](const Target& t, const UOp& c1, const UOp& x, const UOp& c2) -> O {
           if (!t.ops.contains(Ops::CMPLT) || !c1.arg().is_int() || !c2.arg().is_int() || c1.arg().as_int() + 1 != c2.arg().as_int() - 1)
             return std::nullopt;
           return x.cmpeq(c1 + 1);  // (c-1)<x & x<(c+1) -> x==c
         }),
-        rule(lnot(ne(var<"x">, var<"y">)), [](const Target& t, UOp x, UOp y) -> O {
+        rule(lnot(ne(var<"x">, var<"y">)), [](const Target& t, const UOp& x, const UOp& y) -> O {
           if (!t.ops.contains(Ops::CMPEQ)) return std::nullopt;
           return x.cmpeq(y);
         }),
-        rule(var<"a"> * var<"b"> + var<"c">, [](const Target& t, UOp a, UOp b, UOp c) -> O {
+        rule(var<"a"> * var<"b"> + var<"c">, [](const Target& t, const UOp& a, const UOp& b, const UOp& c) -> O {
           if (!t.ops.contains(Ops::MULACC)) return std::nullopt;
           return a.mulacc(b, c);
         }),
         // also (x << n) + c, since MUL may have become SHL first
-        rule(op<Ops::SHL>(var<"x">, cvar<"n">) + var<"c">, [](const Target& t, UOp x, UOp n, UOp c) -> O {
+        rule(op<Ops::SHL>(var<"x">, cvar<"n">) + var<"c">, [](const Target& t, const UOp& x, const UOp& n, const UOp& c) -> O {
           if (!t.ops.contains(Ops::MULACC) || !t.ops.contains(Ops::SHL)) return std::nullopt;
           return x.mulacc(x.const_like(std::int64_t(1) << n.arg().as_int()), c);
         }),
         // backends with FDIV: a*(1/b) -> a/b
-        rule(op<Ops::RECIPROCAL>(var<"x">), [](const Target& t, UOp x) -> O {
+        rule(op<Ops::RECIPROCAL>(var<"x">), [](const Target& t, const UOp& x) -> O {
           if (!t.ops.contains(Ops::FDIV)) return std::nullopt;
           return x.const_like(1).fdiv(x);
         }),
         rule(var<"a">.dtype(dtypes::float16, dtypes::bfloat16, dtypes::float32, dtypes::float64) * op<Ops::FDIV>(cvar<"one">, var<"b">),
-             [](const Target& t, UOp a, UOp one, UOp b) -> O {
+             [](const Target& t, const UOp& a, const UOp& one, const UOp& b) -> O {
                if (!t.ops.contains(Ops::FDIV) || !one.arg().py_equals(1)) return std::nullopt;
                return a.fdiv(b);
              }));

@@ -68,7 +68,7 @@ template <class D_ = void>
 struct pm_split_ends_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::END>.named("e"_n), [](UOp e) { return do_split_ends(e); }));
+    return rules(rule(op<Ops::END>.named("e"_n), [](const UOp& e) { return do_split_ends(e); }));
   }
 };
 
@@ -148,7 +148,7 @@ template <class D_ = void>
 struct pm_add_control_flow_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, UOp x) -> std::optional<UOp> {
+    return rules(rule(op<Ops::RANGE>.named("x"_n), [](CFGContext& ctx, const UOp& x) -> std::optional<UOp> {
       auto it = ctx.edges.find(x);
       if (it == ctx.edges.end()) return std::nullopt;
       std::vector<UOp> src(x.src().begin(), x.src().end());

@@ -24,7 +24,7 @@ template <class D_ = void>
 struct pm_flatten_range_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](UOp r) { return flatten_range(r); }));
+    return rules(rule(op<Ops::REDUCE, Ops::END>.named("r"_n), [](const UOp& r) { return flatten_range(r); }));
   }
 };
 }  // namespace detail
@@ -58,13 +58,13 @@ struct pm_split_ranges_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, UOp r, UOp c) -> std::optional<UOp> {
+        rule(op<Ops::RANGE>.named("r"_n) % cvar<"c">, [](RangeSubCtx& ctx, const UOp& r, const UOp& c) -> std::optional<UOp> {
           if (!ctx.m.contains(r) && range_type(r) != AxisType::WARP && r.src(0).op() == Ops::CONST && c.arg().is_int() &&
               c.arg().as_int() > 0 && r.src(0).divides(c.arg().as_int()))
             ctx.m[r] = c;
           return std::nullopt;
         }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, const UOp& x) {
           return do_substitute(ctx, x, [](const UOp& k, const UOp& v) {
             return k.replace({.src = std::vector<UOp>{k.src(0) / v}, .arg = range_arg_with(k, 0)}) * v +
                    k.replace({.src = std::vector<UOp>{v}, .arg = range_arg_with(k, 1)});
@@ -133,17 +133,17 @@ struct pm_simplify_ranges_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](UOp u) { return simplify_merge_adjacent(u); }),
-        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, UOp idx) -> std::optional<UOp> {
+        rule(op<Ops::END, Ops::REDUCE>.named("u"_n), [](const UOp& u) { return simplify_merge_adjacent(u); }),
+        rule(op<Ops::INDEX>.named("idx"_n), [](RangeSubCtx& ctx, const UOp& idx) -> std::optional<UOp> {
           mark_gated(ctx, idx);
           return std::nullopt;
         }),
         // reduce ranges can't be shrunk
-        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, UOp red) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>.named("red"_n), [](RangeSubCtx& ctx, const UOp& red) -> std::optional<UOp> {
           for (std::size_t i = 1; i < red.nsrc(); ++i) ctx.m[red.src(i)] = red.src(i).src(0);
           return std::nullopt;
         }),
-        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, UOp x) {
+        rule(op<Ops::SINK>.named("x"_n), [](RangeSubCtx& ctx, const UOp& x) {
           return do_substitute(ctx, x, [](const UOp& r, const UOp& c) { return r.replace({.src = std::vector<UOp>{c}}); });
         }));
   }
@@ -171,7 +171,7 @@ template <class D_ = void>
 struct pm_reduce_unparented_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](UOp red) { return reduce_unparented(red); }));
+    return rules(rule(op<Ops::REDUCE>.named("red"_n), [](const UOp& red) { return reduce_unparented(red); }));
   }
 };
 
@@ -195,45 +195,45 @@ struct pm_reduce_collapse_def {
     auto is_add = [](const UOp& red) { return red.arg()[0].as_op() == Ops::ADD; };
     return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on lt
-        rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule(or_casted(var<"x"> + var<"y">) < var<"c">, [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
           return x < (c.cast(y.dtype()) - y);
         }),
         // lift x*y out of reduce
-        rule((var<"x"> * var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule((var<"x"> * var<"y">) < var<"c">, [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c) || !y.dtype().is_int() || !(y.vmin() > SymVal(0))) return std::nullopt;
           return x < ((c + y - 1) / y);
         }),
         // fold the range: bound from below
-        rule(op<Ops::REDUCE>(where(range < var<"cut">, 0, var<"val">), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, 0, var<"val">), var<"r">).named("red"_n), [=](const UOp& red, const UOp& r, const UOp& cut, const UOp& val) -> std::optional<UOp> {
           if (!is_add(red) || !no_range(val)) return std::nullopt;
           return masked_range_sum(r, r.src(0) - cut, val);
         }),
         // bound from two sides
         rule(op<Ops::REDUCE>(where(ne(var<"r"> < var<"lower">, true) & (range < var<"upper">), var<"val">, 0), var<"r">).named("red"_n),
-             [=](UOp red, UOp r, UOp lower, UOp upper, UOp val) -> std::optional<UOp> {
+             [=](const UOp& red, const UOp& r, const UOp& lower, const UOp& upper, const UOp& val) -> std::optional<UOp> {
                if (!is_add(red) || !no_range(val)) return std::nullopt;
                return masked_range_sum(r, upper.minimum(r.src(0)) - lower.maximum(Arg(0)), val);
              }),
         // bound from above
-        rule(op<Ops::REDUCE>(where(range < var<"cut">, var<"val">, 0), var<"r">).named("red"_n), [=](UOp red, UOp r, UOp cut, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(where(range < var<"cut">, var<"val">, 0), var<"r">).named("red"_n), [=](const UOp& red, const UOp& r, const UOp& cut, const UOp& val) -> std::optional<UOp> {
           if (!is_add(red) || !no_range(val)) return std::nullopt;
           return masked_range_sum(r, cut, val);
         }),
         // a sum of a sum is the sum of the sums
-        rule(op<Ops::REDUCE>(var<"x"> + var<"y">, etc).named("red"_n), [=](UOp red, UOp x, UOp y) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(var<"x"> + var<"y">, etc).named("red"_n), [=](const UOp& red, const UOp& x, const UOp& y) -> std::optional<UOp> {
           if (!is_add(red)) return std::nullopt;
           std::vector<UOp> rngs(red.src().begin() + 1, red.src().end());
           return x.reduce(Ops::ADD, rngs) + y.reduce(Ops::ADD, rngs);
         }),
         // a variable in the mask's AND is a factor
         rule(op<Ops::REDUCE>(where(op<Ops::DEFINE_VAR>.named("x"_n) & var<"y">, var<"c">, 0), etc).named("red"_n),
-             [=](UOp red, UOp x, UOp y, UOp c) -> std::optional<UOp> {
+             [=](const UOp& red, const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
                if (!is_add(red)) return std::nullopt;
                return y.where(c, c.const_like(Arg(0))).reduce(Ops::ADD, std::vector<UOp>(red.src().begin() + 1, red.src().end())) * x.cast(c.dtype());
              }),
         // a product with a casted bool is a where
-        rule(var<"x"> * cast(var<"gate">.dtype(dtypes::bool_)), [](UOp x, UOp gate) { return gate.where(x, x.const_like(Arg(0))); })
+        rule(var<"x"> * cast(var<"gate">.dtype(dtypes::bool_)), [](const UOp& x, const UOp& gate) { return gate.where(x, x.const_like(Arg(0))); })
       ) + symbolic.template get<T>();
   }
 };
@@ -243,13 +243,13 @@ struct pm_reduce_load_collapse_def {
   template <class T> static constexpr auto make() {
     return LazyRules<pm_reduce_collapse_def<>>::template get<T>() + rules(
         // lift x+y out of reduce on ne
-        rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule(ne(or_casted(var<"x"> + var<"y">), var<"c">), [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_range(y) || !no_range(c)) return std::nullopt;
           return x.ne(c.cast(y.dtype()) - y);
         }),
         // a sum of a load gated by `idx == r` over r is the load at idx (when 0 <= idx < n)
         rule(op<Ops::REDUCE>(where(ne(var<"idx">, or_casted(op<Ops::RANGE>.named("r"_n))), 0, var<"expr">), var<"r">).named("red"_n),
-             [](UOp red, UOp idx, UOp r, UOp expr) -> std::optional<UOp> {
+             [](const UOp& red, const UOp& idx, const UOp& r, const UOp& expr) -> std::optional<UOp> {
                if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
                const UOp i = idx.cast(r.dtype());
                const UOp v = (i >= 0) & (i < r.src(0));
@@ -310,7 +310,7 @@ struct pm_reduce_simplify_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return LazyRules<pm_reduce_unparented_def<>>::template get<T>() + rules(
-        rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(var<"u">, etc).named("red"_n), [](const UOp& red, const UOp& u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
           return reduce_collapse(red, u, LazyRules<pm_reduce_collapse_def<>>{});
         }));
@@ -321,12 +321,12 @@ struct pm_load_collapse_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](UOp red, UOp u) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(var<"u">, upat).named("red"_n), [](const UOp& red, const UOp& u) -> std::optional<UOp> {
           if (red.arg()[0].as_op() != Ops::ADD) return std::nullopt;
           return reduce_collapse(red, u, LazyRules<pm_reduce_load_collapse_def<>>{});
         }),
         // no math on a loaded index (it could overflow): undo pm_reduce_load_collapse's lift
-        rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](UOp x, UOp y, UOp c) -> std::optional<UOp> {
+        rule((var<"x">.dtype(dtypes::weakint) + var<"y">) < var<"c">, [](const UOp& x, const UOp& y, const UOp& c) -> std::optional<UOp> {
           if (!no_load(y) || !no_load(c) || no_load(x)) return std::nullopt;
           return x < (c - y);
         }));

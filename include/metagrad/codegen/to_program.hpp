@@ -41,18 +41,18 @@ struct pm_early_def {
   template <class T> static constexpr auto make() {
     return rules(
         // kernel PARAMs have no sources (UOp::param gives them a NOOP)
-        rule(op<Ops::PARAM>(op<Ops::NOOP>).named("p"_n), [](UOp p) { return p.replace({.src = std::vector<UOp>{}}); }),
+        rule(op<Ops::PARAM>(op<Ops::NOOP>).named("p"_n), [](const UOp& p) { return p.replace({.src = std::vector<UOp>{}}); }),
         // no NOOP in the kernel graph
-        rule(op<Ops::NOOP>(var<"x">, etc), [](UOp x) { return x; }),
+        rule(op<Ops::NOOP>(var<"x">, etc), [](const UOp& x) { return x; }),
         // INDEX on a pointer INDEX concatenates them
-        rule(op<Ops::INDEX>(op<Ops::INDEX>.named("i1"_n), etc).named("i2"_n), [](UOp i2, UOp i1) -> std::optional<UOp> {
+        rule(op<Ops::INDEX>(op<Ops::INDEX>.named("i1"_n), etc).named("i2"_n), [](const UOp& i2, const UOp& i1) -> std::optional<UOp> {
           if (!i1.dtype().is_ptr || i2.dtype().is_ptr) return std::nullopt;
           std::vector<UOp> src(i1.src().begin(), i1.src().end());
           src.insert(src.end(), i2.src().begin() + 1, i2.src().end());
           return i2.replace({.src = std::move(src)});
         }),
         // early rangeify: an INDEX of an elementwise op indexes its sources
-        rule(op<Ops::INDEX>(op<GroupOp::Elementwise | OpSet{Ops::CONST}>.named("x"_n), etc).named("idx"_n), [](UOp idx, UOp x) {
+        rule(op<Ops::INDEX>(op<GroupOp::Elementwise | OpSet{Ops::CONST}>.named("x"_n), etc).named("idx"_n), [](const UOp& idx, const UOp& x) {
           std::vector<UOp> rest(idx.src().begin() + 1, idx.src().end()), src;
           for (const UOp& s : x.src()) src.push_back(s.index(rest));
           return x.replace({.src = std::move(src)});

@@ -512,6 +512,21 @@ struct NodeRef {
   friend constexpr bool operator==(NodeRef a, NodeRef b) { return a.p == b.p; }
 };
 inline UOp to_handle(NodeRef n) { return UOp::from_node(n.p); }
+namespace detail {
+// A handle on a node that someone else keeps alive, made and dropped without touching its reference
+// count: a rule's captures, which reach the callback as const UOp&. A callback that keeps one copies it.
+class Borrowed {
+ public:
+  explicit Borrowed(NodeRef n) noexcept : u_(adopt(const_cast<Node*>(n.p))) {}
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  ~Borrowed() {}  // u_ is never destroyed: it owns no reference
+  const UOp& get() const noexcept { return u_; }
+
+ private:
+  union { UOp u_; };
+};
+}  // namespace detail
 inline NodeRef to_view(const UOp& u) { return u.node(); }
 
 // the ctx type when a rewrite is given none

@@ -102,8 +102,22 @@ struct Rule {
     if (hit && to_view(*out) == n) out.reset(), hit = false;
     return hit;
   }
+  // A runtime node's captures reach the callback as borrowed handles (no reference count touched): a
+  // callback taking const UOp& costs nothing per capture, one taking UOp copies it (an atomic increment
+  // and decrement each)
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> call(const detail::Captures<N, ncap>& caps, Ctx* ctx, std::index_sequence<I...>) const {
+    if constexpr (std::is_same_v<N, NodeRef>) {
+      const std::array<detail::Borrowed, ncap> b{detail::Borrowed(caps.v[I])...};
+      if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<const UOp&>())...>)
+        return detail::as_result<H>(fn(b[I].get()...));
+      else if constexpr (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<const UOp&>())...>)
+        return detail::as_result<H>(fn(*ctx, b[I].get()...));
+      else return call_handles<H>(caps, ctx, std::index_sequence<I...>{});
+    } else return call_handles<H>(caps, ctx, std::index_sequence<I...>{});
+  }
+  template <class H, class N, class Ctx, std::size_t... I>
+  constexpr std::optional<H> call_handles(const detail::Captures<N, ncap>& caps, Ctx* ctx, std::index_sequence<I...>) const {
     if constexpr (std::is_invocable_v<const F&, decltype((void)I, std::declval<H>())...>)
       return detail::as_result<H>(fn(to_handle(caps.v[I])...));
     else if constexpr (!std::is_same_v<Ctx, NoCtx> && std::is_invocable_v<const F&, Ctx&, decltype((void)I, std::declval<H>())...>)

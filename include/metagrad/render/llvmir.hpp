@@ -250,22 +250,22 @@ struct llvm_rewrite_def {
     return rules(
         // ---- beyond tinygrad's CPU set: MAX and the unary intrinsics (llvm_intrinsic_ops) ----
         rule(op<Ops::MAX>(var<"a">, var<"b">).named("x"_n),
-             [](C& ctx, UOp x, UOp a, UOp b) { return ctx.emit(llvm_max(ctx, x, a, b)); }),
+             [](C& ctx, const UOp& x, const UOp& a, const UOp& b) { return ctx.emit(llvm_max(ctx, x, a, b)); }),
         rule(op<Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::SQRT, Ops::TRUNC>(var<"y">).named("x"_n),
-             [](C& ctx, UOp x, UOp y) -> std::optional<UOp> {
+             [](C& ctx, const UOp& x, const UOp& y) -> std::optional<UOp> {
                if (!x.dtype().is_float()) return std::nullopt;
                return ctx.emit("  " + ctx[x] + " = call " + llvm_type(x.dtype()) + " @llvm." + llvm_intrinsic_name(x.op()) + "." +
                                llvm_mangle(x.dtype()) + "(" + ctx.typed(y) + ")");
              }),
 
         // ---- memory load/store ----
-        rule(op<Ops::INDEX>(var<"buf">, var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp buf, UOp idx) {
+        rule(op<Ops::INDEX>(var<"buf">, var<"idx">).named("x"_n), [](C& ctx, const UOp& x, const UOp& buf, const UOp& idx) {
           return ctx.emit("  " + ctx[x] + " = getelementptr inbounds " + llvm_type(x.dtype().base()) + ", " + ctx.typed(buf) +
                           ", " + ctx.typed(idx));
         }),
         // a gated load without a branch: where the mask is false it loads from a zero constant of the module
         // (always readable) and selects alt; straight-line code LLVM can schedule and vectorize
-        rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, UOp x, UOp idx, UOp alt, UOp mask) {
+        rule(op<Ops::LOAD>(var<"idx">, var<"alt">, var<"mask">).named("x"_n), [](C& ctx, const UOp& x, const UOp& idx, const UOp& alt, const UOp& mask) {
           const std::string v = ctx[x], t = llvm_type(x.dtype());
           if (mask.dtype().count > 1) {
             // a gate per lane: llvm.masked.load reads only the lanes whose gate holds. The address is a GEP
@@ -281,15 +281,15 @@ struct llvm_rewrite_def {
                           "  " + v + "_l = load " + t + ", ptr " + v + "_p" + llvm_align(x.dtype()) + "\n" +
                           "  " + v + " = select i1 " + ctx[mask] + ", " + t + " " + v + "_l, " + ctx.typed(alt));
         }),
-        rule(op<Ops::LOAD>(var<"idx">).named("x"_n), [](C& ctx, UOp x, UOp idx) {
+        rule(op<Ops::LOAD>(var<"idx">).named("x"_n), [](C& ctx, const UOp& x, const UOp& idx) {
           return ctx.emit("  " + ctx[x] + " = load " + llvm_type(x.dtype()) + ", " + ctx.typed(idx) + llvm_align(x.dtype()));
         }),
-        rule(op<Ops::STORE>(var<"idx">, var<"var">), [](C& ctx, UOp idx, UOp var) {
+        rule(op<Ops::STORE>(var<"idx">, var<"var">), [](C& ctx, const UOp& idx, const UOp& var) {
           return ctx.emit("  store " + ctx.typed(var) + ", " + ctx.typed(idx) + llvm_align(var.dtype()));
         }),
 
         // ---- GEP/STACK for vectors ----
-        rule(op<Ops::GEP>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::GEP>(var<"y">).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           const auto& a = x.arg();
           if (a.size() == 1) return ctx.emit("  " + ctx[x] + " = extractelement " + ctx.typed(y) + ", i32 " + std::to_string(a[0].as_int()));
           std::string mask;  // several elements: a shuffle
@@ -298,13 +298,13 @@ struct llvm_rewrite_def {
                           std::to_string(a.size()) + " x i32> <" + mask + ">");
         }),
         // a broadcast: one insert and a splat shuffle
-        rule(op<Ops::STACK>(repeat(var<"y">)).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::STACK>(repeat(var<"y">)).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           const std::string v = ctx[x], t1 = "<1 x " + llvm_type(y.dtype()) + ">";
           return ctx.emit("  " + v + "_z = insertelement " + t1 + " poison, " + ctx.typed(y) + ", i32 0\n" +
                           "  " + v + " = shufflevector " + t1 + " " + v + "_z, " + t1 + " poison, <" +
                           std::to_string(x.dtype().count) + " x i32> zeroinitializer");
         }),
-        rule(op<Ops::STACK>.named("x"_n), [](C& ctx, UOp x) {
+        rule(op<Ops::STACK>.named("x"_n), [](C& ctx, const UOp& x) {
           std::string s;
           const std::string v = ctx[x], t = llvm_type(x.dtype());
           for (std::size_t i = 0; i < x.nsrc(); ++i) {
@@ -315,10 +315,10 @@ struct llvm_rewrite_def {
         }),
 
         // ---- unary/binary/ternary ops ----
-        rule(op<Ops::BITCAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::BITCAST>(var<"y">).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           return ctx.emit("  " + ctx[x] + " = bitcast " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
         }),
-        rule(op<Ops::CAST>(var<"y">).named("x"_n), [](C& ctx, UOp x, UOp y) {
+        rule(op<Ops::CAST>(var<"y">).named("x"_n), [](C& ctx, const UOp& x, const UOp& y) {
           // llvmir.py's lcast has no cast to bool (codegen makes it x != 0); render it the same way
           if (x.dtype().is_bool() && !y.dtype().is_bool()) {
             const char* ne = llvm_binary(Ops::CMPNE, y.dtype());
@@ -340,26 +340,26 @@ struct llvm_rewrite_def {
           }
           return ctx.emit("  " + ctx[x] + " = " + llvm_cast(y.dtype(), x.dtype()) + " " + ctx.typed(y) + " to " + llvm_type(x.dtype()));
         }),
-        rule(op<GroupOp::Binary>(var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp a, UOp b) {
+        rule(op<GroupOp::Binary>(var<"a">, var<"b">).named("x"_n), [](C& ctx, const UOp& x, const UOp& a, const UOp& b) {
           const char* ins = llvm_binary(x.op(), a.dtype());
           if (!ins)
             throw Error("render_llvm: no LLVM instruction for " + op_repr(x.op()) + " on " + a.dtype().repr() +
                         " (codegen decomposes the ops outside llvm_supported_ops)");
           return ctx.emit("  " + ctx[x] + " = " + ins + " " + ctx.typed(a) + ", " + ctx[b]);
         }),
-        rule(op<Ops::WHERE>(var<"c">, var<"a">, var<"b">).named("x"_n), [](C& ctx, UOp x, UOp c, UOp a, UOp b) {
+        rule(op<Ops::WHERE>(var<"c">, var<"a">, var<"b">).named("x"_n), [](C& ctx, const UOp& x, const UOp& c, const UOp& a, const UOp& b) {
           return ctx.emit("  " + ctx[x] + " = select " + ctx.typed(c) + ", " + ctx.typed(a) + ", " + ctx.typed(b));
         }),
 
         // ---- range: a loop whose counter is a phi; END closes it (innermost first if it closes several) ----
-        rule(op<Ops::RANGE>.named("r"_n), [](C& ctx, UOp r) {
+        rule(op<Ops::RANGE>.named("r"_n), [](C& ctx, const UOp& r) {
           const std::string l = ctx.range_label(r), v = ctx[r], t = llvm_type(r.dtype());
           return ctx.emit("  br label %loop_entry_" + l + "\nloop_entry_" + l + ":\n  br label %loop_latch_" + l + "\nloop_latch_" + l +
                           ":\n  " + v + " = phi " + t + " [ 0, %loop_entry_" + l + " ], [ " + v + "phi, %loop_footer_" + l + " ]\n  " +
                           v + "phi = add " + t + " " + v + ", 1\n  " + v + "cmp = icmp ult " + t + " " + v + ", " + ctx[r.src(0)] +
                           "\n  br i1 " + v + "cmp, label %loop_body_" + l + ", label %loop_exit_" + l + "\nloop_body_" + l + ":");
         }),
-        rule(op<Ops::END>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::END>.named("x"_n), [](C& ctx, const UOp& x) -> std::optional<UOp> {
           std::vector<UOp> rngs(x.src().begin() + 1, x.src().end());
           for (const UOp& r : rngs) if (r.op() != Ops::RANGE || !ctx.pos.contains(r.node())) return std::nullopt;
           std::sort(rngs.begin(), rngs.end(), [&](const UOp& a, const UOp& b) { return *ctx.pos.find(a.node()) > *ctx.pos.find(b.node()); });
@@ -373,11 +373,11 @@ struct llvm_rewrite_def {
         }),
 
         // ---- if: the body of a gated store ----
-        rule(op<Ops::IF>(var<"g">, etc).named("x"_n), [](C& ctx, UOp x, UOp g) {
+        rule(op<Ops::IF>(var<"g">, etc).named("x"_n), [](C& ctx, const UOp& x, const UOp& g) {
           const std::string b = ctx.bare(x);
           return ctx.emit("  br i1 " + ctx[g] + ", label %ifbody_" + b + ", label %ifskip_" + b + "\nifbody_" + b + ":");
         }),
-        rule(op<Ops::ENDIF>(var<"i">), [](C& ctx, UOp i) {
+        rule(op<Ops::ENDIF>(var<"i">), [](C& ctx, const UOp& i) {
           const std::string b = ctx.bare(i);
           return ctx.emit("  br label %ifskip_" + b + "\nifskip_" + b + ":");
         }),
@@ -407,29 +407,29 @@ struct llvm_extra_matcher_def {
     return rules(
         // create_non_native_float_pats((bfloat16,)): ALU on bfloat16 runs in float32
         rule(op<Ops::WHERE>(var<"b">, var<"x">.dtype(bf), var<"y">.dtype(bf)),
-             [fl](UOp b, UOp x, UOp y) { return UOp(Ops::WHERE, fl(x), std::vector<UOp>{b, x.cast(fl(x)), y.cast(fl(x))}).cast(x.dtype()); }),
-        rule(op<GroupOp::ALU>.dtype(bf).named("x"_n), [fl](UOp x) {
+             [fl](const UOp& b, const UOp& x, const UOp& y) { return UOp(Ops::WHERE, fl(x), std::vector<UOp>{b, x.cast(fl(x)), y.cast(fl(x))}).cast(x.dtype()); }),
+        rule(op<GroupOp::ALU>.dtype(bf).named("x"_n), [fl](const UOp& x) {
           std::vector<UOp> src;
           for (const UOp& s : x.src()) src.push_back(s.cast(fl(s)));
           return UOp(x.op(), fl(x), src, x.arg()).cast(x.dtype());
         }),
         rule(op<GroupOp::ALU>(var<"x">.dtype(bf), var<"y">.dtype(bf)).dtype(dtypes::bool_).named("alu"_n),
-             [fl](UOp alu, UOp x, UOp y) { return UOp(alu.op(), alu.dtype(), std::vector<UOp>{x.cast(fl(x)), y.cast(fl(y))}, alu.arg()); }),
+             [fl](const UOp& alu, const UOp& x, const UOp& y) { return UOp(alu.op(), alu.dtype(), std::vector<UOp>{x.cast(fl(x)), y.cast(fl(y))}, alu.arg()); }),
         // add float intermediate casting
-        rule(op<Ops::CAST>(var<"x">).dtype(bf).named("y"_n), [fl](UOp y, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"x">).dtype(bf).named("y"_n), [fl](const UOp& y, const UOp& x) -> std::optional<UOp> {
           if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
           return x.cast(fl(x)).cast(y.dtype());
         }),
-        rule(op<Ops::CAST>(var<"y">.dtype(bf)).named("x"_n), [fl](UOp x, UOp y) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"y">.dtype(bf)).named("x"_n), [fl](const UOp& x, const UOp& y) -> std::optional<UOp> {
           if (x.dtype().scalar() == dtypes::float32) return std::nullopt;
           return y.cast(fl(y)).cast(x.dtype());
         }),
         // pm_manual_bf16_cast: the conversions themselves, as integer ops
-        rule(op<Ops::CAST>(var<"x">.dtype(bf)).dtype(f32), [](UOp x) {
+        rule(op<Ops::CAST>(var<"x">.dtype(bf)).dtype(f32), [](const UOp& x) {
           const int n = x.dtype().count;
           return (x.bitcast(dtypes::uint16.vec(n)).cast(dtypes::uint32) << 16).bitcast(dtypes::float32.vec(n));
         }),
-        rule(op<Ops::CAST>(var<"x">.dtype(f32)).dtype(bf), [](UOp x) { return llvm_float_to_bf16(x); }));
+        rule(op<Ops::CAST>(var<"x">.dtype(f32)).dtype(bf), [](const UOp& x) { return llvm_float_to_bf16(x); }));
   }
 };
 }  // namespace detail

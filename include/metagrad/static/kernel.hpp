@@ -149,15 +149,15 @@ struct static_index_rules_def {
         // constant folding of integer ops (symbolic's fold_const_alu evaluates runtime values)
         rule(op<Ops::ADD, Ops::MUL, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::OR, Ops::XOR>(
                  cvar<"a">, cvar<"b">).named("r"_n),
-             [](auto r, auto a, auto b) -> decltype(r) {
+             [](const auto& r, const auto& a, const auto& b) -> std::decay_t<decltype(r)> {
                if (!int_like(a.dtype()) || ((r.op() == Ops::FLOORDIV || r.op() == Ops::FLOORMOD) && b.arg().as_int() == 0)) return {};
                return r.const_like(CArg(fold_int(r.op(), a.arg().as_int(), b.arg().as_int())));
              }),
         // division and modulo by a positive constant, from bounds
-        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](auto d, auto x, auto c) { return fold_divmod(d, x, c); }),
-        rule(op<Ops::ADD>.named("a"_n), [](auto a) { return fold_recombine(a); }),
+        rule(op<Ops::FLOORDIV, Ops::FLOORMOD>(var<"x">, cvar<"c">).named("d"_n), [](const auto& d, const auto& x, const auto& c) { return fold_divmod(d, x, c); }),
+        rule(op<Ops::ADD>.named("a"_n), [](const auto& a) { return fold_recombine(a); }),
         // a reduce over a range of one value (symbolic_fold made it the constant 0) is its value
-        rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](auto x) { return x; }));
+        rule(op<Ops::REDUCE>(var<"x">, op<Ops::CONST>), [](const auto& x) { return x; }));
   }
 };
 }  // namespace detail

@@ -538,18 +538,18 @@ struct pm_float_decomp_def {
     return rules(
         // a cast to an emulated fp8: from float64 directly, from anything else through float32 (exact for
         // every float and every int that does not saturate anyway)
-        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, UOp x, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, const UOp& x, const UOp& val) -> std::optional<UOp> {
           if (!ctx.contains(x.dtype()) || x.dtype().is_ptr) return std::nullopt;
           const UOp w = widen_emulated(ctx, val);
           return f32_to_fp8(w.dtype().scalar() == dtypes::float64 ? w : w.cast(dtypes::float32.vec(w.dtype().count)), x.dtype().scalar());
         }),
         // a cast from one: its float32 value, cast on
-        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, UOp x, UOp val) -> std::optional<UOp> {
+        rule(op<Ops::CAST>(var<"val">).named("x"_n), [](C& ctx, const UOp& x, const UOp& val) -> std::optional<UOp> {
           if (!ctx.contains(val.dtype()) || x.dtype().is_ptr) return std::nullopt;
           return fp8_to_f32(val).cast(x.dtype());
         }),
         // an ALU op on or to an emulated fp8 runs in float32, its result rounded back
-        rule(op<GroupOp::ALU>.named("x"_n), [](C& ctx, UOp x) -> std::optional<UOp> {
+        rule(op<GroupOp::ALU>.named("x"_n), [](C& ctx, const UOp& x) -> std::optional<UOp> {
           bool any = ctx.contains(x.dtype());
           for (const UOp& s : x.src()) any = any || ctx.contains(s.dtype());
           if (!any) return std::nullopt;
@@ -587,9 +587,9 @@ template <Ops OP, class T>
 auto transcendental_rules(bool on, UOp (*f)(const UOp&)) {
   return rules(
       rule(op<OP>(var<"d">).dtype(dtypes::float16, dtypes::float32, dtypes::float64),
-           [on, f](UOp d) -> std::optional<UOp> { return on ? std::optional(f(d)) : std::nullopt; }),
+           [on, f](const UOp& d) -> std::optional<UOp> { return on ? std::optional(f(d)) : std::nullopt; }),
       rule(op<OP>(var<"d">).dtype(dtypes::bfloat16, dtypes::fp8e4m3, dtypes::fp8e5m2).template named<"x">(),
-           [on](UOp x, UOp d) -> std::optional<UOp> {
+           [on](const UOp& x, const UOp& d) -> std::optional<UOp> {
              return on ? std::optional(d.cast(dtypes::float32).alu(x.op()).cast(x.dtype())) : std::nullopt;
            }));
 }
@@ -610,7 +610,7 @@ auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
          detail::transcendental_rules<Ops::LOG2, T>(on(Ops::LOG2), [](const UOp& d) { return xlog2(d); }) +
          detail::transcendental_rules<Ops::SIN, T>(on(Ops::SIN), [](const UOp& d) { return xsin(d); }) +
          // rewrite SQRT to xpow 0.5
-         rules(rule(op<Ops::SQRT>(var<"d">), [on_sqrt = on(Ops::SQRT)](UOp d) -> std::optional<UOp> {
+         rules(rule(op<Ops::SQRT>(var<"d">), [on_sqrt = on(Ops::SQRT)](const UOp& d) -> std::optional<UOp> {
            return on_sqrt ? std::optional(xpow(d, d.const_like(0.5))) : std::nullopt;
          }));
 }

@@ -278,12 +278,12 @@ struct div_and_mod_symbolic_def {
   template <class T> static constexpr auto make() {
     return rules(
         // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
-        rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](UOp x, UOp c, UOp a, UOp d) -> std::optional<UOp> {
+        rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& a, const UOp& d) -> std::optional<UOp> {
           if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
           return (x + a * c).floordiv(c * d);
         }),
         // (x+c)//d -> (x+c%d)//d + c//d for d>0
-        rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](UOp x, UOp c, UOp d) -> std::optional<UOp> {
+        rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& d) -> std::optional<UOp> {
           if (!c.arg().is_int() || !d.arg().is_int()) return std::nullopt;
           std::int64_t cv = c.arg().as_int(), dv = d.arg().as_int();
           if (dv <= 0 || py_floormod(cv, dv) == cv) return std::nullopt;

@@ -78,8 +78,8 @@ struct pm_clean_up_group_sink_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::GROUP>(var<"x">), [](UOp x) { return x; }),
-        rule(op<Ops::SINK, Ops::GROUP>.named("root"_n), [](UOp root) -> std::optional<UOp> {
+        rule(op<Ops::GROUP>(var<"x">), [](const UOp& x) { return x; }),
+        rule(op<Ops::SINK, Ops::GROUP>.named("root"_n), [](const UOp& root) -> std::optional<UOp> {
           bool any = false;
           std::vector<UOp> src;
           for (const UOp& x : root.src()) {
@@ -109,34 +109,34 @@ struct sym_def {
     auto one_plus_x_recip = recip(1 + x).named("d"_n);
     return symbolic.get<T>() + pm_simplify_valid.get<T>() + rules(
         // reorder ALU/STACK
-        rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named("alu"_n), [](UOp alu, UOp x, UOp y) {
+        rule(op<GroupOp::ALU>(op<Ops::STACK>(repeat(var<"x">)), op<Ops::STACK>(repeat(var<"y">))).named("alu"_n), [](const UOp& alu, const UOp& x, const UOp& y) {
           UOp s(alu.op(), alu.dtype().scalar(), {x, y});
           return UOp(Ops::STACK, alu.dtype(), std::vector<UOp>(std::size_t(alu.dtype().count), s));
         }),
         // push a cast into the branches of a where
         rule(cast(where(var<"s">, var<"a">, var<"b">)).named("cast"_n),
-             [](UOp cast, UOp s, UOp a, UOp b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
+             [](const UOp& cast, const UOp& s, const UOp& a, const UOp& b) { return s.where(a.cast(cast.dtype()), b.cast(cast.dtype())); }),
         // ** pow **
-        rule(op<Ops::POW>.named("p"_n), [](UOp p) { return xpow(p.src(0), p.src(1)); }),
+        rule(op<Ops::POW>.named("p"_n), [](const UOp& p) { return xpow(p.src(0), p.src(1)); }),
         // ** load/store folding **
-        rule(store(op<Ops::INDEX>.named("index"_n), load(op<Ops::INDEX>.named("index"_n))), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(store(op<Ops::INDEX>.named("index"_n), load(op<Ops::INDEX>.named("index"_n))), [](const UOp&) { return UOp(Ops::NOOP); }),
         rule(store(op<Ops::INDEX>.named("index"_n), where(var<"gate">, var<"alt">, load(op<Ops::INDEX>.named("index"_n)))),
-             [](UOp index, UOp gate, UOp alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
+             [](const UOp& index, const UOp& gate, const UOp& alt) { return index.src(0).index({gate.where(index.src(1), UOp::invalid())}).store(alt); }),
         // fold gated STORE
-        rule(op<Ops::STORE>(upat, invalid_pat), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(op<Ops::STORE>(upat, invalid_pat), [](const UOp&) { return UOp(Ops::NOOP); }),
         // a store of a where with Invalid is a gated store
         rule(op<Ops::STORE>(op<Ops::INDEX>.named("index"_n), where(var<"cond">, var<"val">, invalid_pat)),
-             [](UOp index, UOp cond, UOp val, UOp) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
+             [](const UOp& index, const UOp& cond, const UOp& val, const UOp&) { return index.src(0).index({cond.where(index.src(1), UOp::invalid())}).store(val); }),
         // ** reciprocals **
-        rule(recip(x * x), [](UOp x) { return x.reciprocal() * x.reciprocal(); }),
-        rule(recip(x * x * x), [](UOp x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
-        rule(recip(x * cvar<"c">), [](UOp x, UOp c) { return x.reciprocal() * c.reciprocal(); }),
-        rule(x * one_plus_x_recip, [](UOp x, UOp d) { (void)x; return 1 - d; }),
-        rule(x * (one_plus_x_recip * var<"y">), [](UOp x, UOp d, UOp y) { (void)x; return y * (1 - d); }),
-        rule(x * (one_plus_x_recip + var<"y">), [](UOp x, UOp d, UOp y) { return (1 - d) + x * y; }),
-        rule(op<Ops::REDUCE>(op<Ops::WHERE>, etc).named("r"_n), [](UOp r) { return shrink_masked_reduce(r); }),
+        rule(recip(x * x), [](const UOp& x) { return x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * x * x), [](const UOp& x) { return x.reciprocal() * x.reciprocal() * x.reciprocal(); }),
+        rule(recip(x * cvar<"c">), [](const UOp& x, const UOp& c) { return x.reciprocal() * c.reciprocal(); }),
+        rule(x * one_plus_x_recip, [](const UOp& x, const UOp& d) { (void)x; return 1 - d; }),
+        rule(x * (one_plus_x_recip * var<"y">), [](const UOp& x, const UOp& d, const UOp& y) { (void)x; return y * (1 - d); }),
+        rule(x * (one_plus_x_recip + var<"y">), [](const UOp& x, const UOp& d, const UOp& y) { return (1 - d) + x * y; }),
+        rule(op<Ops::REDUCE>(op<Ops::WHERE>, etc).named("r"_n), [](const UOp& r) { return shrink_masked_reduce(r); }),
         // move a const multiply after an ADD REDUCE
-        rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named("r"_n), [](UOp r, UOp x, UOp c) -> std::optional<UOp> {
+        rule(op<Ops::REDUCE>(x * cvar<"c">, etc).named("r"_n), [](const UOp& r, const UOp& x, const UOp& c) -> std::optional<UOp> {
           if (!is_add_reduce(r)) return std::nullopt;
           std::vector<UOp> src{x};
           src.insert(src.end(), r.src().begin() + 1, r.src().end());
@@ -144,11 +144,11 @@ struct sym_def {
           return nr * nr.const_like(c.arg());
         }),
         // reduce mul chain: move muls after the reduce
-        rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named("r"_n), [](UOp r) { return reduce_mul_chain(r); }),
+        rule(op<Ops::REDUCE>(op<Ops::MUL>, etc).named("r"_n), [](const UOp& r) { return reduce_mul_chain(r); }),
         // ** combine terms (opinionated) **
-        rule(-1 * (x + var<"y">), [](UOp x, UOp y) { return (-x) + (-y); }),
+        rule(-1 * (x + var<"y">), [](const UOp& x, const UOp& y) { return (-x) + (-y); }),
         // (x+y)*c -> x*c+y*c, only for int (float has inf*0=nan)
-        rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](UOp x, UOp y, UOp c) { return x * c + y * c; })) + pm_clean_up_group_sink.get<T>();
+        rule((x.dtype(dtypes::weakint) + var<"y">) * cvar<"c">, [](const UOp& x, const UOp& y, const UOp& c) { return x * c + y * c; })) + pm_clean_up_group_sink.get<T>();
   }
 };
 }  // namespace detail

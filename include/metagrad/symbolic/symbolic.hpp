@@ -220,40 +220,40 @@ struct propagate_invalid_def {
     const auto invalid_gate = invalid_gate_v<T>;
     return rules(
         rule(cast(invalid_gate).named("cast"_n),
-             [](UOp cast, UOp, UOp x, UOp i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
-        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i) { return cond.where(x.alu(alu.op()), i); }),
+             [](const UOp& cast, const UOp&, const UOp& x, const UOp& i) -> std::optional<UOp> { if (i.dtype() != dtypes::weakint) return std::nullopt; return x.cast(cast.dtype()); }),
+        rule(op<GroupOp::Unary>(invalid_gate).named("alu"_n), [](const UOp& alu, const UOp& cond, const UOp& x, const UOp& i) { return cond.where(x.alu(alu.op()), i); }),
         rule(op<BinaryNoCmp>(invalid_gate, var<"y">).named("alu"_n),
-             [](UOp alu, UOp cond, UOp x, UOp i, UOp y) { return cond.where(x.alu(alu.op(), {y}), i); }),
+             [](const UOp& alu, const UOp& cond, const UOp& x, const UOp& i, const UOp& y) { return cond.where(x.alu(alu.op(), {y}), i); }),
         rule(op<BinaryNoCmp>(var<"y">, invalid_gate).named("alu"_n),
-             [](UOp alu, UOp y, UOp cond, UOp x, UOp i) { return cond.where(y.alu(alu.op(), {x}), i); }),
-        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](UOp alu, UOp cond, UOp x, UOp i, UOp y) {
+             [](const UOp& alu, const UOp& y, const UOp& cond, const UOp& x, const UOp& i) { return cond.where(y.alu(alu.op(), {x}), i); }),
+        rule(op<GroupOp::Comparison>(invalid_gate, var<"y">).named("alu"_n), [](const UOp& alu, const UOp& cond, const UOp& x, const UOp& i, const UOp& y) {
           return i.dtype() == dtypes::weakint ? x.alu(alu.op(), {y}) : cond.where(x.alu(alu.op(), {y}), i.cast(dtypes::bool_));
         }),
-        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](UOp alu, UOp y, UOp cond, UOp x, UOp i) {
+        rule(op<GroupOp::Comparison>(var<"y">, invalid_gate).named("alu"_n), [](const UOp& alu, const UOp& y, const UOp& cond, const UOp& x, const UOp& i) {
           return i.dtype() == dtypes::weakint ? y.alu(alu.op(), {x}) : cond.where(y.alu(alu.op(), {x}), i.cast(dtypes::bool_));
         }),
         // an ALU on Invalid is Invalid
-        rule(op<GroupOp::Unary>(invalid_pat), [](UOp i) { return i; }),
-        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](UOp i) { return i; }),
+        rule(op<GroupOp::Unary>(invalid_pat), [](const UOp& i) { return i; }),
+        rule(op<BinaryNoCmp>(any_order(invalid_pat, upat)), [](const UOp& i) { return i; }),
         // where(cond, Invalid, val) -> where(!cond, val, Invalid)
         rule(where(var<"cond">, invalid_pat, var<"val">),
-             [](UOp cond, UOp i, UOp val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
+             [](const UOp& cond, const UOp& i, const UOp& val) { return is_invalid(val) ? i : cond.logical_not().where(val, i); }),
         // lift Invalid out
-        rule(where(var<"a">, invalid_gate, var<"c">), [](UOp a, UOp cond, UOp x, UOp i, UOp c) -> std::optional<UOp> {
+        rule(where(var<"a">, invalid_gate, var<"c">), [](const UOp& a, const UOp& cond, const UOp& x, const UOp& i, const UOp& c) -> std::optional<UOp> {
           if (is_invalid(c)) return std::nullopt;
           return (a == cond ? cond : (a.logical_not() | cond)).where(a.where(x, c), i);
         }),
-        rule(where(var<"a">, var<"b">, invalid_gate), [](UOp a, UOp b, UOp cond, UOp x, UOp i) -> std::optional<UOp> {
+        rule(where(var<"a">, var<"b">, invalid_gate), [](const UOp& a, const UOp& b, const UOp& cond, const UOp& x, const UOp& i) -> std::optional<UOp> {
           if (is_invalid(b)) return std::nullopt;
           return (a | cond).where(a.where(b, x), i);
         }),
-        rule(bitcast(invalid_pat).named("bc"_n), [](UOp bc, UOp i) { return i.cast(bc.dtype()); }),
+        rule(bitcast(invalid_pat).named("bc"_n), [](const UOp& bc, const UOp& i) { return i.cast(bc.dtype()); }),
         rule(bitcast(invalid_gate).named("bc"_n),
-             [](UOp bc, UOp cond, UOp x, UOp i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
+             [](const UOp& bc, const UOp& cond, const UOp& x, const UOp& i) { return cond.where(x.bitcast(bc.dtype()), i.bitcast(bc.dtype())); }),
         // fold gated LOAD/STORE
-        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](UOp) { return UOp(Ops::NOOP); }),
+        rule(op<Ops::STORE>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), upat), [](const UOp&) { return UOp(Ops::NOOP); }),
         rule(op<Ops::LOAD>(or_casted(op<Ops::INDEX>(upat, invalid_pat, etc)), etc).named("x"_n),
-             [](UOp x, UOp) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
+             [](const UOp& x, const UOp&) { return x.nsrc() > 1 ? x.src(1) : x.const_like(0); }));
   }
 };
 }  // namespace detail
@@ -272,95 +272,95 @@ struct symbolic_simple_def {
         // Callbacks written as generic lambdas also rewrite the nodes of a compile-time graph
         // (static/: static kernels run this rule set in constant evaluation); the UOp-only ones are
         // skipped there.
-        rule(var<"x"> + 0, [](auto x) { return x; }),
-        rule(var<"x"> * 1, [](auto x) { return x; }),
-        rule(ints_bool_weak(var<"x">) ^ 0, [](auto x) { return x; }),
-        rule(var<"x"> / var<"x">, [](auto x) { return x.const_like(1); }),
-        rule(var<"x"> / 1, [](auto x) { return x; }),
-        rule(var<"x"> / -1, [](UOp x) { return -x; }),
-        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](UOp x, UOp) { return x; }),
-        rule((upat % var<"y">).named("base"_n) % var<"y">, [](UOp base, UOp) { return base; }),
+        rule(var<"x"> + 0, [](const auto& x) { return x; }),
+        rule(var<"x"> * 1, [](const auto& x) { return x; }),
+        rule(ints_bool_weak(var<"x">) ^ 0, [](const auto& x) { return x; }),
+        rule(var<"x"> / var<"x">, [](const auto& x) { return x.const_like(1); }),
+        rule(var<"x"> / 1, [](const auto& x) { return x; }),
+        rule(var<"x"> / -1, [](const UOp& x) { return -x; }),
+        rule((var<"x"> ^ var<"y">) ^ var<"y">, [](const UOp& x, const UOp&) { return x; }),
+        rule((upat % var<"y">).named("base"_n) % var<"y">, [](const UOp& base, const UOp&) { return base; }),
         // variations of (x%c)+(x//c)*c = x
-        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](UOp x) { return fold_add_divmod_recombine(x); }),
-        rule(bool_x & cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? x : c; }),
-        rule(bool_x | cvar<"c">, [](auto x, auto c) { return c.arg().as_bool() ? c : x; }),
-        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](auto x) { return x; }),
-        rule(ne(ne(bool_x, true), true), [](auto x) { return x; }),
-        rule(where(bool_x, cbool(true), cbool(false)), [](auto x) { return x; }),
-        rule(where(bool_x, cbool(false), cbool(true)), [](auto x) { return x.logical_not(); }),
+        rule(op<Ops::ADD>.dtype(dtypes::weakint).named("x"_n), [](const UOp& x) { return fold_add_divmod_recombine(x); }),
+        rule(bool_x & cvar<"c">, [](const auto& x, const auto& c) { return c.arg().as_bool() ? x : c; }),
+        rule(bool_x | cvar<"c">, [](const auto& x, const auto& c) { return c.arg().as_bool() ? c : x; }),
+        rule(op<GroupOp::Idempotent>(var<"x">, var<"x">), [](const auto& x) { return x; }),
+        rule(ne(ne(bool_x, true), true), [](const auto& x) { return x; }),
+        rule(where(bool_x, cbool(true), cbool(false)), [](const auto& x) { return x; }),
+        rule(where(bool_x, cbool(false), cbool(true)), [](const auto& x) { return x.logical_not(); }),
         // CAST(bool -> int) != c: CAST(True) is 1 and CAST(False) is 0
-        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](auto x, auto c) {
+        rule(ne(ints_weak(cast(bool_x)), cvar<"c">), [](const auto& x, const auto& c) {
           return c.arg().py_equals(0) ? x : c.arg().py_equals(1) ? x.logical_not() : x.const_like(true);
         }),
-        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](auto x) { return x; }),
+        rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](const auto& x) { return x; }),
         // ** zero folding **
-        rule(var<"x"> < var<"x">, [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
-        rule(var<"x"> % var<"x">, [](auto x) { return x.const_like(0); }),
-        rule(var<"x"> ^ var<"x">, [](auto x) { return x.const_like(0); }),
-        rule(var<"x"> & 0, [](auto x) { return x.const_like(0); }),
+        rule(var<"x"> < var<"x">, [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> % var<"x">, [](const auto& x) { return x.const_like(0); }),
+        rule(var<"x"> ^ var<"x">, [](const auto& x) { return x.const_like(0); }),
+        rule(var<"x"> & 0, [](const auto& x) { return x.const_like(0); }),
         // (x&mask)>>k -> x>>k when the mask only clears bits below k
-        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](UOp x, UOp mask, UOp k) -> std::optional<UOp> {
+        rule((var<"x"> & cvar<"mask">) >> cvar<"k">, [](const UOp& x, const UOp& mask, const UOp& k) -> std::optional<UOp> {
           if (!mask.arg().is_int() || !k.arg().is_int() || k.arg().as_int() < 0 || k.arg().as_int() > 62) return std::nullopt;
           if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
           return x >> k.arg().as_int();
         }),
-        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](auto x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
         // ** constant folding **
-        rule(op<GroupOp::Unary>(consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
-        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+        rule(op<GroupOp::Unary>(consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
+        rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
         // THREEFRY of constants: evaluate the decomposition (tinygrad simplifies it, which folds it wrong)
         rule(op<Ops::THREEFRY>(cvar<"x">, cvar<"key">).named("a"_n),
-             [](UOp a, UOp x, UOp key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
-        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](UOp a) { return fold_const_alu(a); }),
+             [](const UOp& a, const UOp& x, const UOp& key) { return a.const_like(evaluate(threefry2x32(x, key), {})); }),
+        rule(op<GroupOp::Ternary>(consts, consts, consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
         // bool MUL is AND, ADD/MAX is OR
-        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x & y; }),
-        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](auto x, auto y) { return x | y; }),
-        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](auto x, auto y) { return x | y; }),
+        rule(var<"x">.dtype(dtypes::bool_) * var<"y">.dtype(dtypes::bool_), [](const auto& x, const auto& y) { return x & y; }),
+        rule(var<"x">.dtype(dtypes::bool_) + var<"y">.dtype(dtypes::bool_), [](const auto& x, const auto& y) { return x | y; }),
+        rule(maximum(var<"x">.dtype(dtypes::bool_), var<"y">.dtype(dtypes::bool_)), [](const auto& x, const auto& y) { return x | y; }),
         // *** div rules ***
-        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
-        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](UOp x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
-        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](auto x) { return x.const_like(1); }),
-        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](auto x, auto) { return x; }),
+        rule(cvar<"x">.arg(0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](const UOp& x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
+        rule((var<"x"> * 0) * op<Ops::RECIPROCAL>(op<Ops::CONST>.arg(0)), [](const UOp& x) { return x.const_like(std::numeric_limits<double>::quiet_NaN()); }),
+        rule(var<"x"> * op<Ops::RECIPROCAL>(var<"x">), [](const auto& x) { return x.const_like(1); }),
+        rule((var<"x"> * var<"x2">) * op<Ops::RECIPROCAL>(var<"x2">), [](const auto& x, const auto&) { return x; }),
         // x*0 -> 0, but a nan or inf constant times 0 is nan
-        rule(var<"x"> * 0, [](auto x) {
+        rule(var<"x"> * 0, [](const auto& x) {
           const double v = x.op() == Ops::CONST && x.arg().is_float() ? x.arg().as_float() : 0.0;
           return !(v - v == 0) ? x.const_like(std::numeric_limits<double>::quiet_NaN()) : x.const_like(0);  // v - v is nan for nan and inf
         }),
         // *** cast/bitcast ***
-        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](auto root, auto c) { return root.const_like(c.arg()); }),
+        rule(op<Ops::CAST>(cvar<"c">).named("root"_n), [](const auto& root, const auto& c) { return root.const_like(c.arg()); }),
         rule(op<Ops::CAST, Ops::BITCAST>.named("root"_n),
-             [](auto root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
-        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](UOp root, UOp c) { return fold_bitcast(root, c); }),
+             [](const auto& root) { return root.dtype() == root.src(0).dtype() ? std::optional(root.src(0)) : std::nullopt; }),
+        rule(op<Ops::BITCAST>(cvar<"c">).named("root"_n), [](const UOp& root, const UOp& c) { return fold_bitcast(root, c); }),
         // b.cast(a).cast(b) -> b if a keeps every value of b
-        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](auto b, auto a, auto x) -> std::optional<decltype(x)> {
+        rule(cast(cast(var<"x">).named("a"_n)).named("b"_n), [](const auto& b, const auto& a, const auto& x) -> std::optional<std::decay_t<decltype(x)>> {
           if (x.dtype() == b.dtype() && can_lossless_cast(b.dtype(), a.dtype())) return x;
           return std::nullopt;
         }),
-        rule(cast(var<"x">, dtypes::bool_), [](auto x) { return x.ne(0); }),
+        rule(cast(var<"x">, dtypes::bool_), [](const auto& x) { return x.ne(0); }),
         // ** pow **
-        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](UOp x, UOp c) { return simplify_pow(x, c); }),
-        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](UOp c, UOp x) -> std::optional<UOp> {
+        rule(alu<Ops::POW>(var<"x">, cvar<"c">), [](const UOp& x, const UOp& c) { return simplify_pow(x, c); }),
+        rule(alu<Ops::POW>(cvar<"c">, var<"x">), [](const UOp& c, const UOp& x) -> std::optional<UOp> {
           if (c.arg().py_equals(1)) return c;
           if (c.arg().as_float() > 0) return (x * cmath::log2(c.arg().as_float())).exp2();
           return std::nullopt;
         }),
         // rules for threefry
-        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](UOp x) { return x.cast(dtypes::uint32); }),
+        rule(cast(var<"x">.dtype(dtypes::uint64) & 0xFFFFFFFF, dtypes::uint32), [](const UOp& x) { return x.cast(dtypes::uint32); }),
         rule(cast((upat.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-             [](UOp y) { return y; }),
+             [](const UOp& y) { return y; }),
         rule(((var<"x">.dtype(dtypes::uint64) * (std::int64_t(1) << 32)) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) / (std::int64_t(1) << 32),
-             [](UOp x) { return x; }),
+             [](const UOp& x) { return x; }),
         rule(cast((upat.dtype(dtypes::uint64) << 32) | cast(var<"y">.dtype(dtypes::uint32), dtypes::uint64), dtypes::uint32),
-             [](UOp y) { return y; }),
-        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](UOp x) { return x; }),
+             [](const UOp& y) { return y; }),
+        rule(((var<"x">.dtype(dtypes::uint64) << 32) | cast(upat.dtype(dtypes::uint32), dtypes::uint64)) >> 32, [](const UOp& x) { return x; }),
         // ** simple where folding **
-        rule(where(upat, var<"val">, var<"val">), [](auto val) { return val; }),
-        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](auto gate, auto c0, auto c1) -> std::optional<decltype(c0)> {
+        rule(where(upat, var<"val">, var<"val">), [](const auto& val) { return val; }),
+        rule(where(cvar<"gate">, var<"c0">, var<"c1">), [](const auto& gate, const auto& c0, const auto& c1) -> std::optional<std::decay_t<decltype(c0)>> {
           if (!gate.arg().is_number()) return std::nullopt;
           return gate.arg().as_float() != 0 ? c0 : c1;
         }),
         // a.where(b.where(c, d), d) -> (a & b).where(c, d)
-        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](auto a, auto b, auto c, auto d) { return (a & b).where(c, d); }));
+        rule(where(var<"a">, where(var<"b">, var<"c">, var<"d">), var<"d">), [](const auto& a, const auto& b, const auto& c, const auto& d) { return (a & b).where(c, d); }));
   }
 };
 }  // namespace detail
@@ -381,24 +381,24 @@ struct gep_pushing_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(
-        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](UOp g1, UOp g2) {
+        rule(op<Ops::GEP>(op<Ops::GEP>.named("g2"_n)).named("g1"_n), [](const UOp& g1, const UOp& g2) {
           auto i1 = gep_idx(g1), i2 = gep_idx(g2);
           std::vector<int> r;
           for (int i : i1) r.push_back(i2.at(std::size_t(i)));
           return g2.src(0).gep(r);
         }),
-        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](UOp gep, UOp vec) {
+        rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](const UOp& gep, const UOp& vec) {
           auto idx = gep_idx(gep);
           if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
           std::vector<UOp> s;
           for (int i : idx) s.push_back(vec.src(std::size_t(i)));
           return UOp(Ops::STACK, gep.dtype(), std::move(s));
         }),
-        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](UOp gep, UOp c) { return gep.const_like(c.arg()); }),
+        rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](const UOp& gep, const UOp& c) { return gep.const_like(c.arg()); }),
         // GEP on void is skipped
-        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](UOp x) { return x; }),
+        rule(op<Ops::GEP>(var<"x">.dtype(dtypes::void_)), [](const UOp& x) { return x; }),
         // GEP in order is removed
-        rule(op<Ops::GEP>.named("g"_n), [](UOp g) -> std::optional<UOp> {
+        rule(op<Ops::GEP>.named("g"_n), [](const UOp& g) -> std::optional<UOp> {
           if (g.dtype().is_ptr) return std::nullopt;
           auto idx = gep_idx(g);
           if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
@@ -407,21 +407,21 @@ struct gep_pushing_def {
         }),
         // push all GEPs through ALUs for index
         rule(op<Ops::GEP>(op<GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}>.named("alu"_n)).dtype(dtypes::weakint).named("gep"_n),
-             [](UOp gep, UOp alu) -> std::optional<UOp> {
+             [](const UOp& gep, const UOp& alu) -> std::optional<UOp> {
                if (gep.dtype().is_ptr || alu.dtype().is_ptr) return std::nullopt;
                std::vector<UOp> s;
                for (const UOp& x : alu.src()) s.push_back(x.gep(gep_idx(gep)));
                return UOp(alu.op(), alu.dtype().scalar().vec(gep.dtype().count), std::move(s), alu.arg());
              }),
         // VCAT can't be rendered: a STACK of GEPs
-        rule(op<Ops::VCAT>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+        rule(op<Ops::VCAT>.named("x"_n), [](const UOp& x) -> std::optional<UOp> {
           if (x.dtype().is_ptr) return std::nullopt;
           std::vector<UOp> s;
           for (const UOp& y : x.src()) for (int i = 0; i < y.dtype().count; ++i) s.push_back(y.gep(i));
           return UOp(Ops::STACK, x.dtype(), std::move(s));
         }),
         // STACK of GEPs of the same source
-        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](UOp v, UOp x) -> std::optional<UOp> {
+        rule(op<Ops::STACK>(repeat(op<Ops::GEP>(var<"x">))).named("v"_n), [](const UOp& v, const UOp& x) -> std::optional<UOp> {
           std::vector<int> idx;
           for (const UOp& g : v.src()) {
             auto gi = gep_idx(g);
@@ -441,7 +441,7 @@ template <class D_ = void>
 struct commutative_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
-    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](UOp x) -> std::optional<UOp> {
+    return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](const UOp& x) -> std::optional<UOp> {
       if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
       return std::nullopt;
     }));
@@ -464,23 +464,23 @@ struct symbolic_fold_def {
     return rules(
         // ALU/variable with min == max -> CONST
         rule(op<Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::DEFINE_VAR, Ops::BIND, Ops::SPECIAL>.named("x"_n),
-             [](auto x) { return const_if_fixed(x); }),
-        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](auto x) { return const_if_fixed(x); }),
+             [](const auto& x) { return const_if_fixed(x); }),
+        rule(op<Ops::RANGE>(op<Ops::CONST>, etc).named("x"_n), [](const auto& x) { return const_if_fixed(x); }),
         // max folding
-        rule(maximum(var<"x">, var<"y">), [](auto x, auto y) -> std::optional<decltype(x)> {
+        rule(maximum(var<"x">, var<"y">), [](const auto& x, const auto& y) -> std::optional<std::decay_t<decltype(x)>> {
           if (x.vmin() >= y.vmax()) return x;
           if (x.vmax() <= y.vmin()) return y;
           return std::nullopt;
         }),
         // ** two stage ALU folding **
         rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
-             [](auto f, auto x, auto c1, auto c2) -> std::optional<decltype(f)> {
+             [](const auto& f, const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(f)>> {
                if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
                return x.alu(f.op(), {c1.alu(f.op(), {c2})});
              }),
-        rule((c0 + x) < c1, [](auto c0, auto x, auto c1) { return x < (c1 - c0); }),
+        rule((c0 + x) < c1, [](const auto& c0, const auto& x, const auto& c1) { return x < (c1 - c0); }),
         // (x//c1)//c2 -> x//(c1*c2) for c2>0
-        rule((x / c1) / cvar<"c2">, [](auto x, auto c1, auto c2) -> std::optional<decltype(x)> {
+        rule((x / c1) / cvar<"c2">, [](const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(x)>> {
           if (!(c2.vmin() > 0)) return std::nullopt;
           return x.floordiv(c1 * c2);
         }));
@@ -499,42 +499,42 @@ struct symbolic_def {
     auto c1 = cvar<"c1">;
     return symbolic_simple.get<T>() + commutative.get<T>() + rules(
         // ** boolean algebra **
-        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](UOp x) { return x.const_like(true); }),
+        rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](const UOp& x) { return x.const_like(true); }),
         // ** combine terms **
-        rule(x * c0 + x * c1, [](UOp x, UOp c0, UOp c1) { return x * (c0 + c1); }),
-        rule((var<"y"> + x * c0) + x * c1, [](UOp y, UOp x, UOp c0, UOp c1) { return y + x * (c0 + c1); }),
-        rule(x + x * cvar<"c">, [](UOp x, UOp c) { return x * (c + 1); }),
-        rule((var<"y"> + x) + x * cvar<"c">, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-        rule((var<"y"> + x * cvar<"c">) + x, [](UOp y, UOp x, UOp c) { return y + x * (c + 1); }),
-        rule(x + x, [](UOp x) { return x * 2; }),
-        rule((var<"y"> + x) + x, [](UOp y, UOp x) { return y + x * 2; }),
-        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](UOp x, UOp x2, UOp x3) -> std::optional<UOp> {
+        rule(x * c0 + x * c1, [](const UOp& x, const UOp& c0, const UOp& c1) { return x * (c0 + c1); }),
+        rule((var<"y"> + x * c0) + x * c1, [](const UOp& y, const UOp& x, const UOp& c0, const UOp& c1) { return y + x * (c0 + c1); }),
+        rule(x + x * cvar<"c">, [](const UOp& x, const UOp& c) { return x * (c + 1); }),
+        rule((var<"y"> + x) + x * cvar<"c">, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
+        rule((var<"y"> + x * cvar<"c">) + x, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
+        rule(x + x, [](const UOp& x) { return x * 2; }),
+        rule((var<"y"> + x) + x, [](const UOp& y, const UOp& x) { return y + x * 2; }),
+        rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](const UOp& x, const UOp& x2, const UOp& x3) -> std::optional<UOp> {
           if (x2 == x3) return std::nullopt;
           return x * (x2 * x3).reciprocal();
         }),
-        rule(-1 * (x + cvar<"c">), [](UOp x, UOp c) { return (-x) + (-c); }),
-        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](UOp y, UOp x, UOp c) { return (y * x) + (y * c); }),
+        rule(-1 * (x + cvar<"c">), [](const UOp& x, const UOp& c) { return (-x) + (-c); }),
+        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](const UOp& y, const UOp& x, const UOp& c) { return (y * x) + (y * c); }),
         // ** where folding **
-        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](UOp cond, UOp t, UOp f) -> std::optional<UOp> {
+        rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](const UOp& cond, const UOp& t, const UOp& f) -> std::optional<UOp> {
           if (is_invalid(f)) return std::nullopt;
           return cond.where(f, t);
         }),
         // an alu of two wheres with the same condition combines if a branch pair is constant
         rule(op<GroupOp::Binary>(where(var<"c">, var<"t">, var<"f">), where(var<"c">, var<"tt">, var<"ff">)).named("alu"_n),
-             [](UOp alu, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+             [](const UOp& alu, const UOp& c, const UOp& t, const UOp& f, const UOp& tt, const UOp& ff) -> std::optional<UOp> {
                if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
                  return c.where(t.alu(alu.op(), {tt}), f.alu(alu.op(), {ff}));
                return std::nullopt;
              }),
         rule((var<"y"> + where(var<"c">, var<"t">, var<"f">)) + where(var<"c">, var<"tt">, var<"ff">),
-             [](UOp y, UOp c, UOp t, UOp f, UOp tt, UOp ff) -> std::optional<UOp> {
+             [](const UOp& y, const UOp& c, const UOp& t, const UOp& f, const UOp& tt, const UOp& ff) -> std::optional<UOp> {
                if ((t.op() == Ops::CONST && tt.op() == Ops::CONST) || (f.op() == Ops::CONST && ff.op() == Ops::CONST))
                  return y + c.where(t + tt, f + ff);
                return std::nullopt;
              })) + symbolic_fold.get<T>() + rules(
         // ** lt **
         // c0*x<c1 for positive int c0,c1
-        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](UOp c0, UOp x, UOp c1) -> std::optional<UOp> {
+        rule((c0 * x.dtype(dtypes::weakint)) < c1, [](const UOp& c0, const UOp& x, const UOp& c1) -> std::optional<UOp> {
           if (!c0.arg().is_int() || !c1.arg().is_int()) return std::nullopt;
           std::int64_t a = c0.arg().as_int(), b = c1.arg().as_int();
           if (a > 0 && b > 0) return x < -py_floordiv(-b, a);  // ceil(b/a)
@@ -543,46 +543,46 @@ struct symbolic_def {
           return std::nullopt;
         }),
         // x//d<c -> x<c*d for d>0
-        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](UOp x, UOp d, UOp c) -> std::optional<UOp> {
+        rule((x.dtype(dtypes::weakint) / cvar<"d">) < cvar<"c">, [](const UOp& x, const UOp& d, const UOp& c) -> std::optional<UOp> {
           if (!d.arg().is_int() || !c.arg().is_int() || d.arg().as_int() <= 0) return std::nullopt;
           return x < c.arg().as_int() * d.arg().as_int();
         }),
         // ** move add/mul consts to the end **
-        rule((x + c1) + var<"y">, [](UOp x, UOp c1, UOp y) { return (x + y) + c1; }),
-        rule((x * c1) * var<"y">, [](UOp x, UOp c1, UOp y) { return (x * y) * c1; }),
+        rule((x + c1) + var<"y">, [](const UOp& x, const UOp& c1, const UOp& y) { return (x + y) + c1; }),
+        rule((x * c1) * var<"y">, [](const UOp& x, const UOp& c1, const UOp& y) { return (x * y) * c1; }),
         // generic lt folding
-        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](UOp x, UOp c) -> std::optional<UOp> {
+        rule(x.dtype(dtypes::weakint) < cvar<"c">, [](const UOp& x, const UOp& c) -> std::optional<UOp> {
           if (!c.arg().is_int() || c.arg().as_int() <= 0) return std::nullopt;
           return lt_folding(x, c.arg().as_int());
         }),
-        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](UOp x, UOp y) { return y < x; }),
+        rule(x.dtype(dtypes::weakint) * -1 < var<"y"> * -1, [](const UOp& x, const UOp& y) { return y < x; }),
         // canonicalize a simplex with positive coefficients > 0; not x < 1 means x > 0
-        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](UOp x) -> std::optional<UOp> {
+        rule(ne(x.dtype(dtypes::weakint) < 1, true), [](const UOp& x) -> std::optional<UOp> {
           if (auto nx = canonicalize_simplex(x)) return (*nx < 1).ne(true);
           return std::nullopt;
         }),
         // a range mod its own upper bound is the range
-        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](UOp r, UOp) { return r; }),
-        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](UOp r, UOp) { return r.const_like(0); }),
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) % var<"end">, [](const UOp& r, const UOp&) { return r; }),
+        rule(op<Ops::RANGE>(var<"end">, etc).named("r"_n) / var<"end">, [](const UOp& r, const UOp&) { return r.const_like(0); }),
         // cast folding: an intermediate cast that does not narrow is one cast
-        rule(cast(cast(x).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        rule(cast(cast(x).named("a"_n)).named("b"_n), [](const UOp& b, const UOp& a, const UOp& x) -> std::optional<UOp> {
           if (can_lossless_cast(x.dtype(), a.dtype())) return x.cast(b.dtype());
           return std::nullopt;
         }),
-        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](UOp b, UOp a, UOp x) -> std::optional<UOp> {
+        rule(cast(ints_weak(cast(ints_weak(x))).named("a"_n)).named("b"_n), [](const UOp& b, const UOp& a, const UOp& x) -> std::optional<UOp> {
           auto d = dtype_bounds(a.dtype());
           if (d.first <= x.vmin() && x.vmax() <= d.second) return x.cast(b.dtype());
           return std::nullopt;
         }),
         // math in int instead of long
-        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](UOp u, UOp x, UOp y) -> std::optional<UOp> {
+        rule(op<GroupOp::Binary>(x.dtype(dtypes::int64), var<"y">.dtype(dtypes::int64)).named("u"_n), [](const UOp& u, const UOp& x, const UOp& y) -> std::optional<UOp> {
           if (u.overflows(dtypes::int32) || x.overflows(dtypes::int32) || y.overflows(dtypes::int32)) return std::nullopt;
           return x.cast(dtypes::int32).alu(u.op(), {y.cast(dtypes::int32)}).cast(u.dtype());
         }),
         rule(sints(cast(x.dtype(dtypes::weakint) + cvar<"c">)).named("cast"_n),
-             [](UOp cast, UOp x, UOp c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
+             [](const UOp& cast, const UOp& x, const UOp& c) { return x.cast(cast.dtype()) + c.cast(cast.dtype()); }),
         // only RANGE/IF/STORE/KERNEL have side effects
-        rule(op<Ops::AFTER>.named("x"_n), [](UOp x) -> std::optional<UOp> {
+        rule(op<Ops::AFTER>.named("x"_n), [](const UOp& x) -> std::optional<UOp> {
           constexpr OpSet keep{Ops::RANGE, Ops::STORE, Ops::CALL, Ops::FUNCTION, Ops::BARRIER, Ops::END, Ops::UNROLL, Ops::LINEAR, Ops::STAGE};
           std::vector<UOp> src{x.src(0)};
           auto add = [&](const UOp& u) { if (std::find(src.begin() + 1, src.end(), u) == src.end()) src.push_back(u); };
@@ -592,9 +592,9 @@ struct symbolic_def {
           }
           return x.replace({.src = std::move(src)});
         }),
-        rule(op<Ops::AFTER>(var<"s">), [](UOp s) { return s; }),
+        rule(op<Ops::AFTER>(var<"s">), [](const UOp& s) { return s; }),
         // VECTORIZE/CONST
-        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](UOp vec) -> std::optional<UOp> {
+        rule(op<Ops::STACK>(repeat(op<Ops::CONST>)).named("vec"_n), [](const UOp& vec) -> std::optional<UOp> {
           if (vec.nsrc() == 0) return std::nullopt;
           ArgTuple t;
           for (const UOp& s : vec.src()) t.push_back(s.arg());

@@ -137,14 +137,14 @@ struct pm_gradient_def {
     constexpr double ln2 = std::numbers::ln2, inf = std::numeric_limits<double>::infinity();
     return rules(
         // elementwise
-        rule(op<Ops::CAST>(var<"x">), [](G ctx, UOp x) { return grads(ctx.grad.cast(x.dtype())); }),
-        rule(op<Ops::RECIPROCAL>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
-        rule(op<Ops::SIN>(var<"x">), [](G ctx, UOp x) {  // cos(x) = sin(pi/2 - x)
+        rule(op<Ops::CAST>(var<"x">), [](G ctx, const UOp& x) { return grads(ctx.grad.cast(x.dtype())); }),
+        rule(op<Ops::RECIPROCAL>.named("ret"_n), [](G ctx, const UOp& ret) { return grads(ctx.neg(ctx.grad) * ret * ret); }),
+        rule(op<Ops::SIN>(var<"x">), [](G ctx, const UOp& x) {  // cos(x) = sin(pi/2 - x)
           return grads((ctx.full(std::numbers::pi / 2, x.dtype()) + ctx.neg(x)).sin() * ctx.grad);
         }),
-        rule(op<Ops::LOG2>(var<"x">), [=](G ctx, UOp x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
-        rule(op<Ops::EXP2>.named("ret"_n), [=](G ctx, UOp ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
-        rule(op<Ops::SQRT>.named("ret"_n), [](G ctx, UOp ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
+        rule(op<Ops::LOG2>(var<"x">), [=](G ctx, const UOp& x) { return grads(ctx.grad / (x * ctx.full(ln2, x.dtype()))); }),
+        rule(op<Ops::EXP2>.named("ret"_n), [=](G ctx, const UOp& ret) { return grads(ret * ctx.grad * ctx.full(ln2)); }),
+        rule(op<Ops::SQRT>.named("ret"_n), [](G ctx, const UOp& ret) { return grads(ctx.grad / (ret * ctx.full(2, ret.dtype()))); }),
         rule(op<Ops::TRUNC>, [](G ctx) { return grads(ctx.full(0)); }),
         rule(op<Ops::NEG>, [](G ctx) { return grads(ctx.neg(ctx.grad)); }),
         // piecewise constant: comparisons, integer division, bitcast
@@ -152,9 +152,9 @@ struct pm_gradient_def {
         rule(op<Ops::BITCAST>, [](G) { return grads(std::nullopt); }),
         rule(op<Ops::ADD>, [](G ctx) { return grads(ctx.grad, ctx.grad); }),
         rule(op<Ops::SUB>, [](G ctx) { return grads(ctx.grad, ctx.neg(ctx.grad)); }),
-        rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) { return grads(y * ctx.grad, x * ctx.grad); }),
+        rule(op<Ops::MUL>(var<"x">, var<"y">), [](G ctx, const UOp& x, const UOp& y) { return grads(y * ctx.grad, x * ctx.grad); }),
         // b**e: d/db = e*b**(e-1), d/de = b**e*ln(b), with tinygrad's values where b is 0
-        rule(op<Ops::POW>(var<"b">, var<"e">).named("ret"_n), [=](G ctx, UOp ret, UOp b, UOp e) {
+        rule(op<Ops::POW>(var<"b">, var<"e">).named("ret"_n), [=](G ctx, const UOp& ret, const UOp& b, const UOp& e) {
           const UOp b0 = b.cmpeq(ctx.full(0, b.dtype())), e0 = e.cmpeq(ctx.full(0, e.dtype()));
           const UOp db = (b0 & e0).where(e, e * b.pow(e + ctx.full(-1, e.dtype())));
           const UOp neg_e = e < ctx.full(0, e.dtype());
@@ -163,41 +163,41 @@ struct pm_gradient_def {
           return grads(ctx.grad * db, ctx.grad * de);
         }),
         // max: the larger source gets the gradient, equal sources half each
-        rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, UOp x, UOp y) {
+        rule(op<Ops::MAX>(var<"x">, var<"y">), [](G ctx, const UOp& x, const UOp& y) {
           const UOp half = x.cmpeq(y).where(ctx.grad * ctx.full(0.5), ctx.full(0));
           return grads((y < x).where(ctx.grad, half), (x < y).where(ctx.grad, half));
         }),
-        rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, UOp c) {
+        rule(op<Ops::WHERE>(var<"c">, upat, upat), [](G ctx, const UOp& c) {
           return grads(std::nullopt, c.where(ctx.grad, ctx.full(0)), c.where(ctx.full(0), ctx.grad));
         }),
-        rule(op<Ops::REDUCE>(var<"x">).named("ret"_n), [](G ctx, UOp ret, UOp x) { return detail::reduce_gradient(ctx, ret, x); }),
+        rule(op<Ops::REDUCE>(var<"x">).named("ret"_n), [](G ctx, const UOp& ret, const UOp& x) { return detail::reduce_gradient(ctx, ret, x); }),
         rule(op<Ops::CONTIGUOUS>, [](G ctx) { return grads(ctx.grad); }),
         rule(op<Ops::CONTIGUOUS_BACKWARD>, [](G ctx) { return grads(UOp(Ops::CONTIGUOUS, ctx.grad.dtype(), {ctx.grad})); }),
-        rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, UOp x) {
+        rule(op<Ops::COPY>(var<"x">, upat), [](G ctx, const UOp& x) {
           return grads(UOp(Ops::COPY, ctx.grad.dtype(), {ctx.grad, ctx.fwd.device(x)}), std::nullopt);
         }),
         // movement: the inverse movement
-        rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, UOp x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
-        rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, UOp x) {
+        rule(op<Ops::RESHAPE>(var<"x">, upat), [](G ctx, const UOp& x) { return grads(mop_reshape(ctx.grad, ctx.shape(x)), std::nullopt); }),
+        rule(op<Ops::EXPAND>(var<"x">, upat), [](G ctx, const UOp& x) {
           return grads(detail::sum_to(ctx.grad, ctx.shape(ctx.node), ctx.shape(x)), std::nullopt);
         }),
-        rule(op<Ops::PAD>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (offset, new size) -> (offset, old size)
+        rule(op<Ops::PAD>(var<"x">, upat, upat).named("ret"_n), [](G ctx, const UOp& ret, const UOp& x) {  // (offset, new size) -> (offset, old size)
           std::vector<std::pair<std::int64_t, std::int64_t>> s;
           for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) s.emplace_back(o, ctx.shape(x)[i++]);
           return grads(mop_shrink(ctx.grad, s), std::nullopt, std::nullopt);
         }),
-        rule(op<Ops::SHRINK>(var<"x">, upat, upat).named("ret"_n), [](G ctx, UOp ret, UOp x) {  // (start, size) -> (start, old size)
+        rule(op<Ops::SHRINK>(var<"x">, upat, upat).named("ret"_n), [](G ctx, const UOp& ret, const UOp& x) {  // (start, size) -> (start, old size)
           std::vector<std::pair<std::int64_t, std::int64_t>> p;
           for (std::size_t i = 0; auto [o, n] : mop_pairs(ret)) p.emplace_back(o, ctx.shape(x)[i++]);
           return grads(mop_pad(ctx.grad, p), std::nullopt, std::nullopt);
         }),
-        rule(op<Ops::PERMUTE>.named("ret"_n), [](G ctx, UOp ret) {
+        rule(op<Ops::PERMUTE>.named("ret"_n), [](G ctx, const UOp& ret) {
           const ArgTuple& order = ret.arg().as_tuple();
           std::vector<std::int64_t> inverse(order.size());
           for (std::size_t i = 0; i < order.size(); ++i) inverse[std::size_t(order[i].as_int())] = std::int64_t(i);
           return grads(mop_permute(ctx.grad, inverse));
         }),
-        rule(op<Ops::FLIP>.named("ret"_n), [](G ctx, UOp ret) {
+        rule(op<Ops::FLIP>.named("ret"_n), [](G ctx, const UOp& ret) {
           std::vector<bool> axes;
           for (const Arg& a : ret.arg().as_tuple()) axes.push_back(a.as_bool());
           return grads(mop_flip(ctx.grad, axes));
