@@ -1,7 +1,9 @@
 // bench_engine: the CPU device (scheduler + codegen + LLVM ORC) on issue 5's workloads, each against a
 // peer measured in the same run:
 //   first run     a+b on 1024^2 float32, graph to result in host memory, nothing cached (CACHELEVEL=0
-//                 is set by this program, and it is the first kernel of the process)
+//                 is set by this program, and it is the first kernel of the process); then in fresh
+//                 processes of this program: taken apart, and with the kernel already in the disk cache
+//                 (an earlier process compiled it: no libLLVM loaded)
 //   bandwidth     a+b and (a*b+c).relu() on 4096^2 float32, GB/s moved, against a two-thread memcpy of
 //                 the same size
 //   assign        w.assign(w - g*lr) on 4096^2 float32 (in place), GB/s against the memcpy
@@ -68,7 +70,27 @@ int first_run_parts() {
   return 0;
 }
 
+// The first run of a program whose kernel an earlier process compiled (this program run as `bench_engine
+// first-run-warm` with MG_CACHE_DIR set): the same a+b, its object from the disk cache, linked by the
+// ELF loader; and whether libLLVM got mapped.
+int first_run_warm() {
+  const std::int64_t n = 1024;
+  Tensor a = Tensor::from(filled(n * n, 1.5f), {n, n}), b = Tensor::from(filled(n * n, 2.0f), {n, n});
+  const auto t0 = Clock::now();
+  const UOp out = realize_uops({(a + b).uop()})[0];
+  const double s = secs(t0, Clock::now());
+  if (first(out) != 3.5f) return std::printf("WRONG VALUE %f\n", first(out)), 1;
+  bool mapped = false;
+  if (std::FILE* maps = std::fopen("/proc/self/maps", "r")) {
+    for (char line[1024]; std::fgets(line, sizeof line, maps);) mapped = mapped || std::strstr(line, "libLLVM");
+    std::fclose(maps);
+  }
+  std::printf("WARM ms=%.3f libllvm=%d\n", s * 1e3, int(mapped));
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "first-run-warm") == 0) return first_run_warm();
   ::setenv("CACHELEVEL", "0", 1);
   if (argc > 1 && std::strcmp(argv[1], "first-run-parts") == 0) return first_run_parts();
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 10;
@@ -90,6 +112,27 @@ int main(int argc, char** argv) {
     if (split)
       std::printf("  in a fresh process: loading libLLVM %.2f ms, then the first realize %.2f ms (JIT, first compile, run),\n"
                   "  then a second new kernel %.2f ms (compile and run, LLVM warm)\n", load, first_ms, second);
+    // the same first run in fresh processes sharing a disk cache: the first compiles and stores the
+    // object (and the host record), the later ones load it (best of 5)
+    char dir[] = "/tmp/mg_bench_warm_XXXXXX";
+    if (named && ::mkdtemp(dir)) {
+      const std::string cmd = "MG_CACHE_DIR='" + std::string(dir) + "' CACHELEVEL=2 '" + self + "' first-run-warm 2>&1";
+      double filling = 0, warm = 1e30;
+      int filling_llvm = -1, warm_llvm = 0;
+      for (int i = 0; i < 6; ++i) {
+        double ms = 0;
+        int llvm_mapped = 0;
+        run_peer(cmd, [&](const std::string& line) {
+          return std::sscanf(line.c_str(), "WARM ms=%lf libllvm=%d", &ms, &llvm_mapped) == 2;
+        });
+        if (i == 0) filling = ms, filling_llvm = llvm_mapped;
+        else warm = std::min(warm, ms), warm_llvm |= llvm_mapped;
+      }
+      std::system(("rm -rf '" + std::string(dir) + "'").c_str());
+      std::printf("  first run in a fresh process with an empty disk cache: %.2f ms (libLLVM %s)\n"
+                  "  first run in a fresh process, the kernel in the disk cache: %.2f ms (libLLVM %s; best of 5)\n",
+                  filling, filling_llvm ? "loaded" : "NOT LOADED?", warm, warm_llvm ? "LOADED" : "not loaded");
+    }
   }
 
   // ---- bandwidth ----

@@ -14780,7 +14780,11 @@ MG_ENGINE_TEMPLATE(void interp_run<void>(const Program&, std::span<void* const>,
 //   mg::llvm::compile(ir, name)         LLVM IR text -> an object file for the host CPU, at O2
 //   mg::llvm::compile_cached(ir, name)  the same, through the disk cache
 //   mg::llvm::Jit::instance().load(object, symbol) -> the symbol's address in the process
-// libLLVM 19 is opened with dlopen (runtime/llvm_api.hpp), so nothing here needs link flags.
+// libLLVM 19 is opened with dlopen (runtime/llvm_api.hpp), so nothing here needs link flags. It is
+// opened only to compile: objects are linked by metagrad's own ELF loader (runtime/elf.hpp; ORC's
+// LLJIT for an object that loader does not handle), and the disk cache's keys come from a record of
+// the host target a previous process stored, so a program whose kernels are all in the disk cache
+// never loads libLLVM.
 // A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
 
 
@@ -14973,6 +14977,362 @@ template <class = void> bool disk_cache_put(std::string_view table, std::string_
 
 }  // namespace mg
 
+// ---- metagrad/runtime/elf.hpp ----
+// The CPU device's own object loader: links an ELF relocatable object for x86-64 (what
+// mg::llvm::compile makes) into the process by hand, as tinygrad's CPU device does with its
+// elf_loader/jit_loader. It needs no libLLVM, so a kernel found in the disk cache runs without
+// loading the compiler at all.
+//   mg::detail::elf::link(object, failure) -> an Image, or nothing and why (and whether ORC might do)
+//   image.symbol(name)                   -> the address of a defined symbol, or nullptr
+// Sections that are allocated (code, constants, data) are laid out in one mapping, so every
+// PC-relative reference between them is in range; calls to the process's functions (libm's exp2f,
+// memset, ...) go through a jump stub when the function is further than 2 GiB away, and GOT-relative
+// loads get a slot of their own. Code and constants are made read-only and executable once relocated;
+// writable sections stay writable. Every offset, size and index read from the object is checked against
+// the object's bounds before use. A well-formed object that uses something this loader does not
+// implement (another machine, REL relocations, TLS, constructors, an unknown relocation type) is
+// reported as unsupported, and the caller links it with ORC instead (runtime/llvm.hpp).
+#include <dlfcn.h>
+
+
+namespace mg::detail::elf {
+
+// the ELF-64 records this loader reads (the System V gABI's Elf64_Ehdr, _Shdr, _Sym, _Rela; <elf.h>'s
+// macros are not pulled into every program that includes metagrad)
+struct Ehdr {
+  unsigned char ident[16];
+  std::uint16_t type, machine;
+  std::uint32_t version;
+  std::uint64_t entry, phoff, shoff;
+  std::uint32_t flags;
+  std::uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+struct Shdr {
+  std::uint32_t name, type;
+  std::uint64_t flags, addr, offset, size;
+  std::uint32_t link, info;
+  std::uint64_t addralign, entsize;
+};
+struct Sym {
+  std::uint32_t name;
+  unsigned char info, other;
+  std::uint16_t shndx;
+  std::uint64_t value, size;
+};
+struct Rela {
+  std::uint64_t offset, info;
+  std::int64_t addend;
+};
+static_assert(sizeof(Ehdr) == 64 && sizeof(Shdr) == 64 && sizeof(Sym) == 24 && sizeof(Rela) == 24);
+
+inline constexpr std::uint32_t sht_progbits = 1, sht_symtab = 2, sht_strtab = 3, sht_rela = 4, sht_nobits = 8, sht_rel = 9;
+inline constexpr std::uint64_t shf_write = 1, shf_alloc = 2, shf_tls = 0x400;
+inline constexpr std::uint16_t shn_undef = 0, shn_loreserve = 0xff00, shn_abs = 0xfff1, shn_common = 0xfff2;
+inline constexpr unsigned char stb_weak = 2, stt_tls = 6;
+// x86-64 psABI relocation types
+enum Reloc : std::uint32_t {
+  r_none = 0, r_64 = 1, r_pc32 = 2, r_plt32 = 4, r_gotpcrel = 9, r_32 = 10, r_32s = 11, r_pc64 = 24,
+  r_gotpcrelx = 41, r_rex_gotpcrelx = 42,
+};
+
+// A linked object: one private mapping, unmapped when the Image goes.
+class Image {
+ public:
+  Image() = default;
+  Image(Image&& o) noexcept { *this = std::move(o); }
+  Image& operator=(Image&& o) noexcept {
+    if (this != &o) {
+      unmap();
+      base_ = o.base_, size_ = o.size_, symbols_ = std::move(o.symbols_);
+      o.base_ = nullptr, o.size_ = 0;
+    }
+    return *this;
+  }
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+  ~Image() { unmap(); }
+
+  // the address of the global or weak symbol `name` the object defines, or nullptr
+  void* symbol(std::string_view name) const {
+    for (const auto& [n, addr] : symbols_)
+      if (n == name) return reinterpret_cast<void*>(addr);
+    return nullptr;
+  }
+  std::size_t symbol_count() const { return symbols_.size(); }
+  std::size_t mapped_bytes() const { return size_; }
+
+ private:
+  template <class>
+  friend struct Linker;
+  void unmap() {
+    if (base_) ::munmap(base_, size_);
+    base_ = nullptr;
+  }
+  void* base_ = nullptr;
+  std::size_t size_ = 0;
+  std::vector<std::pair<std::string, std::uintptr_t>> symbols_;
+};
+
+// Why link() gave no Image: `unsupported` means a well-formed object this loader does not handle (the
+// caller may link it another way); otherwise the object is malformed or needs a symbol the process lacks.
+struct Failure {
+  std::string why;
+  bool unsupported = false;
+};
+
+template <class = void>
+struct Linker {
+  std::string_view obj;
+  std::uintptr_t place_hint = 0;
+  Failure fail;
+  std::vector<Shdr> sh;                  // copied: the object's bytes need not be aligned
+  std::vector<std::uintptr_t> sec_addr;  // where each loaded section lives (0: not loaded)
+  std::vector<Sym> syms;
+  std::string_view strtab;
+
+  // what a failing step returns: an empty optional of whatever it returns
+  struct Stop {
+    template <class T>
+    operator std::optional<T>() const {
+      return std::nullopt;
+    }
+  };
+  Stop bad(std::string why) {
+    fail = {std::move(why), false};
+    return {};
+  }
+  Stop unsupported(std::string why) {
+    fail = {std::move(why), true};
+    return {};
+  }
+  bool in_bounds(std::uint64_t off, std::uint64_t len) const { return off <= obj.size() && len <= obj.size() - off; }
+  template <class T>
+  std::vector<T> read_array(std::uint64_t off, std::uint64_t count) const {
+    std::vector<T> v(count);
+    if (count) std::memcpy(v.data(), obj.data() + off, count * sizeof(T));
+    return v;
+  }
+  // a NUL-terminated name at `off` in `tab`
+  std::optional<std::string_view> name_at(std::string_view tab, std::uint64_t off) const {
+    if (off >= tab.size()) return std::nullopt;
+    const std::size_t end = tab.find('\0', off);
+    if (end == std::string_view::npos) return std::nullopt;
+    return tab.substr(off, end - off);
+  }
+  static bool loaded_kind(const Shdr& s) { return (s.flags & shf_alloc) && s.size > 0; }
+
+  std::optional<bool> read_headers() {
+    Ehdr h;
+    if (obj.size() < sizeof h) return bad("not an ELF object: " + std::to_string(obj.size()) + " bytes");
+    std::memcpy(&h, obj.data(), sizeof h);
+    if (std::memcmp(h.ident, "\x7f" "ELF", 4) != 0) return bad("not an ELF object (no ELF magic)");
+    if (h.ident[4] != 2 || h.ident[5] != 1) return unsupported("not a little-endian 64-bit ELF object");
+    if (h.type != 1) return unsupported("ELF type " + std::to_string(h.type) + " is not a relocatable object");
+    if (h.machine != 62) return unsupported("ELF machine " + std::to_string(h.machine) + " is not x86-64");
+    if (h.shentsize != sizeof(Shdr) || h.shnum == 0 || h.shnum >= shn_loreserve)
+      return bad("section header table: entry size " + std::to_string(h.shentsize) + ", " + std::to_string(h.shnum) + " entries");
+    if (!in_bounds(h.shoff, std::uint64_t(h.shnum) * sizeof(Shdr))) return bad("section headers past the end of the object");
+    sh = read_array<Shdr>(h.shoff, h.shnum);
+    for (std::size_t i = 0; i < sh.size(); ++i) {
+      const Shdr& s = sh[i];
+      if (s.type != sht_nobits && s.type != 0 && !in_bounds(s.offset, s.size))
+        return bad("section " + std::to_string(i) + " lies past the end of the object");
+      if (s.addralign > 4096 || (s.addralign & (s.addralign - 1)))
+        return unsupported("section " + std::to_string(i) + " alignment " + std::to_string(s.addralign));
+      if (loaded_kind(s)) {
+        if (s.flags & shf_tls) return unsupported("thread-local section " + std::to_string(i));
+        if (s.type != sht_progbits && s.type != sht_nobits)
+          return unsupported("allocated section " + std::to_string(i) + " of type " + std::to_string(s.type));
+        if (s.size > (std::uint64_t(1) << 30)) return bad("section " + std::to_string(i) + " of " + std::to_string(s.size) + " bytes");
+      }
+      if (s.type == sht_rel) return unsupported("REL relocations (section " + std::to_string(i) + ")");
+    }
+    std::size_t symtabs = 0;
+    for (const Shdr& s : sh) {
+      if (s.type != sht_symtab) continue;
+      if (++symtabs > 1) return unsupported("more than one symbol table");
+      if (s.entsize != sizeof(Sym) || s.size % sizeof(Sym)) return bad("symbol table entry size " + std::to_string(s.entsize));
+      if (s.link >= sh.size() || sh[s.link].type != sht_strtab) return bad("symbol table's string table index " + std::to_string(s.link));
+      syms = read_array<Sym>(s.offset, s.size / sizeof(Sym));
+      strtab = obj.substr(sh[s.link].offset, sh[s.link].size);
+    }
+    return true;
+  }
+
+  // the symbol's address once sections are placed; nullopt (with fail set) when it cannot be had
+  std::optional<std::uintptr_t> symbol_address(std::uint32_t index) {
+    if (index >= syms.size()) return bad("relocation against symbol " + std::to_string(index) + " of " + std::to_string(syms.size()));
+    const Sym& s = syms[index];
+    if ((s.info & 0xf) == stt_tls) return unsupported("thread-local symbol");
+    if (s.shndx == shn_abs) return std::uintptr_t(s.value);
+    if (s.shndx == shn_common) return unsupported("common symbol");
+    if (s.shndx >= shn_loreserve) return unsupported("symbol in special section " + std::to_string(s.shndx));
+    if (s.shndx != shn_undef) {
+      if (s.shndx >= sh.size() || !sec_addr[s.shndx] || s.value > sh[s.shndx].size)
+        return bad("symbol " + std::to_string(index) + " points outside its section");
+      return sec_addr[s.shndx] + std::uintptr_t(s.value);
+    }
+    const std::optional<std::string_view> name = name_at(strtab, s.name);
+    if (!name || name->empty()) return bad("undefined symbol " + std::to_string(index) + " without a name");
+    const std::string n(*name);
+    if (void* p = ::dlsym(RTLD_DEFAULT, n.c_str())) return reinterpret_cast<std::uintptr_t>(p);
+    if ((s.info >> 4) == stb_weak) return std::uintptr_t(0);
+    return bad("undefined symbol " + n + ": the process has no such function");
+  }
+
+  std::optional<Image> run() {
+    if (!read_headers()) return std::nullopt;
+    // which relocations need a GOT slot or may need a jump stub, one per symbol
+    std::vector<std::int32_t> got_slot(syms.size(), -1), stub_slot(syms.size(), -1);
+    std::size_t gots = 0, stubs = 0;
+    std::vector<std::pair<std::size_t, std::vector<Rela>>> relas;  // (target section, its relocations)
+    for (std::size_t i = 0; i < sh.size(); ++i) {
+      const Shdr& s = sh[i];
+      if (s.type != sht_rela) continue;
+      if (s.info >= sh.size()) return bad("relocation section " + std::to_string(i) + " targets section " + std::to_string(s.info));
+      if (!loaded_kind(sh[s.info])) continue;  // relocations of debug info and other unloaded sections
+      if (s.entsize != sizeof(Rela) || s.size % sizeof(Rela)) return bad("relocation entry size " + std::to_string(s.entsize));
+      if (syms.empty()) return bad("relocations without a symbol table");
+      std::vector<Rela> rs = read_array<Rela>(s.offset, s.size / sizeof(Rela));
+      for (const Rela& r : rs) {
+        const std::uint64_t sym = r.info >> 32;
+        if (sym >= syms.size()) return bad("relocation against symbol " + std::to_string(sym));
+        const auto type = std::uint32_t(r.info);
+        if ((type == r_gotpcrel || type == r_gotpcrelx || type == r_rex_gotpcrelx) && got_slot[sym] < 0)
+          got_slot[sym] = std::int32_t(gots++);
+        if (type == r_plt32 && syms[sym].shndx == shn_undef && stub_slot[sym] < 0)
+          stub_slot[sym] = std::int32_t(stubs++);
+      }
+      relas.emplace_back(std::size_t(s.info), std::move(rs));
+    }
+
+    // layout: the read-only sections (code, constants), the jump stubs and the GOT, then from a page
+    // boundary the writable sections
+    const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
+    auto align_up = [](std::size_t x, std::size_t a) { return a > 1 ? (x + a - 1) / a * a : x; };
+    std::vector<std::size_t> offset(sh.size(), 0);
+    std::size_t at = 0;
+    auto place = [&](bool writable) {
+      for (std::size_t i = 0; i < sh.size(); ++i)
+        if (loaded_kind(sh[i]) && bool(sh[i].flags & shf_write) == writable) {
+          at = align_up(at, std::size_t(sh[i].addralign));
+          offset[i] = at;
+          at += std::size_t(sh[i].size);
+        }
+    };
+    place(false);
+    const std::size_t stub_at = align_up(at, 16), got_at = stub_at + 16 * stubs;
+    const std::size_t ro_size = align_up(got_at + 8 * gots, page);
+    at = ro_size;
+    place(true);
+    const std::size_t total = std::max(align_up(at, page), page);
+
+    Image img;
+    void* base = ::mmap(reinterpret_cast<void*>(place_hint), total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) return bad("mapping " + std::to_string(total) + " bytes failed");
+    img.base_ = base;
+    img.size_ = total;
+    auto* mem = static_cast<unsigned char*>(base);
+    sec_addr.assign(sh.size(), 0);
+    for (std::size_t i = 0; i < sh.size(); ++i)
+      if (loaded_kind(sh[i])) {
+        sec_addr[i] = reinterpret_cast<std::uintptr_t>(mem + offset[i]);
+        if (sh[i].type == sht_progbits) std::memcpy(mem + offset[i], obj.data() + sh[i].offset, std::size_t(sh[i].size));
+      }
+
+    auto fits32 = [](std::int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+    for (const auto& [target, rs] : relas) {
+      const Shdr& t = sh[target];
+      for (const Rela& r : rs) {
+        const auto type = std::uint32_t(r.info);
+        const auto si = std::uint32_t(r.info >> 32);
+        const std::size_t width = type == r_64 || type == r_pc64 ? 8 : 4;
+        if (type == r_none) continue;
+        if (t.type == sht_nobits || r.offset > t.size || width > t.size - r.offset)
+          return bad("relocation at " + std::to_string(r.offset) + " outside its section of " + std::to_string(t.size) + " bytes");
+        const std::uintptr_t p = sec_addr[target] + std::uintptr_t(r.offset);
+        const std::optional<std::uintptr_t> sym = symbol_address(si);
+        if (!sym) return std::nullopt;
+        const auto s = std::int64_t(*sym), a = r.addend, pi = std::int64_t(p);
+        const char* range_error = nullptr;  // set by put32 when a value does not fit
+        auto put32 = [&](std::int64_t v, const char* what) {
+          if (!fits32(v)) return void(range_error = what);
+          const auto w = std::int32_t(v);
+          std::memcpy(reinterpret_cast<void*>(p), &w, 4);
+        };
+        switch (type) {
+          case r_64: {
+            const std::int64_t v = s + a;
+            std::memcpy(reinterpret_cast<void*>(p), &v, 8);
+            break;
+          }
+          case r_pc64: {
+            const std::int64_t v = s + a - pi;
+            std::memcpy(reinterpret_cast<void*>(p), &v, 8);
+            break;
+          }
+          case r_pc32:
+          case r_plt32: {
+            std::int64_t target_addr = s;
+            if (type == r_plt32 && !fits32(s + a - pi) && stub_slot[si] >= 0) {  // a far function: jmp *0(%rip); .quad s
+              unsigned char* stub = mem + stub_at + 16 * std::size_t(stub_slot[si]);
+              const unsigned char code[6] = {0xff, 0x25, 0, 0, 0, 0};
+              std::memcpy(stub, code, 6);
+              std::memcpy(stub + 6, &s, 8);
+              target_addr = std::int64_t(reinterpret_cast<std::uintptr_t>(stub));
+            }
+            put32(target_addr + a - pi, "PC-relative");
+            break;
+          }
+          case r_32:
+            if (s + a < 0 || s + a > std::int64_t(UINT32_MAX)) return bad("32-bit absolute relocation out of range");
+            put32(std::int64_t(std::int32_t(std::uint32_t(s + a))), "32-bit");
+            break;
+          case r_32s: put32(s + a, "32-bit signed"); break;
+          case r_gotpcrel:
+          case r_gotpcrelx:
+          case r_rex_gotpcrelx: {
+            unsigned char* slot = mem + got_at + 8 * std::size_t(got_slot[si]);
+            std::memcpy(slot, &s, 8);
+            put32(std::int64_t(reinterpret_cast<std::uintptr_t>(slot)) + a - pi, "GOT-relative");
+            break;
+          }
+          default: return unsupported("relocation type " + std::to_string(type));
+        }
+        if (range_error)
+          return bad(std::string(range_error) + " relocation of type " + std::to_string(type) + " at " +
+                     std::to_string(r.offset) + " out of range");
+      }
+    }
+
+    for (std::size_t i = 0; i < syms.size(); ++i) {
+      const Sym& s = syms[i];
+      const unsigned bind = s.info >> 4;
+      if ((bind != 1 && bind != stb_weak) || s.shndx == shn_undef || s.shndx >= shn_loreserve) continue;
+      const std::optional<std::string_view> name = name_at(strtab, s.name);
+      if (!name) return bad("symbol " + std::to_string(i) + " has no name in the string table");
+      if (s.shndx >= sh.size() || !sec_addr[s.shndx] || s.value > sh[s.shndx].size) continue;  // not loaded
+      img.symbols_.emplace_back(std::string(*name), sec_addr[s.shndx] + std::uintptr_t(s.value));
+    }
+    if (::mprotect(base, ro_size, PROT_READ | PROT_EXEC) != 0) return bad("mprotect of the code failed");
+    return img;
+  }
+};
+
+// Links `object` into the process; on failure returns nothing and says why in `fail`. `place_hint`, when
+// not 0, is where the mapping should go if that address is free (the tests map far from the process's
+// libraries to exercise the jump stubs).
+template <class = void> std::optional<Image> link(std::string_view object, Failure& fail, std::uintptr_t place_hint = 0) {
+  Linker<> l;
+  l.obj = object;
+  l.place_hint = place_hint;
+  std::optional<Image> img = l.run();
+  if (!img) fail = std::move(l.fail);
+  return img;
+}
+
+}  // namespace mg::detail::elf
+
 // ---- metagrad/runtime/llvm_api.hpp ----
 // The part of LLVM's C API (llvm-c/, stable in LLVM 19) that the CPU runtime uses, opened at run time
 // with dlopen as tinygrad does through ctypes: a program that includes metagrad builds with plain
@@ -14980,7 +15340,6 @@ template <class = void> bool disk_cache_put(std::string_view table, std::string_
 // without libLLVM gets an error naming the Debian package instead of a link failure.
 // The opaque ref types are pointers and the enums plain ints in the C ABI, so declaring them here
 // matches the library exactly.
-#include <dlfcn.h>
 
 
 
@@ -15217,6 +15576,7 @@ using KernelFn = void (*)(void** bufs, const std::int64_t* vals);
 // The host as LLVM sees it; objects are compiled for exactly this (AVX-512 where the CPU has it).
 struct HostTarget {
   std::string triple, cpu, features, llvm_version;
+  friend bool operator==(const HostTarget&, const HostTarget&) = default;
 };
 
 namespace detail {
@@ -15289,8 +15649,8 @@ template <class = void> const HostTarget& host_target() { return detail::host().
 
 namespace detail {
 // set once a compile() has finished. ThreadSanitizer saw libLLVM make a lock of its pass timers on first
-// use while another thread used it, so the first compile of a process runs alone (the engine's parallel
-// compiles wait for it); after that, compiles on separate contexts run on several threads at once
+// use while another thread used it, so compiles run one at a time until one has finished (compile()
+// below); after that, compiles on separate contexts run on several threads at once
 template <class = void> std::atomic<bool>& warmed_flag() {
   static std::atomic<bool> f = false;
   return f;
@@ -15299,12 +15659,8 @@ template <class = void> std::atomic<bool>& warmed_flag() {
 // some compile() has run to its end in this process, so others may run on several threads at once
 template <class = void> bool warmed_up() { return detail::warmed_flag().load(std::memory_order_acquire); }
 
-// LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
-// pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
-// LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
-// (Everything here is a template, so that only a translation unit that compiles kernels compiles it.)
-template <class = void> std::string compile(const std::string& ir, const std::string& name) {
-  using namespace detail;
+namespace detail {
+template <class = void> std::string compile_module(const std::string& ir, const std::string& name) {
   const Api& api = libllvm();
   const Host& h = host();
   ContextRef ctx = api.LLVMContextCreate();
@@ -15361,13 +15717,32 @@ template <class = void> std::string compile(const std::string& ir, const std::st
   detail::warmed_flag().store(true, std::memory_order_release);
   return out;
 }
+}  // namespace detail
 
-// One ORC LLJIT for the process, made on first use. Each loaded object goes into a JITDylib of its
-// own (kernels of different sources may share a name) that also sees the process's symbols, so
-// libcalls LLVM lowers intrinsics to (memset, __truncsfhf2, ...) resolve. Loading the same object
-// and symbol again returns the same address; a kernel lives until the process ends or until
-// release() has been called as many times as load(). (Jit is JitT<>: a template, instantiated only
-// by a translation unit that loads kernels.)
+// LLVM IR text -> object file bytes for the host: parse, verify, the new pass manager's default<O2>
+// pipeline, then codegen at the aggressive level with PIC relocations. `name` labels the module in
+// LLVM's messages. Throws mg::Error("LLVM: <message>\n--- source ---\n<ir>") when LLVM rejects it.
+// Thread-safe; the first compiles of a process wait for each other until one has finished.
+// (Everything here is a template, so that only a translation unit that compiles kernels compiles it.)
+template <class = void> std::string compile(const std::string& ir, const std::string& name) {
+  if (warmed_up()) return detail::compile_module(ir, name);
+  static mg::detail::Mutex first_mu;
+  mg::detail::LockGuard lock(first_mu);
+  return detail::compile_module(ir, name);
+}
+
+// How an object is linked into the process: metagrad's own ELF loader (runtime/elf.hpp: x86-64 objects,
+// no libLLVM needed), ORC's LLJIT, or Auto: the ELF loader, and ORC for an object it does not handle
+// (another machine, a relocation it does not know).
+enum class Linker { Auto, Elf, Orc };
+
+// The CPU device's loader of compiled kernels, one for the process. An object linked by the ELF loader
+// gets a mapping of its own; one linked by ORC goes into a JITDylib of its own (kernels of different
+// sources may share a name). Either way the process's symbols are visible, so libcalls LLVM lowers
+// intrinsics to (memset, exp2f, ...) resolve. Loading the same object and symbol again returns the same
+// address; a kernel lives until the process ends or until release() has been called as many times as
+// load(). ORC's LLJIT (and with it libLLVM) is made only when an object needs it. (Jit is JitT<>: a
+// template, instantiated only by a translation unit that loads kernels.)
 template <class = void>
 class JitT {
  public:
@@ -15377,14 +15752,82 @@ class JitT {
     return *jit;
   }
 
-  void* load(const std::string& object, const std::string& symbol) {
+  void* load(const std::string& object, const std::string& symbol, Linker how = Linker::Auto) {
     using namespace detail;
     mg::detail::LockGuard lock(mu_);
-    const std::string key = mg::detail::hash_hex(object) + ":" + symbol;
-    if (auto it = loaded_.find(key); it != loaded_.end()) {
-      ++it->second.refs;
-      return it->second.fn;
+    const std::string base_key = mg::detail::hash_hex(object) + ":" + symbol;
+    for (Linker k : {Linker::Elf, Linker::Orc})
+      if (how == Linker::Auto || how == k)
+        if (auto it = loaded_.find(base_key + tag(k)); it != loaded_.end()) {
+          ++it->second.refs;
+          return it->second.fn;
+        }
+    if (how != Linker::Orc) {
+      mg::detail::elf::Failure failure;
+      if (std::optional<mg::detail::elf::Image> img = mg::detail::elf::link(object, failure)) {
+        void* fn = img->symbol(symbol);
+        if (!fn)
+          throw Error("CPU device: cannot find symbol " + symbol + " in its kernel object: not found among its " +
+                      std::to_string(img->symbol_count()) + " symbols");
+        auto held = std::make_shared<mg::detail::elf::Image>(std::move(*img));
+        return remember(base_key + tag(Linker::Elf), Loaded{fn, nullptr, std::move(held), 1});
+      }
+      if (how == Linker::Elf || !failure.unsupported)
+        throw Error("CPU device: cannot load the object for " + symbol + ": " + failure.why);
     }
+    return load_orc(object, symbol, base_key + tag(Linker::Orc));
+  }
+
+  // Frees the kernel at fn once every load of it has been released; an unknown fn is an error.
+  void release(void* fn) {
+    mg::detail::LockGuard lock(mu_);
+    auto k = key_of_.find(fn);
+    if (k == key_of_.end()) throw Error("CPU device: release of a kernel address the JIT did not load");
+    auto it = loaded_.find(k->second);
+    if (--it->second.refs > 0) return;
+    if (it->second.rt) {
+      if (detail::ErrorRef e = api_->LLVMOrcResourceTrackerRemove(it->second.rt)) api_->LLVMConsumeError(e);
+      api_->LLVMOrcReleaseResourceTracker(it->second.rt);
+    }
+    loaded_.erase(it);  // an ELF image is unmapped here
+    key_of_.erase(k);
+  }
+
+  std::size_t loaded_count() {
+    mg::detail::LockGuard lock(mu_);
+    return loaded_.size();
+  }
+
+ private:
+  struct Loaded {
+    void* fn;
+    detail::ResourceTrackerRef rt;                   // ORC's
+    std::shared_ptr<mg::detail::elf::Image> image;  // the ELF loader's
+    int refs;
+  };
+  static const char* tag(Linker k) { return k == Linker::Orc ? ":orc" : ":elf"; }
+
+  void* remember(const std::string& key, Loaded l) {
+    void* fn = l.fn;
+    loaded_[key] = std::move(l);
+    key_of_[fn] = key;
+    return fn;
+  }
+
+  // ORC's LLJIT, made on first use
+  void start_orc() {
+    if (jit_) return;
+    api_ = &detail::libllvm();
+    detail::host();  // the native target is initialized before LLJIT detects the host
+    if (detail::ErrorRef e = api_->LLVMOrcCreateLLJIT(&jit_, nullptr))
+      throw Error("CPU device: cannot create LLVM's JIT: " + detail::take_error(*api_, e));
+    es_ = api_->LLVMOrcLLJITGetExecutionSession(jit_);
+    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &JitT::report, this);
+  }
+
+  void* load_orc(const std::string& object, const std::string& symbol, const std::string& key) {
+    using namespace detail;
+    start_orc();
     const Api& api = *api_;
     const std::string jd_name = "mg_kernel_" + std::to_string(next_id_++);
     JITDylibRef jd = api.LLVMOrcExecutionSessionCreateBareJITDylib(es_, jd_name.c_str());
@@ -15411,44 +15854,10 @@ class JitT {
       drop();
       throw Error("CPU device: cannot find symbol " + symbol + " in its kernel object: " + msg);
     }
-    void* fn = reinterpret_cast<void*>(addr);
-    loaded_[key] = Loaded{fn, rt, 1};
-    key_of_[fn] = key;
-    return fn;
+    return remember(key, Loaded{reinterpret_cast<void*>(addr), rt, nullptr, 1});
   }
 
-  // Frees the kernel at fn once every load of it has been released; an unknown fn is an error.
-  void release(void* fn) {
-    mg::detail::LockGuard lock(mu_);
-    auto k = key_of_.find(fn);
-    if (k == key_of_.end()) throw Error("CPU device: release of a kernel address the JIT did not load");
-    auto it = loaded_.find(k->second);
-    if (--it->second.refs > 0) return;
-    if (detail::ErrorRef e = api_->LLVMOrcResourceTrackerRemove(it->second.rt)) api_->LLVMConsumeError(e);
-    api_->LLVMOrcReleaseResourceTracker(it->second.rt);
-    loaded_.erase(it);
-    key_of_.erase(k);
-  }
-
-  std::size_t loaded_count() {
-    mg::detail::LockGuard lock(mu_);
-    return loaded_.size();
-  }
-
- private:
-  struct Loaded {
-    void* fn;
-    detail::ResourceTrackerRef rt;
-    int refs;
-  };
-
-  JitT() : api_(&detail::libllvm()) {
-    detail::host();  // the native target is initialized before LLJIT detects the host
-    if (detail::ErrorRef e = api_->LLVMOrcCreateLLJIT(&jit_, nullptr))
-      throw Error("CPU device: cannot create LLVM's JIT: " + detail::take_error(*api_, e));
-    es_ = api_->LLVMOrcLLJITGetExecutionSession(jit_);
-    api_->LLVMOrcExecutionSessionSetErrorReporter(es_, &JitT::report, this);
-  }
+  JitT() = default;
 
   // ORC reports linking failures both to the lookup and to the session; keep the session's words
   // for the lookup's message instead of letting ORC print them to stderr
@@ -15502,7 +15911,7 @@ class JitT {
     return res.addr;
   }
 
-  const detail::Api* api_;
+  const detail::Api* api_ = nullptr;
   detail::LLJITRef jit_ = nullptr;
   detail::ExecutionSessionRef es_ = nullptr;
   mg::detail::Mutex mu_, report_mu_;
@@ -15514,22 +15923,130 @@ class JitT {
 using Jit = JitT<>;
 
 namespace detail {
+// What identifies the host's compile target without asking LLVM, as a hash: on x86-64, the CPU's
+// identification and feature words (cpuid; the APIC id is left out) and the register state the OS
+// enables (xgetbv), from which LLVM derives its host CPU name and features; and the libLLVM files
+// that could be opened (path, size, time), so that a new LLVM reads as a new host. Empty on other
+// machines: their cache keys ask LLVM.
+template <class = void> std::string host_fingerprint() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  std::string s = "x86-64";
+  auto cpuid = [](std::uint32_t leaf, std::uint32_t sub, std::uint32_t r[4]) {
+    __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+  };
+  auto add = [&](std::uint32_t v) { s += " " + std::to_string(v); };
+  std::uint32_t r[4];
+  cpuid(0, 0, r);
+  const std::uint32_t max_leaf = r[0];
+  add(r[0]), add(r[1]), add(r[2]), add(r[3]);  // the vendor
+  cpuid(1, 0, r);
+  add(r[0]), add(r[2]), add(r[3]);  // family, model, stepping; feature words (r[1] holds the APIC id)
+  const bool osxsave = (r[2] >> 27) & 1;
+  for (std::uint32_t sub = 0; max_leaf >= 7 && sub < 2; ++sub) {
+    cpuid(7, sub, r);
+    add(r[0]), add(r[1]), add(r[2]), add(r[3]);
+  }
+  if (max_leaf >= 0xd) cpuid(0xd, 1, r), add(r[0]);
+  if (max_leaf >= 0x14) cpuid(0x14, 0, r), add(r[1]);
+  cpuid(0x80000000u, 0, r);
+  const std::uint32_t max_ext = r[0];
+  for (std::uint32_t leaf = 0x80000001u; leaf <= std::min(max_ext, 0x80000004u); ++leaf) {
+    cpuid(leaf, 0, r);
+    add(r[0]), add(r[1]), add(r[2]), add(r[3]);  // extended features, then the brand string
+  }
+  if (max_ext >= 0x80000008u) cpuid(0x80000008u, 0, r), add(r[1]);
+  if (osxsave) {
+    std::uint32_t lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    add(lo), add(hi);
+  }
+  const char* override_path = std::getenv("MG_LIBLLVM");
+  s += std::string("\nMG_LIBLLVM=") + (override_path ? override_path : "");
+  for (const char* name : mg::detail::llvmc::libllvm_names) {
+    struct stat st;
+    if (name[0] == '/' && ::stat(name, &st) == 0)
+      s += std::string("\n") + name + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+  }
+  return mg::detail::hash_hex(s);
+#else
+  return {};
+#endif
+}
+
+template <class = void> std::string host_record(const HostTarget& h) {
+  return h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features;
+}
+template <class = void> std::optional<HostTarget> parse_host_record(const std::string& s) {
+  HostTarget h;
+  std::string* fields[] = {&h.llvm_version, &h.triple, &h.cpu, &h.features};
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::size_t end = i < 3 ? s.find('\n', at) : s.size();
+    if (end == std::string::npos) return std::nullopt;
+    *fields[i] = s.substr(at, end - at);
+    at = end + 1;
+  }
+  if (h.llvm_version.empty() || h.triple.empty() || h.cpu.empty()) return std::nullopt;
+  return h;
+}
+
+// The host target the disk cache's keys are made of, fixed for the process on first use: the record a
+// previous process stored under this host's fingerprint (table "llvm-host"), so that looking up a cached
+// kernel does not load libLLVM; without one, LLVM's answer (libLLVM loaded now), stored for the next
+// process. compile_cached() corrects a record LLVM contradicts.
+struct KeyHost {
+  mg::detail::Mutex mu;
+  std::optional<HostTarget> host;
+};
+template <class = void> KeyHost& key_host_slot() {
+  static KeyHost k;
+  return k;
+}
+template <class = void> HostTarget key_host() {
+  KeyHost& k = key_host_slot();
+  mg::detail::LockGuard lock(k.mu);
+  if (k.host) return *k.host;
+  const std::string fp = host_fingerprint();
+  if (!fp.empty())
+    if (std::optional<std::string> rec = disk_cache_get("llvm-host", fp))
+      if ((k.host = parse_host_record(*rec))) return *k.host;
+  k.host = host_target();
+  if (!fp.empty()) disk_cache_put("llvm-host", fp, host_record(*k.host));
+  return *k.host;
+}
+// LLVM's answer differs from the record the keys were made from: store LLVM's, and key with it from now on
+template <class = void> void correct_key_host(const HostTarget& h) {
+  KeyHost& k = key_host_slot();
+  mg::detail::LockGuard lock(k.mu);
+  k.host = h;
+  if (const std::string fp = host_fingerprint(); !fp.empty()) disk_cache_put("llvm-host", fp, host_record(h));
+}
+
 // the disk cache key of a source: the object is only right for this LLVM and this exact host CPU
-template <class = void> std::string object_cache_key(const std::string& ir, const std::string& name) {
-  const HostTarget& h = host_target();
+template <class = void> std::string object_cache_key(const HostTarget& h, const std::string& ir, const std::string& name) {
   return mg::detail::hash_hex(h.llvm_version + "\n" + h.triple + "\n" + h.cpu + "\n" + h.features + "\n" + name + "\n" +
                               ir);
+}
+template <class = void> std::string object_cache_key(const std::string& ir, const std::string& name) {
+  return object_cache_key(key_host(), ir, name);
 }
 }  // namespace detail
 
 // compile() through the disk cache (table "llvm"; CACHELEVEL=0 turns it off). A truncated or corrupt
-// file reads as a miss and is rewritten. There is no in-memory layer: the engine keeps each kernel it
+// file reads as a miss and is rewritten. A hit needs no libLLVM (the key's host target comes from the
+// disk cache too, detail::key_host). There is no in-memory layer: the engine keeps each kernel it
 // compiled, keyed by its AST.
 template <class = void> std::string compile_cached(const std::string& ir, const std::string& name) {
-  const std::string key = detail::object_cache_key(ir, name);
+  if (!mg::detail::disk_cache_enabled()) return compile(ir, name);
+  const HostTarget kh = detail::key_host();
+  const std::string key = detail::object_cache_key(kh, ir, name);
   if (std::optional<std::string> hit = disk_cache_get("llvm", key)) return std::move(*hit);
   std::string obj = compile(ir, name);
-  disk_cache_put("llvm", key, obj);
+  if (host_target() == kh)
+    disk_cache_put("llvm", key, obj);
+  else  // a stale record: this object was made for the host LLVM sees, not the one the key names
+    detail::correct_key_host(host_target());
   return obj;
 }
 
@@ -15654,21 +16171,15 @@ class Engine {
     if (todo.size() < 2) return;
     const std::int64_t threads = device_target(DeviceKind::CPU).threads;
     if (threads < 2) return;
-    // the first compiles of the process run here alone until one has gone through LLVM (llvm::warmed_up)
-    std::size_t first = 0;
-    for (; first < todo.size() && !llvm::warmed_up(); ++first) try {
-        get(todo[first], DeviceKind::CPU);
-      } catch (...) {
-      }
-    if (todo.size() - first < 2) return;
-    std::atomic<std::size_t> next = first;
+    // (llvm::compile runs the first compiles of a process one at a time until one has finished)
+    std::atomic<std::size_t> next = 0;
     auto task = [&](std::int64_t) {
       for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < todo.size();) try {
           get(todo[i], DeviceKind::CPU);
         } catch (...) {
         }
     };
-    WorkerPool<T>::instance().run(std::min<std::int64_t>(threads, std::int64_t(todo.size() - first)), task);
+    WorkerPool<T>::instance().run(std::min<std::int64_t>(threads, std::int64_t(todo.size())), task);
   }
 
   void run_item(const ScheduleItem& item) {

@@ -25,6 +25,6 @@ build_and_test() {  # compiler, build dir, targets to build (none: all)
 build_and_test g++ build-gcc
 # Clang builds what the tests run (the test binaries and mg-sym), not the examples and benchmarks, each of
 # which compiles the whole engine (about 15 CPU minutes together): CI must finish in 90 minutes on 2 cores
-build_and_test clang++-19 build-clang metagrad_tests single_include_test mg-sym static_no_llvm extern_engine_program
+build_and_test clang++-19 build-clang metagrad_tests single_include_test mg-sym static_no_llvm extern_engine_program warm_start
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

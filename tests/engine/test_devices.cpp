@@ -181,6 +181,13 @@ TEST_CASE("devices: the example of docs/devices.md", "[engine][docs]") {
   CHECK(cpu[2] == Approx(std::exp(6.0) / (std::exp(2.0) + std::exp(4.0) + std::exp(6.0))));
 }
 
+// (the warm start itself, a second process with no libLLVM, is tests/engine/warm_start.cpp)
+TEST_CASE("devices: the warm-start example of docs/devices.md", "[engine][docs]") {
+  Tensor a = Tensor::from({1.f, 2.f, 3.f}, {3});
+  std::vector<float> out = (a * 2 + 1).to_vector<float>();
+  CHECK(out == std::vector<float>{3, 5, 7});
+}
+
 namespace {
 // make(device) on CPU and on INTERP: the bytes of both, which must be equal, and equal to the reference
 // evaluator's unless told otherwise

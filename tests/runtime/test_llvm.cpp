@@ -1,5 +1,6 @@
 // The CPU device's compiler and JIT: hand-written LLVM IR kernels in the shape the renderer emits
 // (a kernel plus a <name>_call wrapper taking bufs and vals), compiled, loaded and run; LLVM's errors.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -390,4 +391,237 @@ TEST_CASE("llvm: a missing or wrong libLLVM is an error naming the package", "[r
       Catch::Contains("/nonexistent/libLLVM.so.19.1") && Catch::Contains("install the Debian package libllvm19"));
   // a library that is not libLLVM: the error names the first missing function
   CHECK_THROWS_WITH(find_libllvm("libm.so.6"), Catch::Contains("no symbol LLVMContextCreate"));
+}
+
+namespace {
+
+// the same object linked by metagrad's ELF loader and by ORC: each call of `run` gets a fresh kernel address
+template <class Run>
+void on_both_linkers(const std::string& ir, const std::string& name, Run run) {
+  const std::string obj = mg::llvm::compile(ir, name);
+  auto& jit = mg::llvm::Jit::instance();
+  for (mg::llvm::Linker how : {mg::llvm::Linker::Elf, mg::llvm::Linker::Orc}) {
+    INFO((how == mg::llvm::Linker::Elf ? "ELF loader" : "ORC"));
+    void* fn = jit.load(obj, name + "_call", how);
+    run(reinterpret_cast<mg::llvm::KernelFn>(fn));
+    jit.release(fn);
+  }
+}
+
+const std::string call_wrapper_2 = R"(
+  %b0 = load ptr, ptr %bufs
+  %p1 = getelementptr ptr, ptr %bufs, i64 1
+  %b1 = load ptr, ptr %p1
+  %n = load i64, ptr %vals
+)";
+
+}  // namespace
+
+TEST_CASE("llvm: the ELF loader and ORC link the same objects to the same results", "[runtime][llvm][elf]") {
+  SECTION("a loop: a call between functions of the object") {
+    on_both_linkers(add_ir, "add", [](mg::llvm::KernelFn fn) {
+      std::vector<float> out(37, 0), a(37), b(37);
+      for (std::size_t i = 0; i < 37; ++i) a[i] = float(i) * 1.5f, b[i] = 2.0f - float(i);
+      void* bufs[] = {out.data(), a.data(), b.data()};
+      std::int64_t vals[] = {37};
+      fn(bufs, vals);
+      for (std::size_t i = 0; i < 37; ++i) REQUIRE(out[i] == a[i] + b[i]);
+    });
+  }
+  SECTION("a switch: a jump table in read-only data") {
+    const std::string ir = R"(
+define void @sw(ptr noalias %d0, ptr noalias %d1, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %latch]
+  %p = getelementptr i32, ptr %d1, i64 %i
+  %x = load i32, ptr %p
+  switch i32 %x, label %c7 [ i32 0, label %c0
+                             i32 1, label %c1
+                             i32 2, label %c2
+                             i32 3, label %c3
+                             i32 4, label %c4
+                             i32 5, label %c5
+                             i32 6, label %c6 ]
+c0:
+  %v0 = mul i32 %x, 3
+  br label %latch
+c1:
+  %v1 = add i32 %x, 100
+  br label %latch
+c2:
+  %v2 = xor i32 %x, 85
+  br label %latch
+c3:
+  %v3 = shl i32 %x, 5
+  br label %latch
+c4:
+  %v4 = sub i32 %x, 77
+  br label %latch
+c5:
+  %v5 = mul i32 %x, %x
+  br label %latch
+c6:
+  %v6 = sub i32 0, %x
+  br label %latch
+c7:
+  %v7 = udiv i32 %x, 3
+  br label %latch
+latch:
+  %v = phi i32 [%v0, %c0], [%v1, %c1], [%v2, %c2], [%v3, %c3], [%v4, %c4], [%v5, %c5], [%v6, %c6], [%v7, %c7]
+  %q = getelementptr i32, ptr %d0, i64 %i
+  store i32 %v, ptr %q
+  %i1 = add i64 %i, 1
+  %c = icmp slt i64 %i1, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+define void @sw_call(ptr %bufs, ptr %vals) {)" + call_wrapper_2 + R"(
+  call void @sw(ptr %b0, ptr %b1, i64 %n)
+  ret void
+}
+)";
+    on_both_linkers(ir, "sw", [](mg::llvm::KernelFn fn) {
+      std::vector<std::int32_t> in = {0, 1, 2, 3, 4, 5, 6, 7, 11, 3, 5, 0}, out(in.size(), -1);
+      const std::vector<std::int32_t> want = {0, 101, 87, 96, -73, 25, -6, 2, 3, 96, 25, 0};
+      void* bufs[] = {out.data(), in.data()};
+      std::int64_t vals[] = {std::int64_t(in.size())};
+      fn(bufs, vals);
+      CHECK(out == want);
+    });
+  }
+  SECTION("a global the kernel writes: a writable section, one per load") {
+    const std::string ir = R"(
+@counter = internal global i32 0
+define void @cnt(ptr noalias %d0) {
+  %c = load i32, ptr @counter
+  %c1 = add i32 %c, 1
+  store i32 %c1, ptr @counter
+  store i32 %c1, ptr %d0
+  ret void
+}
+define void @cnt_call(ptr %bufs, ptr %vals) {
+  %b0 = load ptr, ptr %bufs
+  call void @cnt(ptr %b0)
+  ret void
+}
+)";
+    on_both_linkers(ir, "cnt", [](mg::llvm::KernelFn fn) {
+      std::int32_t v = 0;
+      void* bufs[] = {&v};
+      fn(bufs, nullptr);
+      CHECK(v == 1);
+      fn(bufs, nullptr);
+      CHECK(v == 2);
+    });
+  }
+  SECTION("the address of the process's data: a GOT-relative load") {
+    const std::string ir = R"(
+@environ = external global ptr
+define void @env(ptr noalias %d0) {
+  store ptr @environ, ptr %d0
+  ret void
+}
+define void @env_call(ptr %bufs, ptr %vals) {
+  %b0 = load ptr, ptr %bufs
+  call void @env(ptr %b0)
+  ret void
+}
+)";
+    on_both_linkers(ir, "env", [](mg::llvm::KernelFn fn) {
+      void* got = nullptr;
+      void* bufs[] = {&got};
+      fn(bufs, nullptr);
+      CHECK(got == ::dlsym(RTLD_DEFAULT, "environ"));
+      CHECK(got != nullptr);
+    });
+  }
+}
+
+TEST_CASE("llvm: the ELF loader calls far functions through jump stubs", "[runtime][llvm][elf]") {
+  // libm's exp2f called from a mapping placed terabytes away from libm, out of reach of a 32-bit call
+  const std::string ir = R"(
+declare float @llvm.exp2.f32(float)
+define void @far(ptr noalias %d0, ptr noalias %d1) {
+  %x = load float, ptr %d1
+  %e = call float @llvm.exp2.f32(float %x)
+  store float %e, ptr %d0
+  ret void
+}
+define void @far_call(ptr %bufs, ptr %vals) {
+  %b0 = load ptr, ptr %bufs
+  %p1 = getelementptr ptr, ptr %bufs, i64 1
+  %b1 = load ptr, ptr %p1
+  call void @far(ptr %b0, ptr %b1)
+  ret void
+}
+)";
+  const std::string obj = mg::llvm::compile(ir, "far");
+  mg::detail::elf::Failure failure;
+  std::optional<mg::detail::elf::Image> img = mg::detail::elf::link(obj, failure, std::uintptr_t(0x200000000000));
+  INFO(failure.why);
+  REQUIRE(img.has_value());
+  auto fn = reinterpret_cast<mg::llvm::KernelFn>(img->symbol("far_call"));
+  REQUIRE(fn != nullptr);
+  const auto here = reinterpret_cast<std::intptr_t>(reinterpret_cast<void*>(fn));
+  const auto libm = reinterpret_cast<std::intptr_t>(::dlsym(RTLD_DEFAULT, "exp2f"));
+  REQUIRE(libm != 0);
+  CHECK(std::abs(here - libm) > (std::intptr_t(1) << 32));  // the mapping went where it was asked to
+  float out = 0, x = 5.5f;
+  void* bufs[] = {&out, &x};
+  fn(bufs, nullptr);
+  CHECK(out == std::exp2(5.5f));
+  CHECK(img->symbol("no_such_symbol") == nullptr);
+}
+
+TEST_CASE("llvm: the ELF loader rejects broken objects with an error and never crashes", "[runtime][llvm][elf]") {
+  const std::string obj = mg::llvm::compile(add_ir, "add");
+  auto& jit = mg::llvm::Jit::instance();
+  const std::size_t before = jit.loaded_count();
+  auto try_load = [&](const std::string& bytes) {
+    try {
+      jit.release(jit.load(bytes, "add_call", mg::llvm::Linker::Elf));  // loads: never run, it may be garbage
+      return true;
+    } catch (const mg::Error& e) {
+      const std::string msg = e.what();
+      CHECK(msg.rfind("CPU device: ", 0) == 0);
+      return false;
+    }
+  };
+  std::size_t loaded = 0;
+  for (std::size_t n = 0; n < obj.size(); ++n) loaded += try_load(obj.substr(0, n));  // every truncation
+  CHECK(loaded == 0);  // a truncated object has lost its section headers (at the end) or its code
+  for (std::size_t i = 0; i < obj.size(); ++i) {  // every byte flipped
+    std::string bad = obj;
+    bad[i] = char(~bad[i]);
+    try_load(bad);
+  }
+  CHECK(jit.loaded_count() == before);
+  CHECK_THROWS_WITH(jit.load(std::string(100, '\0'), "k", mg::llvm::Linker::Elf), Catch::Contains("no ELF magic"));
+  // a well-formed object for another machine: unsupported by the ELF loader, an error when it alone is asked
+  std::string arm = obj;
+  arm[18] = char(183), arm[19] = 0;  // e_machine = EM_AARCH64
+  CHECK_THROWS_WITH(jit.load(arm, "add_call", mg::llvm::Linker::Elf), Catch::Contains("is not x86-64"));
+}
+
+TEST_CASE("llvm: the host record the disk cache keys come from", "[runtime][llvm]") {
+  using namespace mg::llvm::detail;
+  const mg::llvm::HostTarget& h = mg::llvm::host_target();
+  CHECK(parse_host_record(host_record(h)) == std::optional<mg::llvm::HostTarget>(h));
+  const std::string rec = host_record(h);
+  const std::size_t third_newline = rec.find('\n', rec.find('\n', rec.find('\n') + 1) + 1);
+  REQUIRE(third_newline != std::string::npos);
+  for (std::size_t n = 0; n < third_newline; ++n)  // a record cut before its last field is never taken for a host
+    CHECK_FALSE(parse_host_record(rec.substr(0, n)).has_value());
+#if defined(__x86_64__)
+  const std::string fp = host_fingerprint();
+  CHECK(!fp.empty());
+  CHECK(host_fingerprint() == fp);
+  {  // another libLLVM is another host
+    const mg::test::ScopedEnv other("MG_LIBLLVM", "/nonexistent/libLLVM.so");
+    CHECK(host_fingerprint() != fp);
+  }
+#endif
 }

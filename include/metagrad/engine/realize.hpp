@@ -155,21 +155,15 @@ class Engine {
     if (todo.size() < 2) return;
     const std::int64_t threads = device_target(DeviceKind::CPU).threads;
     if (threads < 2) return;
-    // the first compiles of the process run here alone until one has gone through LLVM (llvm::warmed_up)
-    std::size_t first = 0;
-    for (; first < todo.size() && !llvm::warmed_up(); ++first) try {
-        get(todo[first], DeviceKind::CPU);
-      } catch (...) {
-      }
-    if (todo.size() - first < 2) return;
-    std::atomic<std::size_t> next = first;
+    // (llvm::compile runs the first compiles of a process one at a time until one has finished)
+    std::atomic<std::size_t> next = 0;
     auto task = [&](std::int64_t) {
       for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < todo.size();) try {
           get(todo[i], DeviceKind::CPU);
         } catch (...) {
         }
     };
-    WorkerPool<T>::instance().run(std::min<std::int64_t>(threads, std::int64_t(todo.size() - first)), task);
+    WorkerPool<T>::instance().run(std::min<std::int64_t>(threads, std::int64_t(todo.size())), task);
   }
 
   void run_item(const ScheduleItem& item) {
