@@ -9,6 +9,8 @@
 // the host target a previous process stored, so a program whose kernels are all in the disk cache
 // never loads libLLVM.
 // A kernel LLVM rejects raises mg::Error with LLVM's message and the source; nothing crashes or leaks.
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdint>
 #include <map>
