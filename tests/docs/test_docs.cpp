@@ -48,6 +48,12 @@ template <class D = void> struct shifts_deferred_def {
   }
 };
 inline constexpr LazyRules<shifts_deferred_def<>> shifts_deferred{};
+// docs/patterns.md, the pure set
+struct fold_def {
+  static constexpr bool pure_rules = true;
+  template <class T> static constexpr auto make() { return rules(rule(var<"x"> + 0, [](const UOp& x) { return x; })); }
+};
+inline constexpr LazyRules<fold_def> fold_pure{};
 }  // namespace
 
 TEST_CASE("docs: the README example prints what its comment says", "[docs]") {
@@ -76,6 +82,11 @@ TEST_CASE("docs: patterns.md rules and graph_rewrite modes", "[docs]") {
   const auto pattern_text = [](const std::string& d) { return d.substr(d.find("  ")); };  // without file:line
   REQUIRE(pattern_text(shifts_deferred.describe(sym.get().size)) == pattern_text(shifts.describe(sym.get().size)));
   REQUIRE(pattern_text(shifts.describe(sym.get().size)).find("UPat(") != std::string::npos);
+  const UOp e = (idx + 0) * (a + 0);
+  const UOp r = graph_rewrite(e, fold_pure);
+  REQUIRE(r == idx * a);
+  REQUIRE(graph_rewrite(r * 3, fold_pure) == r * 3);
+  REQUIRE(graph_rewrite(e, fold_pure.get()) == r);
 }
 
 TEST_CASE("docs: uop.md examples", "[docs]") {

@@ -505,3 +505,100 @@ TEST_CASE("graph_rewrite: callbacks take captures by const UOp& or by value; a k
   kept.clear();
   CHECK(live_uops() == base);  // borrowing neither leaked a reference nor dropped one it did not own
 }
+
+// Settled rule sets (core/rewrite.hpp): a rule set whose definition says pure_rules marks the fixed points
+// it finds, and a later rewrite by it takes a marked node as it is. The counter is a side effect a pure set
+// must not have; here it only observes which nodes the rules were offered.
+namespace {
+int offered_settled = 0, offered_plain = 0;
+struct settling_fold_def {
+  static constexpr bool pure_rules = true;
+  template <class T> static constexpr auto make() {
+    return rules(rule(var<"x"> + 0, [](const UOp& x) { return x; }), rule(var<"y">, [](const UOp&) { ++offered_settled; return UOp(); }));
+  }
+};
+struct plain_fold_def {
+  template <class T> static constexpr auto make() {
+    return rules(rule(var<"x"> + 0, [](const UOp& x) { return x; }), rule(var<"y">, [](const UOp&) { ++offered_plain; return UOp(); }));
+  }
+};
+inline constexpr LazyRules<settling_fold_def> settling_fold{};
+inline constexpr LazyRules<plain_fold_def> plain_fold{};
+}  // namespace
+
+TEST_CASE("graph_rewrite: a pure rule set skips what it settled before", "[graph_rewrite]") {
+  const UOp a = UOp::variable("settle_a", 0, 10), b = UOp::variable("settle_b", 0, 10);
+  const UOp e = (a * b) + ((a + 0) * 7);
+  const UOp want = (a * b) + (a * 7);
+  offered_settled = offered_plain = 0;
+  REQUIRE(graph_rewrite(e, settling_fold) == want);
+  REQUIRE(graph_rewrite(e, plain_fold) == want);
+  // every node of the result was offered and kept, and the CONST 0 of a+0, in both (the same walk)
+  CHECK(offered_settled == int(want.toposort().size()) + 1);
+  CHECK(offered_plain == offered_settled);
+  // again on the input and on the result: the pure set finds its marks and offers nothing
+  offered_settled = offered_plain = 0;
+  REQUIRE(graph_rewrite(e, settling_fold) == want);
+  REQUIRE(graph_rewrite(want, settling_fold) == want);
+  CHECK(offered_settled == 0);
+  REQUIRE(graph_rewrite(want, plain_fold) == want);
+  CHECK(offered_plain == int(want.toposort().size()));
+  // a graph built on a settled one: only the new nodes are offered (the MUL and its CONST 3), and a
+  // rewrite below them still runs
+  offered_settled = 0;
+  REQUIRE(graph_rewrite(want * 3, settling_fold) == want * 3);
+  CHECK(offered_settled == 2);
+  offered_settled = 0;
+  REQUIRE(graph_rewrite((want + 0) * (b + 0), settling_fold) == want * b);
+  CHECK(offered_settled == 1);  // want * b; b and want were settled
+  // a rewrite with ctx, bottom-up, or as a walk neither uses nor needs the marks
+  offered_settled = 0;
+  REQUIRE(graph_rewrite(want, settling_fold.get(), {.bottom_up = true}) == want);
+  CHECK(offered_settled == int(want.toposort().size()));
+}
+
+TEST_CASE("graph_rewrite: simplify with settled subexpressions gives what a fresh rewrite gives", "[graph_rewrite][symbolic]") {
+  // symbolic is pure: simplify() marks. The RuleSet itself (symbolic.get()) is rewritten without marks.
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    std::uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+    auto next = [&] { s ^= s << 13, s ^= s >> 7, s ^= s << 17; return s; };
+    const UOp v[3] = {UOp::variable("sa", 0, 9), UOp::variable("sb", 0, 16), UOp::variable("sc", -4, 4)};
+    std::vector<UOp> pool(v, v + 3);
+    for (int i = 0; i < 24; ++i) {
+      const UOp& x = pool[next() % pool.size()];
+      const UOp& y = pool[next() % pool.size()];
+      const UOp k = UOp::const_(dtypes::weakint, std::int64_t(next() % 7) + 1);
+      switch (next() % 6) {
+        case 0: pool.push_back(x + y); break;
+        case 1: pool.push_back(x * k); break;
+        case 2: pool.push_back(x.floordiv(k)); break;
+        case 3: pool.push_back(x.floormod(k)); break;
+        case 4: pool.push_back((x < y).where(x, y + k)); break;
+        default: pool.push_back(x.maximum(y) + k); break;
+      }
+    }
+    const UOp e = pool.back() + pool[pool.size() / 2];
+    const UOp fresh = graph_rewrite(e, symbolic.get());
+    // settle random parts of it first, then the whole, twice
+    for (std::size_t i = 3; i < pool.size(); i += 1 + next() % 4) (void)simplify(pool[i]);
+    INFO("seed " << seed << ": " << e.render());
+    REQUIRE(simplify(e) == fresh);
+    REQUIRE(simplify(e) == fresh);
+    REQUIRE(graph_rewrite(e, sym) == graph_rewrite(e, sym.get()));
+  }
+}
+
+TEST_CASE("graph_rewrite: threads simplifying one graph at once mark it and agree", "[graph_rewrite][threads]") {
+  const UOp a = UOp::variable("ta", 0, 9), b = UOp::variable("tb", 0, 12);
+  std::vector<UOp> terms;
+  for (int i = 1; i <= 600; ++i) terms.push_back(((a * 4 + b).floordiv(a.const_like(4)) + (a + i).floormod(a.const_like(3))) * 1 + 0);
+  const UOp root = UOp::sink(terms);
+  const UOp want = graph_rewrite(root, symbolic.get());  // unmarked
+  std::vector<UOp> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] { for (int k = 0; k < 4; ++k) got[std::size_t(t)] = simplify(root); });
+  for (auto& th : threads) th.join();
+  for (const UOp& g : got) REQUIRE(g == want);
+  REQUIRE(simplify(want) == want);
+}

@@ -84,6 +84,29 @@ struct ScratchPool {
   }
 };
 
+// Settled rule sets. A pure rule set (its callbacks a function of the matched nodes alone: no ctx, no
+// state) may take one of 16 bits of Node::settled. A rewrite by it marks each node it found to be a fixed
+// point whose sources are all marked, so the mark says "rewriting this graph by that set gives it back";
+// a later rewrite by the same set takes a marked node as its own result without looking below it.
+// simplify() re-simplifies graphs most of which an earlier simplify already settled.
+inline std::uint16_t next_settle_bit() {
+  static std::atomic<int> next{0};
+  const int k = next.fetch_add(1, std::memory_order_relaxed);
+  return k < 16 ? std::uint16_t(1u << k) : std::uint16_t(0);  // past 16 sets: no marks, rewrites as before
+}
+template <class D> std::uint16_t settle_bit() {
+  static const std::uint16_t bit = next_settle_bit();
+  return bit;
+}
+// a rule-set definition declares itself pure with `static constexpr bool pure_rules = true;`, and the
+// pure set it contains (a fixed point of the whole is one of the part) with `using contains = part_def<>;`
+template <class D> concept PureRules = requires { requires D::pure_rules; };
+template <class D> std::uint16_t settle_marks() {
+  std::uint16_t m = settle_bit<D>();
+  if constexpr (requires { typename D::contains; }) m |= settle_marks<typename D::contains>();
+  return m;
+}
+
 // The driver keeps raw node pointers on its hot path: the input graph is alive through the root the
 // caller holds, and every node the rewrite makes is kept in keep_ until the end, so no address is
 // reused while a table still names it (and no atomic reference count is touched per visit).
@@ -99,6 +122,13 @@ class RewriteEngine {
   RewriteEngine(const RewriteEngine&) = delete;
   RewriteEngine& operator=(const RewriteEngine&) = delete;
 
+  // rewrite as the pure rule set whose settle bit is `own`, also marking what settles under `marks`
+  // (own and the bits of the sets it contains); only for a rewrite after sources, not a walk
+  void settle(std::uint16_t own, std::uint16_t marks) {
+    if (bpm_ || opt_.walk || !own) return;
+    settle_own_ = own, settle_marks_ = marks;
+  }
+
   UOp run(const UOp& root) {
     if (!root) return root;
     return UOp::from_node(opt_.walk ? walk_rewrite(root.node()) : unified_rewrite(root.node()));
@@ -111,7 +141,9 @@ class RewriteEngine {
   // What this walk knows about a node. Holding the lane: its replacement and "started" live in the node
   // (walk_rep, walk_bits), the rarer bottom-up cache and waiters in lane_slots_[walk_bits & slot_mask].
   // Otherwise everything lives in the table.
-  static constexpr std::uint32_t started_bit = 1u << 31, slot_mask = started_bit - 1;
+  // bpm_none_bit: the bottom-up rules were asked about this node and had nothing, the common answer,
+  // kept without a slot
+  static constexpr std::uint32_t started_bit = 1u << 31, bpm_none_bit = 1u << 30, slot_mask = bpm_none_bit - 1;
   bool marked(const Node* n) const { return n->walk_epoch == epoch_; }
   void mark(const Node* n) {
     if (marked(n)) return;
@@ -172,8 +204,14 @@ class RewriteEngine {
   }
   const Node* rewrite(const Node* n) { return pm_ ? apply(*pm_, n, 0) : nullptr; }
   const Node* cached_bpm_rewrite(const Node* n) {
+    if (epoch_ && marked(n) && (n->walk_bits & bpm_none_bit)) return nullptr;
     if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
     const Node* r = apply(*bpm_, n, bpm_mark);
+    if (!r && epoch_) {
+      mark(n);
+      n->walk_bits |= bpm_none_bit;
+      return nullptr;
+    }
     Slot& s = slot(n);
     s.bpm = r, s.bpm_cached = true;
     return r;
@@ -219,6 +257,15 @@ class RewriteEngine {
       set_rep(nn->src[0].node(), nn->src[0].node());
   }
 
+  bool settled(const Node* n) const { return settle_own_ && (n->settled.load(std::memory_order_relaxed) & settle_own_); }
+  // n is a fixed point with its sources unchanged: settled when they are. Marks from several threads may
+  // race; one lost is only work redone later, never a wrong result.
+  void mark_settled(const Node* n) {
+    for (const UOp& x : n->src) if (!settled(x.node())) return;
+    const std::uint16_t was = n->settled.load(std::memory_order_relaxed);
+    if ((was & settle_marks_) != settle_marks_) n->settled.store(was | settle_marks_, std::memory_order_relaxed);
+  }
+
   const Node* unified_rewrite(const Node* root) {
     stack_.push_back({root, root, 0, 0});
     while (!stack_.empty()) {
@@ -228,6 +275,10 @@ class RewriteEngine {
       if (e.stage == 0) {
         if (!start(e.n)) continue;  // a duplicate pushed by another user: the first one is handling it
         const Node* nn = e.new_n;
+        if (settled(nn)) {
+          set_replace(e.n, nn);
+          continue;
+        }
         if (bpm_) try {
           // rewrite this node to a fixed point before looking at its sources. A rewrite to one of the
           // node's own sources descends a finite graph (x+0 -> x down a long chain), so only the
@@ -267,6 +318,7 @@ class RewriteEngine {
         const Node* next;
         if (!changed) {
           if (!(next = rewrite(nn))) {
+            if (settle_own_) mark_settled(nn);
             set_replace(e.n, nn);
             continue;
           }
@@ -334,6 +386,7 @@ class RewriteEngine {
   const BPM* bpm_;
   Ctx* ctx_;
   RewriteOptions opt_;
+  std::uint16_t settle_own_ = 0, settle_marks_ = 0;
   LaneHold lane_;
   const std::uint32_t epoch_ = lane_.epoch();  // nonzero while this walk holds the lane (uop.hpp)
   std::unique_ptr<RewriteScratch> scratch_ = ScratchPool::take();

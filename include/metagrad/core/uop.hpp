@@ -246,6 +246,9 @@ namespace detail {
 struct Node {
   mutable std::atomic<std::uint32_t> rc{1};
   Ops op;
+  // settled rule sets (core/rewrite.hpp, settle_bit): bit k set when this node and everything below it
+  // are fixed points of the k-th pure rule set, so a later rewrite by that set need not look at them
+  mutable std::atomic<std::uint16_t> settled;
   DType dtype;
   std::span<UOp> src;
   Arg arg, tag;
@@ -419,7 +422,7 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   void* mem = NodePool::alloc(src.size());
   UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
-  return new (mem) Node{{1}, op, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr, nullptr};
+  return new (mem) Node{{1}, op, {0}, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
   delete n->bounds.load(std::memory_order_acquire);

@@ -29,8 +29,16 @@ template <class D, class Ctx>
 UOp graph_rewrite(const UOp& root, const LazyRules<D>& rs, Ctx& ctx, RewriteOptions opt = {}) {
   return graph_rewrite(root, rs.get(), ctx, opt);
 }
+// a pure one (detail::PureRules) skips what an earlier rewrite by it settled
 template <class D> UOp graph_rewrite(const UOp& root, const LazyRules<D>& rs, RewriteOptions opt = {}) {
-  return graph_rewrite(root, rs.get(), opt);
+  if constexpr (detail::PureRules<D>) {
+    NoCtx none;
+    detail::RewriteEngine<std::remove_cvref_t<decltype(rs.get())>, NoCtx> engine(rs.get(), &none, opt);
+    engine.settle(detail::settle_bit<D>(), detail::settle_marks<D>());
+    return engine.run(root);
+  } else {
+    return graph_rewrite(root, rs.get(), opt);
+  }
 }
 
 template <class PM, class BPM>

@@ -102,6 +102,8 @@ namespace detail {
 template <class D_ = void>
 struct sym_def {
   MG_RULE_LEAVES(D_)
+  static constexpr bool pure_rules = true;  // its fixed points settle (core/rewrite.hpp), and are symbolic's too
+  using contains = symbolic_def<>;
   template <class T> static constexpr auto make() {
     const auto invalid_pat = invalid_pat_v<T>;
     auto x = var<"x">;

@@ -263,6 +263,7 @@ namespace detail {
 template <class D_ = void>
 struct symbolic_simple_def {
   MG_RULE_LEAVES(D_)
+  static constexpr bool pure_rules = true;  // its fixed points settle (core/rewrite.hpp)
   template <class T> static constexpr auto make() {
     auto bool_x = var<"x">.dtype(dtypes::bool_);
     auto cbool = [](bool b) { return op<Ops::CONST>.arg(b).dtype(dtypes::bool_); };
@@ -493,6 +494,8 @@ namespace detail {
 template <class D_ = void>
 struct symbolic_def {
   MG_RULE_LEAVES(D_)
+  static constexpr bool pure_rules = true;  // its fixed points settle (core/rewrite.hpp), and are symbolic_simple's too
+  using contains = symbolic_simple_def<>;
   template <class T> static constexpr auto make() {
     auto x = var<"x">;
     auto c0 = cvar<"c0">;
