@@ -8411,9 +8411,29 @@ template <class T> UOp parse_sym(std::string_view text, std::span<const UOp> var
 namespace mg {
 namespace detail {
 
+// whether needle is root or below it (a walk on raw nodes: no handle per node)
 template <std::same_as<UOp> U> bool in_toposort(const U& needle, const U& root) {
-  for (const UOp& u : root.toposort()) if (u == needle) return true;
+  if (!root) return false;
+  std::vector<const Node*> stack{root.node()};
+  PtrMap<char> seen;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (n == needle.node()) return true;
+    if (seen.contains(n)) continue;
+    seen.set(n, 1);
+    for (const UOp& x : n->src) stack.push_back(x.node());
+  }
   return false;
+}
+// simplify(substituted).substitute(back): when simplify left the graph as it was, substituting back
+// gives the original exactly, unless a fake variable was in it already (a nested call's)
+template <std::same_as<UOp> U>
+U unsubstitute(const U& simplified, const U& substituted, const U& original, const std::vector<std::pair<U, U>>& back) {
+  if (simplified == substituted &&
+      std::none_of(back.begin(), back.end(), [&](const auto& fx) { return in_toposort(fx.first, original); }))
+    return original;
+  return simplified.substitute(back);
 }
 template <std::same_as<UOp> U> bool op_in_backward_slice_with_self(const U& u, OpSet ops) {
   for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
@@ -8471,7 +8491,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
       }
       if (skip) continue;
       for (std::size_t k = 0; k < candidate.size(); ++k)
-        newuops[k] = simplify(simplify(newuops[k]).substitute({{candidate[k].second, candidate[k].first}}));
+        newuops[k] = simplify(unsubstitute(simplify(newuops[k]), newuops[k], uop, {{candidate[k].second, candidate[k].first}}));
       if (std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u == newuops[0]; })) uop = newuops[0];
       else if (uop.op() == Ops::STACK && uop.nsrc() == 2) {
         auto same = [&](std::size_t s) { return std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u.src(s) == newuops[0].src(s); }); };
@@ -8485,7 +8505,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
   if (s_uop != uop) {
     std::vector<std::pair<UOp, UOp>> back;
     for (const auto& [X, newX] : all_candidates) back.emplace_back(newX, X);
-    uop = simplify(simplify(s_uop).substitute(back));
+    uop = simplify(unsubstitute(simplify(s_uop), s_uop, uop, back));
   }
   return uop;
 }
