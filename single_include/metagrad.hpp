@@ -677,7 +677,10 @@ class Arg {
   Arg(ArgTuple t) noexcept : k_(Tuple) { new (&u_.t) ArgTuple(std::move(t)); }
   Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
   Arg(const Arg& o) : k_(o.k_) { copy_from(o); }
-  Arg(Arg&& o) noexcept : k_(o.k_) { move_from(std::move(o)); }
+  Arg(Arg&& o) noexcept : k_(o.k_) {
+    if (holds_heap(k_)) move_from(std::move(o));
+    else copy_trivial(o);
+  }
   Arg& operator=(const Arg& o) {
     if (this != &o) { Arg t(o); *this = std::move(t); }
     return *this;
@@ -686,7 +689,9 @@ class Arg {
     if (this != &o) { destroy(); k_ = o.k_; move_from(std::move(o)); }
     return *this;
   }
-  ~Arg() { destroy(); }
+  ~Arg() {
+    if (holds_heap(k_)) destroy();
+  }
 
   // this arg as a std::variant (a template: instantiated only where it is used)
   template <class V = Value> V value() const {
@@ -715,17 +720,17 @@ class Arg {
   std::int64_t as_int() const {
     if (k_ == Int) return u_.i;
     if (k_ == Bool) return u_.b;
-    throw Error("Arg::as_int: arg " + repr() + " is not an integer");
+    not_a("Arg::as_int", "an integer");
   }
   double as_float() const {
     if (k_ == Float) return u_.d;
     if (k_ == Int) return double(u_.i);
     if (k_ == Bool) return u_.b;
-    throw Error("Arg::as_float: arg " + repr() + " is not a number");
+    not_a("Arg::as_float", "a number");
   }
   bool as_bool() const {
     if (k_ == Bool) return u_.b;
-    throw Error("Arg::as_bool: arg " + repr() + " is not a bool");
+    not_a("Arg::as_bool", "a bool");
   }
   const std::string& as_str() const { return want(Str, "a string"), u_.s; }
   Ops as_op() const { return want(Op, "an Ops"), u_.op; }
@@ -741,8 +746,15 @@ class Arg {
   std::size_t size() const { return is_tuple() ? u_.t.size() : 0; }
 
   // identity equality, as the intern table needs it: same alternative, floats by bits
+  // (the kinds nodes mostly carry are compared in place; the others in equal_slow)
   friend bool operator==(const Arg& a, const Arg& b) {
     if (a.k_ != b.k_) return false;
+    if (a.k_ == None || a.k_ == Inv) return true;
+    if (a.k_ == Int) return a.u_.i == b.u_.i;
+    return equal_slow(a, b);
+  }
+ private:
+  static bool equal_slow(const Arg& a, const Arg& b) {
     switch (a.k_) {
       case None: case Inv: return true;
       case Bool: return a.u_.b == b.u_.b;
@@ -760,6 +772,7 @@ class Arg {
     }
   }
 
+ public:
   // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False).
   // The number overloads compare in place: a pattern's arg filter runs on the matching hot path.
   template <class T> bool py_equals(const T& v) const {
@@ -781,7 +794,14 @@ class Arg {
     return *this == o;
   }
 
-  std::size_t hash() const {
+  std::size_t hash() const {  // (the kinds nodes mostly carry in place, the others in hash_slow)
+    const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
+    if (k_ == None || k_ == Inv) return h;
+    if (k_ == Int) return h ^ std::hash<std::int64_t>{}(u_.i);
+    return hash_slow();
+  }
+ private:
+  std::size_t hash_slow() const {
     const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
     switch (k_) {
       case None: case Inv: return h;
@@ -801,6 +821,7 @@ class Arg {
     }
   }
 
+ public:
   // tinygrad's repr of the arg (what UOp printing shows after arg=)
   std::string repr() const {
     switch (k_) {
@@ -867,6 +888,7 @@ class Arg {
       return Tuple;
     }
   }
+  static constexpr bool holds_heap(Kind k) { return k == Str || k == Param || k == Tuple; }
   void copy_from(const Arg& o) {  // k_ is already o.k_
     switch (k_) {
       case Str: new (&u_.s) std::string(o.u_.s); break;
@@ -903,7 +925,11 @@ class Arg {
     }
   }
   void want(Kind k, const char* what) const {
-    if (k_ != k) throw Error(std::string("Arg: arg ") + repr() + " is not " + what);
+    if (k_ != k) not_a("Arg", what);
+  }
+  // the error of an accessor asked for what the arg is not (out of line: the accessors stay small)
+  [[noreturn, gnu::noinline, gnu::cold]] void not_a(const char* who, const char* what) const {
+    throw Error(std::string(who) + ": arg " + repr() + " is not " + what);
   }
   bool eq_int(std::int64_t v) const {
     if (k_ == Int) return u_.i == v;
@@ -1116,6 +1142,7 @@ class SymVal {
 // thread_cache<T>(): the calling thread's T, made on first use and destroyed when the thread ends.
 // It returns null from then on (a static's destructor running at exit still frees nodes and runs
 // rewrites), so every caller keeps a plain path that works without it.
+
 namespace mg::detail {
 
 template <class T>
@@ -1131,6 +1158,31 @@ T* thread_cache() noexcept {
     static thread_local Owner owner;
   }
   return current;
+}
+
+// A memo of a pure function of nodes, kept per thread (as the thread_cache of its type) and direct-mapped:
+// a new entry takes its slot from the one before, so the memo holds at most Slots keys (and their values)
+// alive, whatever the program does. Key and Value default-construct to "none" (null handles).
+template <class Key, class Value, std::size_t Slots> struct DirectMemo {
+  static_assert((Slots & (Slots - 1)) == 0, "DirectMemo: Slots must be a power of two");
+  static constexpr std::size_t slots = Slots;
+  struct Entry {
+    Key key{};
+    Value value{};
+  };
+  std::vector<Entry> table = std::vector<Entry>(Slots);
+  Entry& at(std::size_t h) { return table[(h ^ (h >> 17)) & (Slots - 1)]; }
+  void clear() { table.assign(Slots, Entry{}); }  // drops every entry (a benchmark's fresh round)
+};
+// f(), or what an earlier f() of the same key returned; h is key's hash
+template <class Memo, class Key, class F> auto memoized(const Key& key, std::size_t h, F&& f) {
+  Memo* memo = thread_cache<Memo>();
+  if (!memo) return f();
+  if (auto& e = memo->at(h); e.key == key) return e.value;
+  auto r = f();
+  auto& e = memo->at(h);  // looked up again: f may have filled the slot
+  e.key = key, e.value = r;
+  return r;
 }
 
 }  // namespace mg::detail
@@ -1265,7 +1317,7 @@ class UOp {
     return with_first(Ops::REDUCE, dtype(), ranges, Arg(ArgTuple{Arg(op), Arg(ArgTuple{})}));
   }
   UOp gep(std::vector<int> idx) const;
-  UOp gep(int i) const { return gep(std::vector<int>{i}); }
+  UOp gep(int i) const;
   UOp vectorize(std::vector<UOp> more) const;  // STACK of this and more
   static UOp stack(std::vector<UOp> srcs);
   UOp broadcast(int count) const;
@@ -1799,6 +1851,14 @@ inline UOp UOp::gep(std::vector<int> idx) const {
   }
   DType out = idx.size() > 1 ? dtype().scalar().vec(int(idx.size())) : dtype().scalar();
   return UOp(Ops::GEP, out, {*this}, Arg(std::move(a)));
+}
+inline UOp UOp::gep(int i) const {  // gep({i}) without the vector
+  if (op() == Ops::STACK) return src(std::size_t(i));
+  if (op() == Ops::CONST) return UOp(Ops::CONST, dtype().scalar(), {}, arg());
+  if (i < 0 || i >= dtype().vcount()) throw Error("UOp::gep(" + std::to_string(i) + "): out of range for " + dtype().repr());
+  ArgTuple a;
+  a.emplace_back(i);
+  return UOp(Ops::GEP, dtype().scalar(), {*this}, Arg(std::move(a)));
 }
 inline UOp UOp::vectorize(std::vector<UOp> more) const {
   more.insert(more.begin(), *this);
@@ -2797,15 +2857,47 @@ inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % 
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 }  // namespace detail
 
+namespace detail {
+// Calls f on the terms of a chain of sep (what split_uop returns), left to right, as raw nodes; stops
+// early when f returns false. The walk's stack lives on the C++ stack up to 32 pending terms: the
+// symbolic rules split a sum at almost every node they look at, and most sums have a few terms.
+template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
+  constexpr std::size_t inline_depth = 32;
+  const Node* small[inline_depth];
+  std::vector<const Node*> big;  // the stack's part beyond inline_depth
+  std::size_t n = 0;
+  auto push = [&](const Node* x) {
+    if (n < inline_depth && big.empty()) small[n++] = x;
+    else big.push_back(x);
+  };
+  push(root);
+  while (n > 0 || !big.empty()) {
+    const Node* u;
+    if (!big.empty()) u = big.back(), big.pop_back();
+    else u = small[--n];
+    if (u->op != sep) {
+      if constexpr (std::is_same_v<decltype(f(u)), bool>) {
+        if (!f(u)) return;
+      } else {
+        f(u);
+      }
+      continue;
+    }
+    for (std::size_t i = u->src.size(); i > 0; --i) push(u->src[i - 1].node());
+  }
+}
+}  // namespace detail
+
 template <class> std::vector<UOp> UOp::split_uop(Ops sep) const {
   std::vector<UOp> out;
-  std::vector<const UOp*> st{this};
-  while (!st.empty()) {
-    const UOp* u = st.back();
-    st.pop_back();
-    if (u->op() != sep) { out.push_back(*u); continue; }
-    for (std::size_t i = u->nsrc(); i > 0; --i) st.push_back(&u->src(i - 1));
+  if (op() != sep) {
+    out.push_back(*this);
+    return out;
   }
+  std::size_t n = 0;
+  detail::for_each_split(node(), sep, [&](const detail::Node*) { ++n; });
+  out.reserve(n);
+  detail::for_each_split(node(), sep, [&](const detail::Node* t) { out.push_back(UOp::from_node(t)); });
   return out;
 }
 
@@ -2819,7 +2911,7 @@ template <class> std::int64_t UOp::const_factor() const {
     }
     case Ops::ADD: {
       std::int64_t g = 0;
-      for (const UOp& t : split_uop(Ops::ADD)) g = std::gcd(g, t.const_factor());
+      detail::for_each_split(node(), Ops::ADD, [&](const detail::Node* t) { g = std::gcd(g, detail::Borrowed(t).get().const_factor()); });
       return g;
     }
     case Ops::MUL:
@@ -5696,28 +5788,12 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
 
 // fold_divmod_general's memo, as tinygrad's functools.cache on it. Every pass of the codegen and every
 // nested simplify rebuilds the same index expressions, and the fold is a pure function of the node
-// (its structure and bounds): in ResNet-50's rewrite, 7,564 calls for 790 distinct nodes. The memo is
-// per thread and direct-mapped, so it holds at most `slots` nodes alive, whatever the program does.
-template <class U> struct DivmodMemo {
-  static constexpr std::size_t slots = 4096;
-  struct Entry {
-    U key;
-    std::optional<U> value;
-  };
-  std::vector<Entry> table = std::vector<Entry>(slots);
-  Entry& at(const U& d) { return table[(d.hash() ^ (d.hash() >> 17)) & (slots - 1)]; }
-  void clear() { table.assign(slots, Entry{}); }  // drops every entry (a benchmark's fresh round)
-};
+// (its structure and bounds): in ResNet-50's rewrite, 7,564 calls for 790 distinct nodes.
+template <class U> using DivmodMemo = DirectMemo<U, std::optional<U>, 4096>;
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
-  DivmodMemo<U>* memo = thread_cache<DivmodMemo<U>>();
-  if (!memo) return fold_divmod_general_uncached(d);
-  if (auto& e = memo->at(d); e.key == d) return e.value;
-  std::optional<U> r = fold_divmod_general_uncached(d);
-  auto& e = memo->at(d);  // looked up again: the fold itself may have filled the slot
-  e.key = d, e.value = r;
-  return r;
+  return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); });
 }
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(const U& d) {
   const UOp x = d.src(0), y = d.src(1);
@@ -6051,8 +6127,21 @@ template <std::same_as<UOp> U> std::optional<U> fold_bitcast(const U& root, cons
 
 // x is (base%div)*mul + (base//div)*(div*mul) and its variations: fold to base*mul
 template <std::same_as<UOp> U> std::optional<U> fold_add_divmod_recombine(const U& x) {
-  std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
+  // it needs a term with a constant mod and another times a constant: most sums have neither, so look
+  // at the terms in place before splitting them out
+  bool has_mod = false, has_mul = false;
+  for_each_split(x.node(), Ops::ADD, [&](const Node* t) {
+    if (t->op == Ops::MUL && cint(t->src[1])) {
+      has_mul = true;
+      if (t->src[0].op() == Ops::FLOORMOD && cint(t->src[0].src(1))) has_mod = true;
+    } else if (t->op == Ops::FLOORMOD && cint(t->src[1])) {
+      has_mod = true;
+    }
+    return !(has_mod && has_mul);
+  });
+  if (!has_mod || !has_mul) return std::nullopt;
+  std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto rest = [&](std::size_t i, std::size_t j, UOp head) {
     std::vector<UOp> r{head};
     for (std::size_t k = 0; k < terms.size(); ++k) if (k != i && k != j) r.push_back(terms[k]);
@@ -6323,10 +6412,11 @@ struct gep_pushing_def {
           return g2.src(0).gep(r);
         }),
         rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](const UOp& gep, const UOp& vec) {
-          auto idx = gep_idx(gep);
-          if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
+          const auto& idx = gep.arg().as_tuple();
+          if (idx.size() == 1) return vec.src(std::size_t(idx[0].as_int()));
           std::vector<UOp> s;
-          for (int i : idx) s.push_back(vec.src(std::size_t(i)));
+          s.reserve(idx.size());
+          for (const Arg& i : idx) s.push_back(vec.src(std::size_t(i.as_int())));
           return UOp(Ops::STACK, gep.dtype(), std::move(s));
         }),
         rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](const UOp& gep, const UOp& c) { return gep.const_like(c.arg()); }),
@@ -6335,9 +6425,9 @@ struct gep_pushing_def {
         // GEP in order is removed
         rule(op<Ops::GEP>.named("g"_n), [](const UOp& g) -> std::optional<UOp> {
           if (g.dtype().is_ptr) return std::nullopt;
-          auto idx = gep_idx(g);
+          const auto& idx = g.arg().as_tuple();
           if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
-          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
+          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i].as_int() != std::int64_t(i)) return std::nullopt;
           return g.src(0);
         }),
         // push all GEPs through ALUs for index
@@ -8450,7 +8540,25 @@ template <std::same_as<UOp> U> std::optional<std::tuple<U, bool, std::int64_t>> 
   return std::nullopt;
 }
 
-template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try_simplex = true) {
+template <std::same_as<UOp> U> U uop_given_valid_uncached(const U& valid, U uop, bool try_simplex);
+
+// uop_given_valid's memo: its answer is a pure function of the two nodes (their structure and bounds),
+// and the devectorizer asks the same question again for every buffer a gated index reads (ResNet-50's
+// rewrite: 767 calls, 433 distinct)
+struct ValidKey {
+  UOp valid, uop;
+  bool try_simplex = false;
+  friend bool operator==(const ValidKey&, const ValidKey&) = default;
+};
+using ValidMemo = DirectMemo<ValidKey, UOp, 1024>;
+
+template <std::same_as<UOp> U> U uop_given_valid(const U& valid, const U& uop, bool try_simplex = true) {
+  if (!valid || !uop) return uop_given_valid_uncached(valid, uop, try_simplex);
+  return memoized<ValidMemo>(ValidKey{valid, uop, try_simplex}, mix(mix(valid.hash(), uop.hash()), try_simplex),
+                             [&] { return uop_given_valid_uncached(valid, uop, try_simplex); });
+}
+
+template <std::same_as<UOp> U> U uop_given_valid_uncached(const U& valid, U uop, bool try_simplex) {
   // parse the valid into {expr: (lower bound, upper bound)}, in first-seen order
   std::vector<std::pair<UOp, std::array<std::optional<std::int64_t>, 2>>> bounds;
   for (const UOp& stmt : valid.split_uop(Ops::AND)) {
@@ -8462,6 +8570,10 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
     it->second[is_upper ? 1 : 0] = c;
   }
   std::vector<std::pair<UOp, UOp>> all_candidates;
+  // the last single candidate solved, on which uop, to what: the step "all the valids together" below is
+  // the same computation when there is one candidate and uop is that one again (most gates bound one
+  // expression, and most calls leave the index as it was)
+  UOp solved_X, solved_in, solved_out;
   for (std::size_t i = 0; i < bounds.size(); ++i) {
     const auto& [expr, v] = bounds[i];
     std::int64_t v0 = v[0] ? *v[0] : expr.vmin().clamped_int64(), v1 = v[1] ? *v[1] : expr.vmax().clamped_int64();
@@ -8492,6 +8604,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
       if (skip) continue;
       for (std::size_t k = 0; k < candidate.size(); ++k)
         newuops[k] = simplify(unsubstitute(simplify(newuops[k]), newuops[k], uop, {{candidate[k].second, candidate[k].first}}));
+      if (ci == 0) solved_X = candidate[0].first, solved_in = uop, solved_out = newuops[0];
       if (std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u == newuops[0]; })) uop = newuops[0];
       else if (uop.op() == Ops::STACK && uop.nsrc() == 2) {
         auto same = [&](std::size_t s) { return std::all_of(newuops.begin(), newuops.end(), [&](const UOp& u) { return u.src(s) == newuops[0].src(s); }); };
@@ -8501,6 +8614,7 @@ template <std::same_as<UOp> U> U uop_given_valid(const U& valid, U uop, bool try
     }
   }
   // all the valids together (whole expressions only)
+  if (all_candidates.size() == 1 && solved_X == all_candidates[0].first && solved_in == uop) return solved_out;
   UOp s_uop = uop.substitute(all_candidates);
   if (s_uop != uop) {
     std::vector<std::pair<UOp, UOp>> back;
@@ -11533,13 +11647,13 @@ struct pm_add_loads_def {
 template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) {
   if (alu.dtype().vcount() == 1) return std::nullopt;
   if (alu.op() == Ops::WHERE && is_invalid(alu.src(2))) return std::nullopt;
-  std::vector<UOp> alus;
+  std::vector<UOp> alus, src(alu.nsrc());
+  alus.reserve(std::size_t(alu.dtype().vcount()));
   for (int i = 0; i < alu.dtype().vcount(); ++i) {
-    std::vector<UOp> src;
-    for (const UOp& s : alu.src()) src.push_back(s.gep(i));
-    alus.push_back(UOp(alu.op(), alu.dtype().scalar(), src, alu.arg()));
+    for (std::size_t k = 0; k < src.size(); ++k) src[k] = alu.src(k).gep(i);
+    alus.emplace_back(alu.op(), alu.dtype().scalar(), src, alu.arg());
   }
-  return UOp(Ops::STACK, alu.dtype(), alus);
+  return UOp(Ops::STACK, alu.dtype(), std::move(alus));
 }
 
 template <class D_ = void>
@@ -12006,33 +12120,42 @@ template <class = void> std::int64_t expand_prod(const ExpandArgs& e) {
   for (const auto& p : e) n *= p.second;
   return n;
 }
-// the lane of an expansion for the value each axis takes (tinygrad's _expand_arg_to_idx)
-template <class = void> int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t, std::int64_t>& rpk) {
+// calls f(vals) for every assignment of values to the axes of args (vals[i] the value of args[i]), the
+// last axis fastest (itertools.product over the sizes)
+template <class F> void for_each_choice(const ExpandArgs& args, F&& f) {
+  for (const auto& a : args) if (a.second <= 0) return;
+  std::vector<std::int64_t> vals(args.size(), 0);
+  for (;;) {
+    f(std::as_const(vals));
+    std::size_t i = args.size();
+    for (; i > 0; --i) {
+      if (++vals[i - 1] < args[i - 1].second) break;
+      vals[i - 1] = 0;
+    }
+    if (i == 0) return;
+  }
+}
+// the value a choice gives an axis (its last entry in args wins, as a dict built from args): null if none
+inline const std::int64_t* axis_value(const ExpandArgs& args, const std::vector<std::int64_t>& vals, std::int64_t ax) {
+  for (std::size_t i = args.size(); i-- > 0;) if (args[i].first == ax) return &vals[i];
+  return nullptr;
+}
+// the lane of an expansion for the value each axis takes (tinygrad's _expand_arg_to_idx); value(ax) gives it
+template <class V> int expand_arg_to_idx(const ExpandArgs& args, V&& value) {
   std::int64_t idx = 0, mul = 1;
   for (auto it = args.rbegin(); it != args.rend(); ++it) {
-    idx += rpk.at(it->first) * mul;
+    const std::int64_t* v = value(it->first);
+    if (!v) throw Error("expander: axis " + std::to_string(it->first) + " of an UNROLL has no value in the CONTRACT or UNROLL it meets");
+    idx += *v * mul;
     mul *= it->second;
   }
   return int(idx);
 }
-// every assignment of values to the axes, the last axis fastest (itertools.product)
-template <class = void> std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const ExpandArgs& args) {
-  std::vector<std::map<std::int64_t, std::int64_t>> out{{}};
-  for (const auto& [ax, m] : args) {
-    std::vector<std::map<std::int64_t, std::int64_t>> next;
-    for (const auto& c : out)
-      for (std::int64_t v = 0; v < m; ++v) {
-        auto d = c;
-        d[ax] = v;
-        next.push_back(std::move(d));
-      }
-    out = std::move(next);
-  }
-  return out;
-}
 template <class = void> std::vector<int> swizzle_args(const ExpandArgs& cargs, const ExpandArgs& eargs) {
   std::vector<int> out;
-  for (const auto& rpk : choices_from_args(cargs)) out.push_back(expand_arg_to_idx(eargs, rpk));
+  for_each_choice(cargs, [&](const std::vector<std::int64_t>& vals) {
+    out.push_back(expand_arg_to_idx(eargs, [&](std::int64_t ax) { return axis_value(cargs, vals, ax); }));
+  });
   return out;
 }
 // GEP that lets void through (tinygrad's GEP on void is dropped by gep_pushing)
@@ -12123,12 +12246,14 @@ template <std::same_as<UOp> U> U do_contract(const U& con) {
   ExpandArgs new_ex;
   for (const auto& p : exa) if (std::find(ca.begin(), ca.end(), p) == ca.end()) new_ex.push_back(p);
   std::vector<int> idxs;
-  for (const auto& rpk : choices_from_args(new_ex))
-    for (const auto& lrpk : choices_from_args(ca)) {
-      auto m = rpk;
-      for (const auto& [a, v] : lrpk) m[a] = v;
-      idxs.push_back(expand_arg_to_idx(exa, m));
-    }
+  for_each_choice(new_ex, [&](const std::vector<std::int64_t>& vals) {
+    for_each_choice(ca, [&](const std::vector<std::int64_t>& lvals) {
+      idxs.push_back(expand_arg_to_idx(exa, [&](std::int64_t ax) {
+        const std::int64_t* v = axis_value(ca, lvals, ax);
+        return v ? v : axis_value(new_ex, vals, ax);
+      }));
+    });
+  });
   return UOp(Ops::UNROLL, con.dtype(), {gep_lanes(ex.src(0), idxs)}, expand_args_arg(new_ex));
 }
 

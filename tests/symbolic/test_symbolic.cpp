@@ -553,3 +553,41 @@ TEST_CASE("symbolic: fold_divmod_general's memo returns what the fold returns, a
   memo->clear();
   CHECK(live_uops() < base + 64);
 }
+
+// uop_given_valid keeps a per-thread memo as well (symbolic/valid.hpp)
+TEST_CASE("symbolic: uop_given_valid's memo returns what it computes, and holds a bounded number of nodes", "[symbolic]") {
+  const UOp a = V("a", 0, 20), b = V("b", 0, 7);
+  std::vector<std::pair<UOp, UOp>> qs;  // (valid, index) pairs, some of which the valid simplifies
+  for (std::int64_t k = 1; k <= 12; ++k) {
+    qs.push_back({a < uconst(k), (a + uconst(k)) / uconst(k + 1)});                  // a < k: (a+k)//(k+1) is 0 or 1
+    qs.push_back({(a * uconst(k) + b < uconst(8)) & (b < uconst(4)), (b + uconst(k)) % uconst(k + 4)});
+    qs.push_back({(a >= uconst(k)), (a - uconst(k)) / uconst(k + 21)});              // a >= k: 0
+  }
+  std::vector<UOp> uncached, first;
+  for (const auto& [v, x] : qs) uncached.push_back(detail::uop_given_valid_uncached(v, x, true));
+  for (const auto& [v, x] : qs) first.push_back(detail::uop_given_valid(v, x));
+  CHECK(first == uncached);
+  for (std::size_t i = 0; i < qs.size(); ++i) CHECK(detail::uop_given_valid(qs[i].first, qs[i].second) == first[i]);  // from the memo
+  for (std::size_t i = 0; i < qs.size(); ++i) CHECK(detail::uop_given_valid(qs[i].first, qs[i].second, false) == detail::uop_given_valid_uncached(qs[i].first, qs[i].second, false));
+  std::vector<UOp> fresh(qs.size());
+  std::thread([&] { for (std::size_t i = 0; i < qs.size(); ++i) fresh[i] = detail::uop_given_valid(qs[i].first, qs[i].second); }).join();  // an empty memo
+  CHECK(fresh == first);
+  CHECK(first[0].render() == "0");            // a < 1: (a+1)//2 is 0
+  CHECK(first[2] == uconst(0));               // a >= 1: (a-1)//22 is 0
+  CHECK(first[3] != qs[3].second);            // a < 2 with a*2+... : some simplify
+  // at most 1024 entries pinned: 10,000 distinct questions leave about 1024 keys' worth of nodes alive
+  // (and fold_divmod_general's memo, which the simplifies inside fill, its 4096)
+  auto* memo = detail::thread_cache<detail::ValidMemo>();
+  auto* divmod = detail::thread_cache<detail::DivmodMemo<UOp>>();
+  REQUIRE(memo);
+  REQUIRE(divmod);
+  memo->clear(), divmod->clear();
+  const std::size_t base = live_uops();
+  for (std::int64_t k = 0; k < 10000; ++k) (void)detail::uop_given_valid(a < uconst(k + 2), (a + uconst(k)) / uconst(k + 3));
+  CHECK(live_uops() > base + 1024);                     // the memo holds its keys
+  CHECK(live_uops() < base + 1024 * 12 + 4096 * 8);    // but only so many
+  divmod->clear();
+  CHECK(live_uops() < base + 1024 * 12);
+  memo->clear();
+  CHECK(live_uops() < base + 64);
+}

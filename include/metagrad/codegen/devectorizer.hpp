@@ -172,13 +172,13 @@ struct pm_add_loads_def {
 template <std::same_as<UOp> U> std::optional<U> no_vectorized_alu(const U& alu) {
   if (alu.dtype().vcount() == 1) return std::nullopt;
   if (alu.op() == Ops::WHERE && is_invalid(alu.src(2))) return std::nullopt;
-  std::vector<UOp> alus;
+  std::vector<UOp> alus, src(alu.nsrc());
+  alus.reserve(std::size_t(alu.dtype().vcount()));
   for (int i = 0; i < alu.dtype().vcount(); ++i) {
-    std::vector<UOp> src;
-    for (const UOp& s : alu.src()) src.push_back(s.gep(i));
-    alus.push_back(UOp(alu.op(), alu.dtype().scalar(), src, alu.arg()));
+    for (std::size_t k = 0; k < src.size(); ++k) src[k] = alu.src(k).gep(i);
+    alus.emplace_back(alu.op(), alu.dtype().scalar(), src, alu.arg());
   }
-  return UOp(Ops::STACK, alu.dtype(), alus);
+  return UOp(Ops::STACK, alu.dtype(), std::move(alus));
 }
 
 template <class D_ = void>

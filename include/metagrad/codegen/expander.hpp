@@ -7,8 +7,9 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
-#include <map>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "../pattern/graph_rewrite.hpp"
@@ -36,33 +37,42 @@ template <class = void> std::int64_t expand_prod(const ExpandArgs& e) {
   for (const auto& p : e) n *= p.second;
   return n;
 }
-// the lane of an expansion for the value each axis takes (tinygrad's _expand_arg_to_idx)
-template <class = void> int expand_arg_to_idx(const ExpandArgs& args, const std::map<std::int64_t, std::int64_t>& rpk) {
+// calls f(vals) for every assignment of values to the axes of args (vals[i] the value of args[i]), the
+// last axis fastest (itertools.product over the sizes)
+template <class F> void for_each_choice(const ExpandArgs& args, F&& f) {
+  for (const auto& a : args) if (a.second <= 0) return;
+  std::vector<std::int64_t> vals(args.size(), 0);
+  for (;;) {
+    f(std::as_const(vals));
+    std::size_t i = args.size();
+    for (; i > 0; --i) {
+      if (++vals[i - 1] < args[i - 1].second) break;
+      vals[i - 1] = 0;
+    }
+    if (i == 0) return;
+  }
+}
+// the value a choice gives an axis (its last entry in args wins, as a dict built from args): null if none
+inline const std::int64_t* axis_value(const ExpandArgs& args, const std::vector<std::int64_t>& vals, std::int64_t ax) {
+  for (std::size_t i = args.size(); i-- > 0;) if (args[i].first == ax) return &vals[i];
+  return nullptr;
+}
+// the lane of an expansion for the value each axis takes (tinygrad's _expand_arg_to_idx); value(ax) gives it
+template <class V> int expand_arg_to_idx(const ExpandArgs& args, V&& value) {
   std::int64_t idx = 0, mul = 1;
   for (auto it = args.rbegin(); it != args.rend(); ++it) {
-    idx += rpk.at(it->first) * mul;
+    const std::int64_t* v = value(it->first);
+    if (!v) throw Error("expander: axis " + std::to_string(it->first) + " of an UNROLL has no value in the CONTRACT or UNROLL it meets");
+    idx += *v * mul;
     mul *= it->second;
   }
   return int(idx);
 }
-// every assignment of values to the axes, the last axis fastest (itertools.product)
-template <class = void> std::vector<std::map<std::int64_t, std::int64_t>> choices_from_args(const ExpandArgs& args) {
-  std::vector<std::map<std::int64_t, std::int64_t>> out{{}};
-  for (const auto& [ax, m] : args) {
-    std::vector<std::map<std::int64_t, std::int64_t>> next;
-    for (const auto& c : out)
-      for (std::int64_t v = 0; v < m; ++v) {
-        auto d = c;
-        d[ax] = v;
-        next.push_back(std::move(d));
-      }
-    out = std::move(next);
-  }
-  return out;
-}
 template <class = void> std::vector<int> swizzle_args(const ExpandArgs& cargs, const ExpandArgs& eargs) {
   std::vector<int> out;
-  for (const auto& rpk : choices_from_args(cargs)) out.push_back(expand_arg_to_idx(eargs, rpk));
+  for_each_choice(cargs, [&](const std::vector<std::int64_t>& vals) {
+    out.push_back(expand_arg_to_idx(eargs, [&](std::int64_t ax) { return axis_value(cargs, vals, ax); }));
+  });
   return out;
 }
 // GEP that lets void through (tinygrad's GEP on void is dropped by gep_pushing)
@@ -153,12 +163,14 @@ template <std::same_as<UOp> U> U do_contract(const U& con) {
   ExpandArgs new_ex;
   for (const auto& p : exa) if (std::find(ca.begin(), ca.end(), p) == ca.end()) new_ex.push_back(p);
   std::vector<int> idxs;
-  for (const auto& rpk : choices_from_args(new_ex))
-    for (const auto& lrpk : choices_from_args(ca)) {
-      auto m = rpk;
-      for (const auto& [a, v] : lrpk) m[a] = v;
-      idxs.push_back(expand_arg_to_idx(exa, m));
-    }
+  for_each_choice(new_ex, [&](const std::vector<std::int64_t>& vals) {
+    for_each_choice(ca, [&](const std::vector<std::int64_t>& lvals) {
+      idxs.push_back(expand_arg_to_idx(exa, [&](std::int64_t ax) {
+        const std::int64_t* v = axis_value(ca, lvals, ax);
+        return v ? v : axis_value(new_ex, vals, ax);
+      }));
+    });
+  });
   return UOp(Ops::UNROLL, con.dtype(), {gep_lanes(ex.src(0), idxs)}, expand_args_arg(new_ex));
 }
 

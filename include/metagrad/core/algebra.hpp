@@ -27,15 +27,47 @@ inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % 
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 }  // namespace detail
 
+namespace detail {
+// Calls f on the terms of a chain of sep (what split_uop returns), left to right, as raw nodes; stops
+// early when f returns false. The walk's stack lives on the C++ stack up to 32 pending terms: the
+// symbolic rules split a sum at almost every node they look at, and most sums have a few terms.
+template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
+  constexpr std::size_t inline_depth = 32;
+  const Node* small[inline_depth];
+  std::vector<const Node*> big;  // the stack's part beyond inline_depth
+  std::size_t n = 0;
+  auto push = [&](const Node* x) {
+    if (n < inline_depth && big.empty()) small[n++] = x;
+    else big.push_back(x);
+  };
+  push(root);
+  while (n > 0 || !big.empty()) {
+    const Node* u;
+    if (!big.empty()) u = big.back(), big.pop_back();
+    else u = small[--n];
+    if (u->op != sep) {
+      if constexpr (std::is_same_v<decltype(f(u)), bool>) {
+        if (!f(u)) return;
+      } else {
+        f(u);
+      }
+      continue;
+    }
+    for (std::size_t i = u->src.size(); i > 0; --i) push(u->src[i - 1].node());
+  }
+}
+}  // namespace detail
+
 template <class> std::vector<UOp> UOp::split_uop(Ops sep) const {
   std::vector<UOp> out;
-  std::vector<const UOp*> st{this};
-  while (!st.empty()) {
-    const UOp* u = st.back();
-    st.pop_back();
-    if (u->op() != sep) { out.push_back(*u); continue; }
-    for (std::size_t i = u->nsrc(); i > 0; --i) st.push_back(&u->src(i - 1));
+  if (op() != sep) {
+    out.push_back(*this);
+    return out;
   }
+  std::size_t n = 0;
+  detail::for_each_split(node(), sep, [&](const detail::Node*) { ++n; });
+  out.reserve(n);
+  detail::for_each_split(node(), sep, [&](const detail::Node* t) { out.push_back(UOp::from_node(t)); });
   return out;
 }
 
@@ -49,7 +81,7 @@ template <class> std::int64_t UOp::const_factor() const {
     }
     case Ops::ADD: {
       std::int64_t g = 0;
-      for (const UOp& t : split_uop(Ops::ADD)) g = std::gcd(g, t.const_factor());
+      detail::for_each_split(node(), Ops::ADD, [&](const detail::Node* t) { g = std::gcd(g, detail::Borrowed(t).get().const_factor()); });
       return g;
     }
     case Ops::MUL:

@@ -113,7 +113,10 @@ class Arg {
   Arg(ArgTuple t) noexcept : k_(Tuple) { new (&u_.t) ArgTuple(std::move(t)); }
   Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
   Arg(const Arg& o) : k_(o.k_) { copy_from(o); }
-  Arg(Arg&& o) noexcept : k_(o.k_) { move_from(std::move(o)); }
+  Arg(Arg&& o) noexcept : k_(o.k_) {
+    if (holds_heap(k_)) move_from(std::move(o));
+    else copy_trivial(o);
+  }
   Arg& operator=(const Arg& o) {
     if (this != &o) { Arg t(o); *this = std::move(t); }
     return *this;
@@ -122,7 +125,9 @@ class Arg {
     if (this != &o) { destroy(); k_ = o.k_; move_from(std::move(o)); }
     return *this;
   }
-  ~Arg() { destroy(); }
+  ~Arg() {
+    if (holds_heap(k_)) destroy();
+  }
 
   // this arg as a std::variant (a template: instantiated only where it is used)
   template <class V = Value> V value() const {
@@ -151,17 +156,17 @@ class Arg {
   std::int64_t as_int() const {
     if (k_ == Int) return u_.i;
     if (k_ == Bool) return u_.b;
-    throw Error("Arg::as_int: arg " + repr() + " is not an integer");
+    not_a("Arg::as_int", "an integer");
   }
   double as_float() const {
     if (k_ == Float) return u_.d;
     if (k_ == Int) return double(u_.i);
     if (k_ == Bool) return u_.b;
-    throw Error("Arg::as_float: arg " + repr() + " is not a number");
+    not_a("Arg::as_float", "a number");
   }
   bool as_bool() const {
     if (k_ == Bool) return u_.b;
-    throw Error("Arg::as_bool: arg " + repr() + " is not a bool");
+    not_a("Arg::as_bool", "a bool");
   }
   const std::string& as_str() const { return want(Str, "a string"), u_.s; }
   Ops as_op() const { return want(Op, "an Ops"), u_.op; }
@@ -177,8 +182,15 @@ class Arg {
   std::size_t size() const { return is_tuple() ? u_.t.size() : 0; }
 
   // identity equality, as the intern table needs it: same alternative, floats by bits
+  // (the kinds nodes mostly carry are compared in place; the others in equal_slow)
   friend bool operator==(const Arg& a, const Arg& b) {
     if (a.k_ != b.k_) return false;
+    if (a.k_ == None || a.k_ == Inv) return true;
+    if (a.k_ == Int) return a.u_.i == b.u_.i;
+    return equal_slow(a, b);
+  }
+ private:
+  static bool equal_slow(const Arg& a, const Arg& b) {
     switch (a.k_) {
       case None: case Inv: return true;
       case Bool: return a.u_.b == b.u_.b;
@@ -196,6 +208,7 @@ class Arg {
     }
   }
 
+ public:
   // Python's ==, as a pattern's arg filter uses it: numbers compare by value (0 == 0.0 == False).
   // The number overloads compare in place: a pattern's arg filter runs on the matching hot path.
   template <class T> bool py_equals(const T& v) const {
@@ -217,7 +230,14 @@ class Arg {
     return *this == o;
   }
 
-  std::size_t hash() const {
+  std::size_t hash() const {  // (the kinds nodes mostly carry in place, the others in hash_slow)
+    const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
+    if (k_ == None || k_ == Inv) return h;
+    if (k_ == Int) return h ^ std::hash<std::int64_t>{}(u_.i);
+    return hash_slow();
+  }
+ private:
+  std::size_t hash_slow() const {
     const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
     switch (k_) {
       case None: case Inv: return h;
@@ -237,6 +257,7 @@ class Arg {
     }
   }
 
+ public:
   // tinygrad's repr of the arg (what UOp printing shows after arg=)
   std::string repr() const {
     switch (k_) {
@@ -303,6 +324,7 @@ class Arg {
       return Tuple;
     }
   }
+  static constexpr bool holds_heap(Kind k) { return k == Str || k == Param || k == Tuple; }
   void copy_from(const Arg& o) {  // k_ is already o.k_
     switch (k_) {
       case Str: new (&u_.s) std::string(o.u_.s); break;
@@ -339,7 +361,11 @@ class Arg {
     }
   }
   void want(Kind k, const char* what) const {
-    if (k_ != k) throw Error(std::string("Arg: arg ") + repr() + " is not " + what);
+    if (k_ != k) not_a("Arg", what);
+  }
+  // the error of an accessor asked for what the arg is not (out of line: the accessors stay small)
+  [[noreturn, gnu::noinline, gnu::cold]] void not_a(const char* who, const char* what) const {
+    throw Error(std::string(who) + ": arg " + repr() + " is not " + what);
   }
   bool eq_int(std::int64_t v) const {
     if (k_ == Int) return u_.i == v;

@@ -155,7 +155,7 @@ class UOp {
     return with_first(Ops::REDUCE, dtype(), ranges, Arg(ArgTuple{Arg(op), Arg(ArgTuple{})}));
   }
   UOp gep(std::vector<int> idx) const;
-  UOp gep(int i) const { return gep(std::vector<int>{i}); }
+  UOp gep(int i) const;
   UOp vectorize(std::vector<UOp> more) const;  // STACK of this and more
   static UOp stack(std::vector<UOp> srcs);
   UOp broadcast(int count) const;
@@ -689,6 +689,14 @@ inline UOp UOp::gep(std::vector<int> idx) const {
   }
   DType out = idx.size() > 1 ? dtype().scalar().vec(int(idx.size())) : dtype().scalar();
   return UOp(Ops::GEP, out, {*this}, Arg(std::move(a)));
+}
+inline UOp UOp::gep(int i) const {  // gep({i}) without the vector
+  if (op() == Ops::STACK) return src(std::size_t(i));
+  if (op() == Ops::CONST) return UOp(Ops::CONST, dtype().scalar(), {}, arg());
+  if (i < 0 || i >= dtype().vcount()) throw Error("UOp::gep(" + std::to_string(i) + "): out of range for " + dtype().repr());
+  ArgTuple a;
+  a.emplace_back(i);
+  return UOp(Ops::GEP, dtype().scalar(), {*this}, Arg(std::move(a)));
 }
 inline UOp UOp::vectorize(std::vector<UOp> more) const {
   more.insert(more.begin(), *this);

@@ -41,28 +41,12 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
 
 // fold_divmod_general's memo, as tinygrad's functools.cache on it. Every pass of the codegen and every
 // nested simplify rebuilds the same index expressions, and the fold is a pure function of the node
-// (its structure and bounds): in ResNet-50's rewrite, 7,564 calls for 790 distinct nodes. The memo is
-// per thread and direct-mapped, so it holds at most `slots` nodes alive, whatever the program does.
-template <class U> struct DivmodMemo {
-  static constexpr std::size_t slots = 4096;
-  struct Entry {
-    U key;
-    std::optional<U> value;
-  };
-  std::vector<Entry> table = std::vector<Entry>(slots);
-  Entry& at(const U& d) { return table[(d.hash() ^ (d.hash() >> 17)) & (slots - 1)]; }
-  void clear() { table.assign(slots, Entry{}); }  // drops every entry (a benchmark's fresh round)
-};
+// (its structure and bounds): in ResNet-50's rewrite, 7,564 calls for 790 distinct nodes.
+template <class U> using DivmodMemo = DirectMemo<U, std::optional<U>, 4096>;
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
-  DivmodMemo<U>* memo = thread_cache<DivmodMemo<U>>();
-  if (!memo) return fold_divmod_general_uncached(d);
-  if (auto& e = memo->at(d); e.key == d) return e.value;
-  std::optional<U> r = fold_divmod_general_uncached(d);
-  auto& e = memo->at(d);  // looked up again: the fold itself may have filled the slot
-  e.key = d, e.value = r;
-  return r;
+  return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); });
 }
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(const U& d) {
   const UOp x = d.src(0), y = d.src(1);

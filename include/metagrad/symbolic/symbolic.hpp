@@ -117,8 +117,21 @@ template <std::same_as<UOp> U> std::optional<U> fold_bitcast(const U& root, cons
 
 // x is (base%div)*mul + (base//div)*(div*mul) and its variations: fold to base*mul
 template <std::same_as<UOp> U> std::optional<U> fold_add_divmod_recombine(const U& x) {
-  std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto cint = [](const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); };
+  // it needs a term with a constant mod and another times a constant: most sums have neither, so look
+  // at the terms in place before splitting them out
+  bool has_mod = false, has_mul = false;
+  for_each_split(x.node(), Ops::ADD, [&](const Node* t) {
+    if (t->op == Ops::MUL && cint(t->src[1])) {
+      has_mul = true;
+      if (t->src[0].op() == Ops::FLOORMOD && cint(t->src[0].src(1))) has_mod = true;
+    } else if (t->op == Ops::FLOORMOD && cint(t->src[1])) {
+      has_mod = true;
+    }
+    return !(has_mod && has_mul);
+  });
+  if (!has_mod || !has_mul) return std::nullopt;
+  std::vector<UOp> terms = x.split_uop(Ops::ADD);
   auto rest = [&](std::size_t i, std::size_t j, UOp head) {
     std::vector<UOp> r{head};
     for (std::size_t k = 0; k < terms.size(); ++k) if (k != i && k != j) r.push_back(terms[k]);
@@ -389,10 +402,11 @@ struct gep_pushing_def {
           return g2.src(0).gep(r);
         }),
         rule(op<Ops::GEP>(op<Ops::STACK>.named("vec"_n)).named("gep"_n), [](const UOp& gep, const UOp& vec) {
-          auto idx = gep_idx(gep);
-          if (idx.size() == 1) return vec.src(std::size_t(idx[0]));
+          const auto& idx = gep.arg().as_tuple();
+          if (idx.size() == 1) return vec.src(std::size_t(idx[0].as_int()));
           std::vector<UOp> s;
-          for (int i : idx) s.push_back(vec.src(std::size_t(i)));
+          s.reserve(idx.size());
+          for (const Arg& i : idx) s.push_back(vec.src(std::size_t(i.as_int())));
           return UOp(Ops::STACK, gep.dtype(), std::move(s));
         }),
         rule(op<Ops::GEP>(cvar<"c">).named("gep"_n), [](const UOp& gep, const UOp& c) { return gep.const_like(c.arg()); }),
@@ -401,9 +415,9 @@ struct gep_pushing_def {
         // GEP in order is removed
         rule(op<Ops::GEP>.named("g"_n), [](const UOp& g) -> std::optional<UOp> {
           if (g.dtype().is_ptr) return std::nullopt;
-          auto idx = gep_idx(g);
+          const auto& idx = g.arg().as_tuple();
           if (int(idx.size()) != g.src(0).dtype().count) return std::nullopt;
-          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i] != int(i)) return std::nullopt;
+          for (std::size_t i = 0; i < idx.size(); ++i) if (idx[i].as_int() != std::int64_t(i)) return std::nullopt;
           return g.src(0);
         }),
         // push all GEPs through ALUs for index
