@@ -8543,8 +8543,8 @@ template <std::same_as<UOp> U> std::optional<std::tuple<U, bool, std::int64_t>> 
 template <std::same_as<UOp> U> U uop_given_valid_uncached(const U& valid, U uop, bool try_simplex);
 
 // uop_given_valid's memo: its answer is a pure function of the two nodes (their structure and bounds),
-// and the devectorizer asks the same question again for every buffer a gated index reads (ResNet-50's
-// rewrite: 767 calls, 433 distinct)
+// and the devectorizer asks some questions again (ResNet-50's rewrite: 91 of 767 calls a round repeat
+// one asked before)
 struct ValidKey {
   UOp valid, uop;
   bool try_simplex = false;
@@ -8553,7 +8553,6 @@ struct ValidKey {
 using ValidMemo = DirectMemo<ValidKey, UOp, 1024>;
 
 template <std::same_as<UOp> U> U uop_given_valid(const U& valid, const U& uop, bool try_simplex = true) {
-  if (!valid || !uop) return uop_given_valid_uncached(valid, uop, try_simplex);
   return memoized<ValidMemo>(ValidKey{valid, uop, try_simplex}, mix(mix(valid.hash(), uop.hash()), try_simplex),
                              [&] { return uop_given_valid_uncached(valid, uop, try_simplex); });
 }

@@ -574,7 +574,7 @@ TEST_CASE("symbolic: uop_given_valid's memo returns what it computes, and holds 
   CHECK(fresh == first);
   CHECK(first[0].render() == "0");            // a < 1: (a+1)//2 is 0
   CHECK(first[2] == uconst(0));               // a >= 1: (a-1)//22 is 0
-  CHECK(first[3] != qs[3].second);            // a < 2 with a*2+... : some simplify
+  CHECK(first[3] != qs[3].second);            // a < 2: (a+2)//3 takes two values, and folds
   // at most 1024 entries pinned: 10,000 distinct questions leave about 1024 keys' worth of nodes alive
   // (and fold_divmod_general's memo, which the simplifies inside fill, its 4096)
   auto* memo = detail::thread_cache<detail::ValidMemo>();
