@@ -134,7 +134,7 @@ inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
 namespace detail {
 // UOp::gcd's parts: the factors every term shares (with multiplicity, in first-seen order) and the
 // gcd of the const factors
-template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
+template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops) {
   if (uops.empty()) throw Error("UOp::gcd: no operands");
   std::int64_t g = 0;
   NodeCounter count;
@@ -148,21 +148,23 @@ template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span
     if (i == 0) count = std::move(c);
     else
       for (auto& [k, n] : count.items) n = std::min(n, c.get(k));
-    if (terms) terms->push_back(*t);
   }
   return {std::move(count), g};
+}
+// UOp::gcd from its parts, math.prod([*elements, const]): ((1*e0)*e1)*...*const, the const of
+// like's dtype (the first operand's)
+template <class = void> UOp gcd_product(const NodeCounter& count, std::int64_t g, const UOp& like) {
+  UOp r;
+  for (const auto& [k, n] : count.items)
+    for (std::int64_t j = 0; j < n; ++j) r = r ? r * k : k.const_like(1) * k;
+  UOp c = like.const_like(g);
+  return r ? r * c : c;
 }
 }  // namespace detail
 
 template <class> UOp UOp::gcd(std::span<const UOp> uops) {
-  std::vector<UOp> terms;
-  auto [count, g] = detail::gcd_parts(uops, &terms);
-  // math.prod([*elements, const]): ((1*e0)*e1)*...*const
-  UOp r;
-  for (const auto& [k, n] : count.items)
-    for (std::int64_t j = 0; j < n; ++j) r = r ? r * k : k.const_like(1) * k;
-  UOp c = terms[0].const_like(g);
-  return r ? r * c : c;
+  auto [count, g] = detail::gcd_parts(uops);
+  return detail::gcd_product(count, g, uops[0]);
 }
 
 template <class> std::optional<UOp> UOp::divide_exact(const UOp& v) const {

@@ -112,9 +112,12 @@ class Arg {
   Arg(ParamArg p) : k_(Param) { new (&u_.p) std::shared_ptr<const ParamArg>(std::make_shared<const ParamArg>(std::move(p))); }
   Arg(ArgTuple t) noexcept : k_(Tuple) { new (&u_.t) ArgTuple(std::move(t)); }
   Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
-  Arg(const Arg& o) : k_(o.k_) { copy_from(o); }
+  Arg(const Arg& o) : k_(o.k_) {
+    if (holds_heap(k_)) copy_heap(o);
+    else copy_trivial(o);
+  }
   Arg(Arg&& o) noexcept : k_(o.k_) {
-    if (holds_heap(k_)) move_from(std::move(o));
+    if (holds_heap(k_)) move_heap(std::move(o));
     else copy_trivial(o);
   }
   Arg& operator=(const Arg& o) {
@@ -122,11 +125,16 @@ class Arg {
     return *this;
   }
   Arg& operator=(Arg&& o) noexcept {
-    if (this != &o) { destroy(); k_ = o.k_; move_from(std::move(o)); }
+    if (this != &o) {
+      if (holds_heap(k_)) destroy_heap();
+      k_ = o.k_;
+      if (holds_heap(k_)) move_heap(std::move(o));
+      else copy_trivial(o);
+    }
     return *this;
   }
   ~Arg() {
-    if (holds_heap(k_)) destroy();
+    if (holds_heap(k_)) destroy_heap();
   }
 
   // this arg as a std::variant (a template: instantiated only where it is used)
@@ -190,7 +198,7 @@ class Arg {
     return equal_slow(a, b);
   }
  private:
-  static bool equal_slow(const Arg& a, const Arg& b) {
+  [[gnu::noinline]] static bool equal_slow(const Arg& a, const Arg& b) {
     switch (a.k_) {
       case None: case Inv: return true;
       case Bool: return a.u_.b == b.u_.b;
@@ -237,7 +245,7 @@ class Arg {
     return hash_slow();
   }
  private:
-  std::size_t hash_slow() const {
+  [[gnu::noinline]] std::size_t hash_slow() const {
     const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
     switch (k_) {
       case None: case Inv: return h;
@@ -325,39 +333,31 @@ class Arg {
     }
   }
   static constexpr bool holds_heap(Kind k) { return k == Str || k == Param || k == Tuple; }
-  void copy_from(const Arg& o) {  // k_ is already o.k_
+  // Copying, moving and destroying: the kinds held in place are copied as the union's bytes
+  // (inline, one branch); the heap kinds go out of line, so the fast paths stay small enough for
+  // the compiler to inline wherever an Arg is copied, moved or dropped.
+  [[gnu::noinline]] void copy_heap(const Arg& o) {  // k_ is already o.k_, a heap kind
     switch (k_) {
       case Str: new (&u_.s) std::string(o.u_.s); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(o.u_.p); break;
-      case Tuple: new (&u_.t) ArgTuple(o.u_.t); break;
-      default: copy_trivial(o);
+      default: new (&u_.t) ArgTuple(o.u_.t); break;
     }
   }
-  void move_from(Arg&& o) noexcept {  // k_ is already o.k_
+  [[gnu::noinline]] void move_heap(Arg&& o) noexcept {  // k_ is already o.k_, a heap kind
     switch (k_) {
       case Str: new (&u_.s) std::string(std::move(o.u_.s)); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(std::move(o.u_.p)); break;
-      case Tuple: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
-      default: copy_trivial(o);
+      default: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
     }
   }
-  void copy_trivial(const Arg& o) noexcept {  // k_ is already o.k_; None and Invalid hold nothing
-    switch (k_) {
-      case Bool: u_.b = o.u_.b; break;
-      case Int: u_.i = o.u_.i; break;
-      case Float: u_.d = o.u_.d; break;
-      case Op: u_.op = o.u_.op; break;
-      case Axis: u_.axis = o.u_.axis; break;
-      case Dt: u_.dt = o.u_.dt; break;
-      default: break;
-    }
+  void copy_trivial(const Arg& o) noexcept {  // k_ is already o.k_, a kind held in place
+    std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(U));
   }
-  void destroy() noexcept {
+  [[gnu::noinline]] void destroy_heap() noexcept {  // k_ is a heap kind
     switch (k_) {
       case Str: u_.s.~basic_string(); break;
       case Param: u_.p.~shared_ptr(); break;
-      case Tuple: u_.t.~vector(); break;
-      default: break;
+      default: u_.t.~vector(); break;
     }
   }
   void want(Kind k, const char* what) const {

@@ -3,7 +3,9 @@
 // template argument. Scalars, vectors (.vec), pointers (.ptr) with an address space.
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -50,7 +52,19 @@ struct DType {
   std::uint16_t v = 1;
   std::int64_t size = -1;
 
-  constexpr bool operator==(const DType&) const = default;
+  // Field by field at compile time; at run time the five small fields are one 64-bit word (the
+  // padding byte after addrspace masked out): the intern table compares dtypes on every probe.
+  constexpr bool operator==(const DType& o) const {
+    if (std::is_constant_evaluated()) {
+      return scalar_ == o.scalar_ && is_ptr == o.is_ptr && addrspace == o.addrspace && count == o.count && v == o.v &&
+             size == o.size;
+    } else {
+      std::uint64_t a, b;
+      std::memcpy(&a, this, 8), std::memcpy(&b, &o, 8);
+      constexpr std::uint64_t pad = std::endian::native == std::endian::little ? 0xffull << 24 : 0xffull << 32;
+      return ((a ^ b) & ~pad) == 0 && size == o.size;
+    }
+  }
   constexpr std::size_t hash() const {
     return (std::size_t(scalar_) | std::size_t(count) << 8 | std::size_t(v) << 24 | std::size_t(is_ptr) << 40 |
             std::size_t(addrspace) << 41) ^ (std::size_t(size) * 0x9e3779b97f4a7c15ull);
@@ -119,6 +133,9 @@ struct DType {
     return s;
   }
 };
+// the layout DType::operator== reads as one word
+static_assert(offsetof(DType, count) == 4 && offsetof(DType, v) == 6 && offsetof(DType, size) == 8 &&
+              sizeof(DType) == 16);
 
 namespace dtypes {
 inline constexpr DType void_{Scalar::void_}, weakint{Scalar::weakint}, index{Scalar::weakint}, bool_{Scalar::bool_},

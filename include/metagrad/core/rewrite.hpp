@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,33 @@ struct RewriteEntry {
   std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
   std::uint8_t stage;
 };
+// The pending steps of a rewrite, a stack. A push is a store and an increment, small enough to
+// inline at every push site; growing is out of line. (std::vector's push_back carries its growth
+// with it, so the compiler kept it out of line: a call per step.)
+class EntryStack {
+ public:
+  bool empty() const { return n_ == 0; }
+  void push(const RewriteEntry& e) {
+    if (n_ == cap_) [[unlikely]] grow();
+    p_[n_++] = e;
+  }
+  RewriteEntry pop() { return p_[--n_]; }
+  // empty it; a huge rewrite does not pin its memory
+  void clear() noexcept {
+    n_ = 0;
+    if (cap_ > 4096) p_.reset(), cap_ = 0;
+  }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const std::size_t cap = cap_ ? cap_ * 2 : 64;
+    auto p = std::make_unique_for_overwrite<RewriteEntry[]>(cap);
+    if (n_) std::memcpy(static_cast<void*>(p.get()), static_cast<const void*>(p_.get()), n_ * sizeof(RewriteEntry));
+    p_ = std::move(p), cap_ = cap;
+  }
+  std::unique_ptr<RewriteEntry[]> p_;
+  std::size_t n_ = 0, cap_ = 0;
+};
 // everything a walk knows about one node, found with one probe
 struct RewriteSlot {
   const Node* rep = nullptr;  // its final replacement, once done
@@ -56,13 +84,12 @@ struct RewriteScratch {
   std::vector<RewriteSlot> lane_slots;
   PtrMap<RewriteSlot> slots;
   std::vector<std::vector<RewriteEntry>> waits;
-  std::vector<RewriteEntry> stack;
+  EntryStack stack;
   std::vector<UOp> keep;
   template <class = void> void clear() {
     keep.clear();  // drops the nodes the rewrite made and did not return
     lane_slots.clear(), slots.clear(), waits.clear(), stack.clear();
     if (keep.capacity() > 4096) keep.shrink_to_fit();  // a huge rewrite does not pin its memory
-    if (stack.capacity() > 4096) stack.shrink_to_fit();
     if (lane_slots.capacity() > 4096) lane_slots.shrink_to_fit();
   }
 };
@@ -246,7 +273,7 @@ class RewriteEngine {
     set_rep(n, rep);
     if (const Slot* f = find_slot(n); f && f->wait) {
       Slot& s = slot(n);
-      for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
+      for (const Entry& e : waits_[s.wait - 1]) stack_.push(e);
       waits_[s.wait - 1].clear();
       s.wait = 0;
     }
@@ -267,10 +294,9 @@ class RewriteEngine {
   }
 
   const Node* unified_rewrite(const Node* root) {
-    stack_.push_back({root, root, 0, 0});
+    stack_.push({root, root, 0, 0});
     while (!stack_.empty()) {
-      const Entry e = stack_.back();
-      stack_.pop_back();
+      const Entry e = stack_.pop();
       if (done(e.n)) continue;
       if (e.stage == 0) {
         if (!start(e.n)) continue;  // a duplicate pushed by another user: the first one is handling it
@@ -299,9 +325,9 @@ class RewriteEngine {
           continue;
         }
         skip_call_body(nn);
-        stack_.push_back({e.n, nn, e.gen, 1});
+        stack_.push({e.n, nn, e.gen, 1});
         for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
-          if (!started_or_done(it->node())) stack_.push_back({it->node(), it->node(), 0, 0});
+          if (!started_or_done(it->node())) stack_.push({it->node(), it->node(), 0, 0});
       } else if (e.stage == 1) {
         const Node* nn = e.new_n;
         bool ready = true, changed = false;
@@ -329,8 +355,8 @@ class RewriteEngine {
         }
         if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
         // rewrite the new node, then link its result back to this one
-        stack_.push_back({e.n, next, e.gen + 1, 2});
-        stack_.push_back({next, next, e.gen + 1, 0});
+        stack_.push({e.n, next, e.gen + 1, 2});
+        stack_.push({next, next, e.gen + 1, 0});
       } else {
         if (const Node* r = done(e.new_n)) set_replace(e.n, r);
         else add_wait(e.new_n, e);
@@ -393,7 +419,7 @@ class RewriteEngine {
   std::vector<Slot>& lane_slots_ = scratch_->lane_slots;
   PtrMap<Slot>& slots_ = scratch_->slots;
   std::vector<std::vector<Entry>>& waits_ = scratch_->waits;
-  std::vector<Entry>& stack_ = scratch_->stack;
+  EntryStack& stack_ = scratch_->stack;
   std::vector<UOp>& keep_ = scratch_->keep;
   std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
   std::size_t recent_pos_ = 0;

@@ -197,7 +197,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   }
   UOp gcd;
   if (!consts_only || prod != 1) {
-    gcd = simplify(UOp::gcd(gargs));
+    gcd = simplify(gcd_product(common, g, gargs[0]));
     if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
   }
   if (gcd) {
