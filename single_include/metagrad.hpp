@@ -180,7 +180,19 @@ struct DType {
   std::uint16_t v = 1;
   std::int64_t size = -1;
 
-  constexpr bool operator==(const DType&) const = default;
+  // Field by field at compile time; at run time the five small fields are one 64-bit word (the
+  // padding byte after addrspace masked out): the intern table compares dtypes on every probe.
+  constexpr bool operator==(const DType& o) const {
+    if (std::is_constant_evaluated()) {
+      return scalar_ == o.scalar_ && is_ptr == o.is_ptr && addrspace == o.addrspace && count == o.count && v == o.v &&
+             size == o.size;
+    } else {
+      std::uint64_t a, b;
+      std::memcpy(&a, this, 8), std::memcpy(&b, &o, 8);
+      constexpr std::uint64_t pad = std::endian::native == std::endian::little ? 0xffull << 24 : 0xffull << 32;
+      return ((a ^ b) & ~pad) == 0 && size == o.size;
+    }
+  }
   constexpr std::size_t hash() const {
     return (std::size_t(scalar_) | std::size_t(count) << 8 | std::size_t(v) << 24 | std::size_t(is_ptr) << 40 |
             std::size_t(addrspace) << 41) ^ (std::size_t(size) * 0x9e3779b97f4a7c15ull);
@@ -249,6 +261,9 @@ struct DType {
     return s;
   }
 };
+// the layout DType::operator== reads as one word
+static_assert(offsetof(DType, count) == 4 && offsetof(DType, v) == 6 && offsetof(DType, size) == 8 &&
+              sizeof(DType) == 16);
 
 namespace dtypes {
 inline constexpr DType void_{Scalar::void_}, weakint{Scalar::weakint}, index{Scalar::weakint}, bool_{Scalar::bool_},
@@ -676,9 +691,14 @@ class Arg {
   Arg(ParamArg p) : k_(Param) { new (&u_.p) std::shared_ptr<const ParamArg>(std::make_shared<const ParamArg>(std::move(p))); }
   Arg(ArgTuple t) noexcept : k_(Tuple) { new (&u_.t) ArgTuple(std::move(t)); }
   Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
-  Arg(const Arg& o) : k_(o.k_) { copy_from(o); }
-  Arg(Arg&& o) noexcept : k_(o.k_) {
-    if (holds_heap(k_)) move_from(std::move(o));
+  // Copy, move and destruction are forced inline: their in-place path is a branch and a memcpy, but
+  // the compiler's budget runs out in the big functions that build nodes (intern, rule callbacks).
+  [[gnu::always_inline]] Arg(const Arg& o) : k_(o.k_) {
+    if (holds_heap(k_)) copy_heap(o);
+    else copy_trivial(o);
+  }
+  [[gnu::always_inline]] Arg(Arg&& o) noexcept : k_(o.k_) {
+    if (holds_heap(k_)) move_heap(std::move(o));
     else copy_trivial(o);
   }
   Arg& operator=(const Arg& o) {
@@ -686,11 +706,16 @@ class Arg {
     return *this;
   }
   Arg& operator=(Arg&& o) noexcept {
-    if (this != &o) { destroy(); k_ = o.k_; move_from(std::move(o)); }
+    if (this != &o) {
+      if (holds_heap(k_)) destroy_heap();
+      k_ = o.k_;
+      if (holds_heap(k_)) move_heap(std::move(o));
+      else copy_trivial(o);
+    }
     return *this;
   }
-  ~Arg() {
-    if (holds_heap(k_)) destroy();
+  [[gnu::always_inline]] ~Arg() {
+    if (holds_heap(k_)) destroy_heap();
   }
 
   // this arg as a std::variant (a template: instantiated only where it is used)
@@ -754,7 +779,7 @@ class Arg {
     return equal_slow(a, b);
   }
  private:
-  static bool equal_slow(const Arg& a, const Arg& b) {
+  [[gnu::noinline]] static bool equal_slow(const Arg& a, const Arg& b) {
     switch (a.k_) {
       case None: case Inv: return true;
       case Bool: return a.u_.b == b.u_.b;
@@ -801,7 +826,7 @@ class Arg {
     return hash_slow();
   }
  private:
-  std::size_t hash_slow() const {
+  [[gnu::noinline]] std::size_t hash_slow() const {
     const std::size_t h = std::size_t(k_) * 0x9e3779b97f4a7c15ull;
     switch (k_) {
       case None: case Inv: return h;
@@ -889,39 +914,31 @@ class Arg {
     }
   }
   static constexpr bool holds_heap(Kind k) { return k == Str || k == Param || k == Tuple; }
-  void copy_from(const Arg& o) {  // k_ is already o.k_
+  // Copying, moving and destroying: the kinds held in place are copied as the union's bytes
+  // (inline, one branch); the heap kinds go out of line, so the fast paths stay small enough for
+  // the compiler to inline wherever an Arg is copied, moved or dropped.
+  [[gnu::noinline]] void copy_heap(const Arg& o) {  // k_ is already o.k_, a heap kind
     switch (k_) {
       case Str: new (&u_.s) std::string(o.u_.s); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(o.u_.p); break;
-      case Tuple: new (&u_.t) ArgTuple(o.u_.t); break;
-      default: copy_trivial(o);
+      default: new (&u_.t) ArgTuple(o.u_.t); break;
     }
   }
-  void move_from(Arg&& o) noexcept {  // k_ is already o.k_
+  [[gnu::noinline]] void move_heap(Arg&& o) noexcept {  // k_ is already o.k_, a heap kind
     switch (k_) {
       case Str: new (&u_.s) std::string(std::move(o.u_.s)); break;
       case Param: new (&u_.p) std::shared_ptr<const ParamArg>(std::move(o.u_.p)); break;
-      case Tuple: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
-      default: copy_trivial(o);
+      default: new (&u_.t) ArgTuple(std::move(o.u_.t)); break;
     }
   }
-  void copy_trivial(const Arg& o) noexcept {  // k_ is already o.k_; None and Invalid hold nothing
-    switch (k_) {
-      case Bool: u_.b = o.u_.b; break;
-      case Int: u_.i = o.u_.i; break;
-      case Float: u_.d = o.u_.d; break;
-      case Op: u_.op = o.u_.op; break;
-      case Axis: u_.axis = o.u_.axis; break;
-      case Dt: u_.dt = o.u_.dt; break;
-      default: break;
-    }
+  void copy_trivial(const Arg& o) noexcept {  // k_ is already o.k_, a kind held in place
+    std::memcpy(static_cast<void*>(&u_), static_cast<const void*>(&o.u_), sizeof(U));
   }
-  void destroy() noexcept {
+  [[gnu::noinline]] void destroy_heap() noexcept {  // k_ is a heap kind
     switch (k_) {
       case Str: u_.s.~basic_string(); break;
       case Param: u_.p.~shared_ptr(); break;
-      case Tuple: u_.t.~vector(); break;
-      default: break;
+      default: u_.t.~vector(); break;
     }
   }
   void want(Kind k, const char* what) const {
@@ -1396,8 +1413,15 @@ class UOp {
   static UOp from_ptrs(Ops op, DType dt, std::span<const detail::Node* const> src, Arg&& arg, Arg&& tag);
   explicit UOp(detail::Node* adopt) noexcept : p_(adopt) {}  // takes over one reference
   const detail::Node* checked() const {
-    if (!p_) throw Error("UOp: use of a null UOp (default-constructed, or a rule's unbound capture)");
+    if (!p_) [[unlikely]] null_use();
     return p_;
+  }
+  // the errors of the accessors, out of line: the accessors stay small enough to inline
+  [[noreturn, gnu::cold, gnu::noinline]] static void null_use() {
+    throw Error("UOp: use of a null UOp (default-constructed, or a rule's unbound capture)");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void src_out_of_range(Ops op, std::size_t i, std::size_t n) {
+    throw Error("UOp::src(" + std::to_string(i) + "): " + op_repr(op) + " has " + std::to_string(n) + " sources");
   }
   detail::Node* p_ = nullptr;
 };
@@ -1547,11 +1571,13 @@ class LaneHold {
 #define MG_NODE_POOL (!MG_ASAN)
 #endif
 struct NodePool {
-  // Few nodes kept: the pool serves the churn of a rewrite (a node made and dropped at once). Kept by
-  // the thousand, a graph built after many frees lands on scattered LIFO slots instead of malloc's
-  // contiguous ones, and every later walk over it pays: with 8192, bench_rewrite's toposort of 1M
-  // nodes took 1.7x as long as with malloc alone; with 64, the same as malloc, simplify unchanged.
-  static constexpr std::size_t classes = 4, max_kept = 64;
+  // A thousand nodes of each size kept: the pool serves the churn of a rewrite (nodes made and dropped
+  // in bursts; the ResNet-50 compile allocates some 560,000 nodes, and with 64 kept 229,000 of them
+  // went to malloc, at 340 instructions per alloc and free; with 1024, 49M instructions fewer in all).
+  // Kept by the many thousand, a graph built after many frees lands on scattered LIFO slots instead
+  // of malloc's contiguous ones, and every later walk over it pays: with 8192, bench_rewrite's
+  // toposort of 1M nodes took 1.7x as long as with malloc alone; with 1024 and with 64, the same.
+  static constexpr std::size_t classes = 4, max_kept = 1024;
   struct Free { Free* next; };
   std::array<Free*, classes> head{};
   std::array<std::size_t, classes> count{};
@@ -1628,7 +1654,7 @@ class SrcPtrs {
   std::span<const Node* const> span() const { return {n_ > small_.size() ? big_.data() : small_.data(), n_}; }
  private:
   std::size_t n_;
-  std::array<const Node*, 8> small_{};
+  std::array<const Node*, 8> small_;  // (not zeroed: only the first n_ are used, each written first)
   std::vector<const Node*> big_;
 };
 
@@ -1742,8 +1768,7 @@ inline const Arg& UOp::tag() const { return checked()->tag; }
 inline std::span<const UOp> UOp::src() const { return checked()->src; }
 inline const UOp& UOp::src(std::size_t i) const {
   checked();
-  if (i >= p_->src.size())
-    throw Error("UOp::src(" + std::to_string(i) + "): " + op_repr(p_->op) + " has " + std::to_string(p_->src.size()) + " sources");
+  if (i >= p_->src.size()) [[unlikely]] src_out_of_range(p_->op, i, p_->src.size());
   return p_->src[i];
 }
 inline std::size_t UOp::nsrc() const { return checked()->src.size(); }
@@ -1897,6 +1922,7 @@ inline const std::string& UOp::expr() const {
 // ---- metagrad/core/ptr_map.hpp ----
 // PtrMap: an open-addressing hash map keyed by node pointer, for the per-walk memo tables of
 // toposort and graph_rewrite (much faster than std::unordered_map on this hot path).
+#include <type_traits>
 
 namespace mg::detail {
 
@@ -1937,7 +1963,9 @@ class PtrMap {
       return;
     }
     std::fill(keys_.begin(), keys_.end(), nullptr);
-    std::fill(vals_.begin(), vals_.end(), V{});
+    // a value is always written with its key (set), so stale plain values may stay; values that hold
+    // something (handles, vectors) are reset so that they let go of it
+    if constexpr (!std::is_trivially_destructible_v<V>) std::fill(vals_.begin(), vals_.end(), V{});
     size_ = 0;
   }
 
@@ -1972,6 +2000,8 @@ class PtrMap {
 namespace mg {
 
 // Sources before users, each node once, in tinygrad's order (depth first, sources left to right).
+// The walk collects raw nodes (trivially moved as the vectors grow) and makes the handles once, at
+// the end, in a vector of the exact size.
 inline std::vector<UOp> UOp::toposort() const {
   std::vector<UOp> out;
   if (!p_) return out;
@@ -1981,7 +2011,10 @@ inline std::vector<UOp> UOp::toposort() const {
   std::optional<detail::PtrMap<char>> seen;
   if (!epoch) seen.emplace();
   auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
-  std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
+  std::vector<const detail::Node*> order;
+  std::vector<std::pair<const detail::Node*, bool>> stack;
+  order.reserve(64), stack.reserve(64);
+  stack.emplace_back(p_, false);
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
     stack.pop_back();
@@ -1989,13 +2022,15 @@ inline std::vector<UOp> UOp::toposort() const {
     if (visited) {
       if (epoch) n->walk_epoch = epoch;
       else seen->set(n, 1);
-      out.push_back(from_node(n));
+      order.push_back(n);
       continue;
     }
     stack.emplace_back(n, true);
     for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
       if (!done(it->node())) stack.emplace_back(it->node(), false);
   }
+  out.reserve(order.size());
+  for (const detail::Node* n : order) out.push_back(from_node(n));
   return out;
 }
 
@@ -2397,7 +2432,6 @@ template <class> bool UOp::overflows(DType dt) const {
 //   std::optional<UOp> rewrite_view(NodeRef n, Ctx* ctx, int* fired)   // a replacement for n, or none
 //   std::string describe(std::size_t fired)                              // names what fired, for errors
 // (pattern/rules.hpp's RuleSet is one). A rewriter that never settles raises mg::RewriteError.
-#include <type_traits>
 
 
 namespace mg {
@@ -2422,6 +2456,33 @@ struct RewriteEntry {
   std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
   std::uint8_t stage;
 };
+// The pending steps of a rewrite, a stack. A push is a store and an increment, forced inline at
+// every push site; growing is out of line. (std::vector's push_back carries its growth with it, and
+// the compiler kept it out of line in unified_rewrite: a call per step.)
+class EntryStack {
+ public:
+  bool empty() const { return n_ == 0; }
+  [[gnu::always_inline]] void push(const RewriteEntry& e) {
+    if (n_ == cap_) [[unlikely]] grow();
+    p_[n_++] = e;
+  }
+  RewriteEntry pop() { return p_[--n_]; }
+  // empty it; a huge rewrite does not pin its memory
+  void clear() noexcept {
+    n_ = 0;
+    if (cap_ > 4096) p_.reset(), cap_ = 0;
+  }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    const std::size_t cap = cap_ ? cap_ * 2 : 64;
+    auto p = std::make_unique_for_overwrite<RewriteEntry[]>(cap);
+    if (n_) std::memcpy(static_cast<void*>(p.get()), static_cast<const void*>(p_.get()), n_ * sizeof(RewriteEntry));
+    p_ = std::move(p), cap_ = cap;
+  }
+  std::unique_ptr<RewriteEntry[]> p_;
+  std::size_t n_ = 0, cap_ = 0;
+};
 // everything a walk knows about one node, found with one probe
 struct RewriteSlot {
   const Node* rep = nullptr;  // its final replacement, once done
@@ -2436,13 +2497,12 @@ struct RewriteScratch {
   std::vector<RewriteSlot> lane_slots;
   PtrMap<RewriteSlot> slots;
   std::vector<std::vector<RewriteEntry>> waits;
-  std::vector<RewriteEntry> stack;
+  EntryStack stack;
   std::vector<UOp> keep;
   template <class = void> void clear() {
     keep.clear();  // drops the nodes the rewrite made and did not return
     lane_slots.clear(), slots.clear(), waits.clear(), stack.clear();
     if (keep.capacity() > 4096) keep.shrink_to_fit();  // a huge rewrite does not pin its memory
-    if (stack.capacity() > 4096) stack.shrink_to_fit();
     if (lane_slots.capacity() > 4096) lane_slots.shrink_to_fit();
   }
 };
@@ -2626,7 +2686,7 @@ class RewriteEngine {
     set_rep(n, rep);
     if (const Slot* f = find_slot(n); f && f->wait) {
       Slot& s = slot(n);
-      for (const Entry& e : waits_[s.wait - 1]) stack_.push_back(e);
+      for (const Entry& e : waits_[s.wait - 1]) stack_.push(e);
       waits_[s.wait - 1].clear();
       s.wait = 0;
     }
@@ -2647,10 +2707,9 @@ class RewriteEngine {
   }
 
   const Node* unified_rewrite(const Node* root) {
-    stack_.push_back({root, root, 0, 0});
+    stack_.push({root, root, 0, 0});
     while (!stack_.empty()) {
-      const Entry e = stack_.back();
-      stack_.pop_back();
+      const Entry e = stack_.pop();
       if (done(e.n)) continue;
       if (e.stage == 0) {
         if (!start(e.n)) continue;  // a duplicate pushed by another user: the first one is handling it
@@ -2679,9 +2738,9 @@ class RewriteEngine {
           continue;
         }
         skip_call_body(nn);
-        stack_.push_back({e.n, nn, e.gen, 1});
+        stack_.push({e.n, nn, e.gen, 1});
         for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
-          if (!started_or_done(it->node())) stack_.push_back({it->node(), it->node(), 0, 0});
+          if (!started_or_done(it->node())) stack_.push({it->node(), it->node(), 0, 0});
       } else if (e.stage == 1) {
         const Node* nn = e.new_n;
         bool ready = true, changed = false;
@@ -2709,8 +2768,8 @@ class RewriteEngine {
         }
         if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
         // rewrite the new node, then link its result back to this one
-        stack_.push_back({e.n, next, e.gen + 1, 2});
-        stack_.push_back({next, next, e.gen + 1, 0});
+        stack_.push({e.n, next, e.gen + 1, 2});
+        stack_.push({next, next, e.gen + 1, 0});
       } else {
         if (const Node* r = done(e.new_n)) set_replace(e.n, r);
         else add_wait(e.new_n, e);
@@ -2773,7 +2832,7 @@ class RewriteEngine {
   std::vector<Slot>& lane_slots_ = scratch_->lane_slots;
   PtrMap<Slot>& slots_ = scratch_->slots;
   std::vector<std::vector<Entry>>& waits_ = scratch_->waits;
-  std::vector<Entry>& stack_ = scratch_->stack;
+  EntryStack& stack_ = scratch_->stack;
   std::vector<UOp>& keep_ = scratch_->keep;
   std::array<int, 32> recent_ = [] { std::array<int, 32> a{}; a.fill(-1); return a; }();
   std::size_t recent_pos_ = 0;
@@ -2964,7 +3023,7 @@ inline std::pair<UOp, Arg> UOp::pop_const(Ops o) const {
 namespace detail {
 // UOp::gcd's parts: the factors every term shares (with multiplicity, in first-seen order) and the
 // gcd of the const factors
-template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops, std::vector<UOp>* terms = nullptr) {
+template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span<const UOp> uops) {
   if (uops.empty()) throw Error("UOp::gcd: no operands");
   std::int64_t g = 0;
   NodeCounter count;
@@ -2978,21 +3037,23 @@ template <class = void> std::pair<NodeCounter, std::int64_t> gcd_parts(std::span
     if (i == 0) count = std::move(c);
     else
       for (auto& [k, n] : count.items) n = std::min(n, c.get(k));
-    if (terms) terms->push_back(*t);
   }
   return {std::move(count), g};
+}
+// UOp::gcd from its parts, math.prod([*elements, const]): ((1*e0)*e1)*...*const, the const of
+// like's dtype (the first operand's)
+template <class = void> UOp gcd_product(const NodeCounter& count, std::int64_t g, const UOp& like) {
+  UOp r;
+  for (const auto& [k, n] : count.items)
+    for (std::int64_t j = 0; j < n; ++j) r = r ? r * k : k.const_like(1) * k;
+  UOp c = like.const_like(g);
+  return r ? r * c : c;
 }
 }  // namespace detail
 
 template <class> UOp UOp::gcd(std::span<const UOp> uops) {
-  std::vector<UOp> terms;
-  auto [count, g] = detail::gcd_parts(uops, &terms);
-  // math.prod([*elements, const]): ((1*e0)*e1)*...*const
-  UOp r;
-  for (const auto& [k, n] : count.items)
-    for (std::int64_t j = 0; j < n; ++j) r = r ? r * k : k.const_like(1) * k;
-  UOp c = terms[0].const_like(g);
-  return r ? r * c : c;
+  auto [count, g] = detail::gcd_parts(uops);
+  return detail::gcd_product(count, g, uops[0]);
 }
 
 template <class> std::optional<UOp> UOp::divide_exact(const UOp& v) const {
@@ -5944,7 +6005,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   }
   UOp gcd;
   if (!consts_only || prod != 1) {
-    gcd = simplify(UOp::gcd(gargs));
+    gcd = simplify(gcd_product(common, g, gargs[0]));
     if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
   }
   if (gcd) {
@@ -13413,8 +13474,15 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   detail::RangeMap rm;
   detail::PtrMap<std::int64_t> trips;  // a range's trip count (its vmax + 1)
   // tinygrad's priority key (run_count, priority, extra): extra is the PARAM slot or DEFINE_VAR's
-  // (name, min, max), compared as Python tuples
-  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string_view, std::int64_t, std::int64_t>;
+  // (name, min, max), compared as Python tuples; the node rides along for the tuplize tie-break
+  struct Key {
+    std::int64_t run_count;
+    int p;
+    std::int64_t e0;
+    std::string_view es;
+    std::int64_t e1, e2;
+    const detail::Node* n;
+  };
   std::vector<Key> prio(lst.size());
   for (std::size_t i = lst.size(); i-- > 0;) {
     const UOp& u = lst[i];
@@ -13439,16 +13507,22 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
       case Ops::END: p = -5; break;
       default: break;
     }
-    prio[i] = Key{run_count, p, e0, es, e1, e2};
+    prio[i] = Key{run_count, p, e0, es, e1, e2, u.node()};
   }
   // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
-  // (one three-way comparison per pair: the tuplize walk is most of linearize's time; ties keep the
-  // toposort's order, as Python's stable sort does)
+  // (the key field by field, the common case decided by the first two; then one three-way tuplize
+  // walk, most of linearize's time; ties keep the toposort's order, as Python's stable sort does)
   std::vector<std::size_t> idx(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    if (const auto c = prio[a] <=> prio[b]; c != 0) return c < 0;
-    if (const int t = detail::py_tuplize_cmp(lst[a].node(), lst[b].node()); t != 0) return t < 0;
+    const Key &x = prio[a], &y = prio[b];
+    if (x.run_count != y.run_count) return x.run_count < y.run_count;
+    if (x.p != y.p) return x.p < y.p;
+    if (x.e0 != y.e0) return x.e0 < y.e0;
+    if (x.es != y.es) return x.es < y.es;
+    if (x.e1 != y.e1) return x.e1 < y.e1;
+    if (x.e2 != y.e2) return x.e2 < y.e2;
+    if (const int t = detail::py_tuplize_cmp(x.n, y.n); t != 0) return t < 0;
     return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());

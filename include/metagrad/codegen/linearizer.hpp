@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "../core/ptr_map.hpp"
@@ -170,8 +169,15 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   detail::RangeMap rm;
   detail::PtrMap<std::int64_t> trips;  // a range's trip count (its vmax + 1)
   // tinygrad's priority key (run_count, priority, extra): extra is the PARAM slot or DEFINE_VAR's
-  // (name, min, max), compared as Python tuples
-  using Key = std::tuple<std::int64_t, int, std::int64_t, std::string_view, std::int64_t, std::int64_t>;
+  // (name, min, max), compared as Python tuples; the node rides along for the tuplize tie-break
+  struct Key {
+    std::int64_t run_count;
+    int p;
+    std::int64_t e0;
+    std::string_view es;
+    std::int64_t e1, e2;
+    const detail::Node* n;
+  };
   std::vector<Key> prio(lst.size());
   for (std::size_t i = lst.size(); i-- > 0;) {
     const UOp& u = lst[i];
@@ -196,16 +202,22 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
       case Ops::END: p = -5; break;
       default: break;
     }
-    prio[i] = Key{run_count, p, e0, es, e1, e2};
+    prio[i] = Key{run_count, p, e0, es, e1, e2, u.node()};
   }
   // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
-  // (one three-way comparison per pair: the tuplize walk is most of linearize's time; ties keep the
-  // toposort's order, as Python's stable sort does)
+  // (the key field by field, the common case decided by the first two; then one three-way tuplize
+  // walk, most of linearize's time; ties keep the toposort's order, as Python's stable sort does)
   std::vector<std::size_t> idx(lst.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    if (const auto c = prio[a] <=> prio[b]; c != 0) return c < 0;
-    if (const int t = detail::py_tuplize_cmp(lst[a].node(), lst[b].node()); t != 0) return t < 0;
+    const Key &x = prio[a], &y = prio[b];
+    if (x.run_count != y.run_count) return x.run_count < y.run_count;
+    if (x.p != y.p) return x.p < y.p;
+    if (x.e0 != y.e0) return x.e0 < y.e0;
+    if (x.es != y.es) return x.es < y.es;
+    if (x.e1 != y.e1) return x.e1 < y.e1;
+    if (x.e2 != y.e2) return x.e2 < y.e2;
+    if (const int t = detail::py_tuplize_cmp(x.n, y.n); t != 0) return t < 0;
     return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());

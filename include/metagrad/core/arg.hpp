@@ -112,11 +112,13 @@ class Arg {
   Arg(ParamArg p) : k_(Param) { new (&u_.p) std::shared_ptr<const ParamArg>(std::make_shared<const ParamArg>(std::move(p))); }
   Arg(ArgTuple t) noexcept : k_(Tuple) { new (&u_.t) ArgTuple(std::move(t)); }
   Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
-  Arg(const Arg& o) : k_(o.k_) {
+  // Copy, move and destruction are forced inline: their in-place path is a branch and a memcpy, but
+  // the compiler's budget runs out in the big functions that build nodes (intern, rule callbacks).
+  [[gnu::always_inline]] Arg(const Arg& o) : k_(o.k_) {
     if (holds_heap(k_)) copy_heap(o);
     else copy_trivial(o);
   }
-  Arg(Arg&& o) noexcept : k_(o.k_) {
+  [[gnu::always_inline]] Arg(Arg&& o) noexcept : k_(o.k_) {
     if (holds_heap(k_)) move_heap(std::move(o));
     else copy_trivial(o);
   }
@@ -133,7 +135,7 @@ class Arg {
     }
     return *this;
   }
-  ~Arg() {
+  [[gnu::always_inline]] ~Arg() {
     if (holds_heap(k_)) destroy_heap();
   }
 

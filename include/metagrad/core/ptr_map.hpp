@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -46,7 +47,9 @@ class PtrMap {
       return;
     }
     std::fill(keys_.begin(), keys_.end(), nullptr);
-    std::fill(vals_.begin(), vals_.end(), V{});
+    // a value is always written with its key (set), so stale plain values may stay; values that hold
+    // something (handles, vectors) are reset so that they let go of it
+    if constexpr (!std::is_trivially_destructible_v<V>) std::fill(vals_.begin(), vals_.end(), V{});
     size_ = 0;
   }
 

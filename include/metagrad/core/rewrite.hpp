@@ -43,13 +43,13 @@ struct RewriteEntry {
   std::uint32_t gen;  // how many rewrites in a row led to this entry at this place
   std::uint8_t stage;
 };
-// The pending steps of a rewrite, a stack. A push is a store and an increment, small enough to
-// inline at every push site; growing is out of line. (std::vector's push_back carries its growth
-// with it, so the compiler kept it out of line: a call per step.)
+// The pending steps of a rewrite, a stack. A push is a store and an increment, forced inline at
+// every push site; growing is out of line. (std::vector's push_back carries its growth with it, and
+// the compiler kept it out of line in unified_rewrite: a call per step.)
 class EntryStack {
  public:
   bool empty() const { return n_ == 0; }
-  void push(const RewriteEntry& e) {
+  [[gnu::always_inline]] void push(const RewriteEntry& e) {
     if (n_ == cap_) [[unlikely]] grow();
     p_[n_++] = e;
   }

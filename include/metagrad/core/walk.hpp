@@ -10,6 +10,8 @@
 namespace mg {
 
 // Sources before users, each node once, in tinygrad's order (depth first, sources left to right).
+// The walk collects raw nodes (trivially moved as the vectors grow) and makes the handles once, at
+// the end, in a vector of the exact size.
 inline std::vector<UOp> UOp::toposort() const {
   std::vector<UOp> out;
   if (!p_) return out;
@@ -19,7 +21,10 @@ inline std::vector<UOp> UOp::toposort() const {
   std::optional<detail::PtrMap<char>> seen;
   if (!epoch) seen.emplace();
   auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
-  std::vector<std::pair<const detail::Node*, bool>> stack{{p_, false}};
+  std::vector<const detail::Node*> order;
+  std::vector<std::pair<const detail::Node*, bool>> stack;
+  order.reserve(64), stack.reserve(64);
+  stack.emplace_back(p_, false);
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
     stack.pop_back();
@@ -27,13 +32,15 @@ inline std::vector<UOp> UOp::toposort() const {
     if (visited) {
       if (epoch) n->walk_epoch = epoch;
       else seen->set(n, 1);
-      out.push_back(from_node(n));
+      order.push_back(n);
       continue;
     }
     stack.emplace_back(n, true);
     for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
       if (!done(it->node())) stack.emplace_back(it->node(), false);
   }
+  out.reserve(order.size());
+  for (const detail::Node* n : order) out.push_back(from_node(n));
   return out;
 }
 
