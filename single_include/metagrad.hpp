@@ -43,23 +43,28 @@ class Mutex {
  public:
   void lock() {
     std::uint32_t c = 0;
-    if (state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-    // contended: mark "locked, with waiters" and sleep until an unlock hands the word back as 0
-    if (c != 2) c = state_.exchange(2, std::memory_order_acquire);
-    while (c != 0) {
-      state_.wait(2, std::memory_order_relaxed);
-      c = state_.exchange(2, std::memory_order_acquire);
-    }
+    if (!state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) [[unlikely]]
+      lock_contended(c);
   }
   bool try_lock() {
     std::uint32_t c = 0;
     return state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed);
   }
   void unlock() {
-    if (state_.exchange(0, std::memory_order_release) == 2) state_.notify_one();
+    if (state_.exchange(0, std::memory_order_release) == 2) [[unlikely]] wake();
   }
 
  private:
+  // out of line, so that the uncontended paths inline where the intern table takes its lock
+  [[gnu::noinline]] void lock_contended(std::uint32_t c) {
+    // mark "locked, with waiters" and sleep until an unlock hands the word back as 0
+    if (c != 2) c = state_.exchange(2, std::memory_order_acquire);
+    while (c != 0) {
+      state_.wait(2, std::memory_order_relaxed);
+      c = state_.exchange(2, std::memory_order_acquire);
+    }
+  }
+  [[gnu::noinline]] void wake() { state_.notify_one(); }
   std::atomic<std::uint32_t> state_{0};  // 0 free, 1 locked, 2 locked and maybe waited for
 };
 
@@ -1459,54 +1464,88 @@ inline std::size_t node_hash(Ops op, DType dt, std::span<const Node* const> src,
 }
 
 // One shard of the intern table: open addressing with linear probing and backward-shift deletion.
-// An entry keeps the node's hash beside its pointer, so a probe touches a node only on a hash match.
+// An entry is one word: the node's address, with the low 16 bits of its hash in the top 16 bits (user
+// space addresses fit in 48), so a 64-byte line holds eight entries and a probe reads a node only when
+// those bits match. Every intern and every node's death probes the table at random, so its size is
+// what misses the cache: one word an entry instead of the pair (hash, address) took a third of those
+// misses away (ResNet-50's compile, simulated 1 MB cache). An address that does not fit (a tagged
+// pointer) turns the tags off: the set keeps bare addresses and compares every node it meets.
 class NodeSet {
  public:
   template <class Eq> Node* find(std::size_t h, Eq&& eq) const {
+    const std::uint64_t want = tagged_ ? tag(h) : 0, tmask = tagged_ ? tag_bits : 0;
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
-      if (!t_[i].n) return nullptr;
-      if (t_[i].h == h && eq(t_[i].n)) return t_[i].n;
+      const std::uint64_t e = t_[i];
+      if (!e) return nullptr;
+      if ((e & tmask) == want && eq(node(e))) return node(e);
     }
   }
   void insert(std::size_t h, Node* n) {
+    if (tagged_ && (reinterpret_cast<std::uintptr_t>(n) & tag_bits)) untag();
     if ((size_ + 1) * 2 > t_.size()) grow();
-    std::size_t i = h & mask_;
-    while (t_[i].n) i = (i + 1) & mask_;
-    t_[i] = {h, n};
+    place(entry(h, n), h);
     ++size_;
   }
   template <class F> void for_each(F&& f) const {
-    for (const E& e : t_) if (e.n) f(e.n);
+    for (const std::uint64_t e : t_) if (e) f(node(e));
   }
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return t_.size(); }
+  bool tagged() const { return tagged_; }
+  // bare addresses from now on (what an address above 48 bits forces)
+  void untag() { rebuild(t_.size(), false); }
   // removes exactly this node (a twin with the same key, made while it was dying, stays)
   bool erase(std::size_t h, const Node* n) {
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
-      if (!t_[i].n) return false;
-      if (t_[i].n == n) break;
+      if (!t_[i]) return false;
+      if (node(t_[i]) == n) break;
     }
     for (std::size_t j = i;;) {  // shift later entries of the run back into the hole
       j = (j + 1) & mask_;
-      if (!t_[j].n) break;
-      const std::size_t k = t_[j].h & mask_;
+      if (!t_[j]) break;
+      const std::size_t k = home(t_[j]);
       if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) t_[i] = t_[j], i = j;
     }
-    t_[i] = {};
+    t_[i] = 0;
     --size_;
+    // a set a sixteenth full shrinks to an eighth: a peak (the first compile of a model) does not leave a
+    // table far larger than what lives in it for every later probe to miss in, and a rewrite's usual
+    // rise and fall does not rebuild it back and forth (erase runs in release, which cannot throw: a
+    // shrink that cannot allocate leaves the table as it is)
+    if (size_ * 16 < t_.size() && t_.size() > 64) try { rebuild(t_.size() / 2, tagged_); } catch (...) {}
     return true;
   }
 
  private:
-  struct E { std::size_t h = 0; Node* n = nullptr; };
-  void grow() {
-    std::vector<E> old(t_.size() * 2);
-    old.swap(t_);
-    mask_ = t_.size() - 1;
-    size_ = 0;
-    for (const E& e : old) if (e.n) insert(e.h, e.n);
+  static constexpr std::uint64_t tag_bits = 0xffffull << 48, addr_bits = ~tag_bits;
+  static std::uint64_t tag(std::size_t h) { return std::uint64_t(h & 0xffff) << 48; }
+  std::uint64_t entry(std::size_t h, const Node* n) const { return reinterpret_cast<std::uintptr_t>(n) | (tagged_ ? tag(h) : 0); }
+  Node* node(std::uint64_t e) const { return reinterpret_cast<Node*>(tagged_ ? e & addr_bits : e); }
+  // the slot an entry's probe starts at: from its tag while the mask fits in it, else from the node
+  std::size_t home(std::uint64_t e) const { return (tagged_ && mask_ <= 0xffff ? e >> 48 : node(e)->hash) & mask_; }
+  void place(std::uint64_t e, std::size_t h) {
+    std::size_t i = h & mask_;
+    while (t_[i]) i = (i + 1) & mask_;
+    t_[i] = e;
   }
-  std::vector<E> t_ = std::vector<E>(16);
+  void rebuild(std::size_t cap, bool tagged) {
+    std::vector<std::uint64_t> old(cap);
+    old.swap(t_);
+    const bool was = tagged_;
+    auto node_of = [&](std::uint64_t e) { return reinterpret_cast<Node*>(was ? e & addr_bits : e); };
+    tagged_ = tagged, mask_ = cap - 1;
+    for (const std::uint64_t e : old)
+      if (e) {  // the tag holds all the hash bits the new mask uses while it fits
+        Node* n = node_of(e);
+        const std::size_t h = was && tagged && mask_ <= 0xffff ? std::size_t(e >> 48) : n->hash;
+        place(entry(h, n), h);
+      }
+  }
+  void grow() { rebuild(t_.size() * 2, tagged_); }
+  std::vector<std::uint64_t> t_ = std::vector<std::uint64_t>(16);
   std::size_t mask_ = 15, size_ = 0;
+  bool tagged_ = true;
 };
 
 struct InternTable {
@@ -1515,8 +1554,7 @@ struct InternTable {
     detail::Mutex m;
     NodeSet set;
   };
-  std::array<Shard, nshards> shards;
-  std::atomic<std::size_t> count{0};
+  std::array<Shard, nshards> shards;  // (the live count is the shards' sizes: no shared counter to bump)
   Shard& shard(std::size_t h) { return shards[(h >> 58) % nshards]; }
 };
 // one table for the whole program; never destroyed, so handles in static objects stay valid at exit
@@ -1638,11 +1676,9 @@ inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&&
     for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
       if (n->rc.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return n;
     sh.set.erase(h, n);
-    tbl.count.fetch_sub(1, std::memory_order_relaxed);
   }
   Node* n = make_node(op, dtype, src, std::move(arg), std::move(tag), h);
   sh.set.insert(h, n);
-  tbl.count.fetch_add(1, std::memory_order_relaxed);
   return n;
 }
 
@@ -1671,7 +1707,7 @@ inline void release(Node* n) noexcept {
     {
       auto& sh = tbl.shard(d->hash);
       detail::LockGuard lock(sh.m);
-      if (sh.set.erase(d->hash, d)) tbl.count.fetch_sub(1, std::memory_order_relaxed);
+      sh.set.erase(d->hash, d);
     }
     Node* next = nullptr;
     for (UOp& s : d->src) {
@@ -1724,7 +1760,19 @@ inline NodeRef to_view(const UOp& u) { return u.node(); }
 struct NoCtx {};
 
 // number of live interned nodes (for tests of memory behaviour)
-inline std::size_t live_uops() { return detail::intern_table().count.load(); }
+namespace detail {
+template <class F> std::size_t sum_shards(F&& f) {
+  std::size_t c = 0;
+  for (auto& sh : intern_table().shards) {
+    LockGuard lock(sh.m);
+    c += f(sh.set);
+  }
+  return c;
+}
+// slots in the intern table's shards (for tests of memory behaviour)
+inline std::size_t intern_capacity() { return sum_shards([](const NodeSet& s) { return s.capacity(); }); }
+}  // namespace detail
+inline std::size_t live_uops() { return detail::sum_shards([](const detail::NodeSet& s) { return s.size(); }); }
 
 // ---- UOp members ----
 inline UOp UOp::from_ptrs(Ops op, DType dt, std::span<const detail::Node* const> src, Arg&& arg, Arg&& tag) {
@@ -1999,22 +2047,23 @@ class PtrMap {
 
 namespace mg {
 
-// Sources before users, each node once, in tinygrad's order (depth first, sources left to right).
-// The walk collects raw nodes (trivially moved as the vectors grow) and makes the handles once, at
-// the end, in a vector of the exact size.
-inline std::vector<UOp> UOp::toposort() const {
-  std::vector<UOp> out;
-  if (!p_) return out;
+namespace detail {
+// Sources before users, each node once, in tinygrad's order (depth first, sources left to right), as
+// raw nodes: for a walk that only reads, whose caller's handle on root keeps every node alive. No
+// reference count is touched (a handle per node is an atomic add on every node of the graph, and an
+// atomic subtract when the vector dies).
+inline std::vector<const Node*> topo_nodes(const Node* root) {
+  std::vector<const Node*> order;
+  if (!root) return order;
   // done nodes: marked with the walk lane's epoch when this walk holds it, else in a table
-  const detail::LaneHold lane;
+  const LaneHold lane;
   const std::uint32_t epoch = lane.epoch();
-  std::optional<detail::PtrMap<char>> seen;
+  std::optional<PtrMap<char>> seen;
   if (!epoch) seen.emplace();
-  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
-  std::vector<const detail::Node*> order;
-  std::vector<std::pair<const detail::Node*, bool>> stack;
+  auto done = [&](const Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
+  std::vector<std::pair<const Node*, bool>> stack;
   order.reserve(64), stack.reserve(64);
-  stack.emplace_back(p_, false);
+  stack.emplace_back(root, false);
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
     stack.pop_back();
@@ -2029,6 +2078,14 @@ inline std::vector<UOp> UOp::toposort() const {
     for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
       if (!done(it->node())) stack.emplace_back(it->node(), false);
   }
+  return order;
+}
+}  // namespace detail
+
+// The same walk, as handles (made once, at the end, in a vector of the exact size).
+inline std::vector<UOp> UOp::toposort() const {
+  std::vector<UOp> out;
+  const std::vector<const detail::Node*> order = detail::topo_nodes(p_);
   out.reserve(order.size());
   for (const detail::Node* n : order) out.push_back(from_node(n));
   return out;
@@ -8587,7 +8644,7 @@ U unsubstitute(const U& simplified, const U& substituted, const U& original, con
   return simplified.substitute(back);
 }
 template <std::same_as<UOp> U> bool op_in_backward_slice_with_self(const U& u, OpSet ops) {
-  for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
+  for (const Node* x : topo_nodes(u.node())) if (ops.contains(x->op)) return true;
   return false;
 }
 
@@ -10189,6 +10246,13 @@ class RangeMapT {
     return out;
   }
   bool in(const UOp& u, const UOp& r) { return lists_.has(set_of(u.node()), r.node()); }
+  // every node of a toposort at once, in its order (sources first: no walk needed); then each
+  // node's list, an offset into one pool whose span lasts until the next call that adds to it
+  void fill(std::span<const Node* const> topo) {
+    for (const Node* n : topo) if (!memo_.contains(n)) memo_.set(n, make(n));
+  }
+  NodeList list(const UOp& u) { return set_of(u.node()); }
+  std::span<const Node* const> view(NodeList l) const { return lists_.view(l); }
 
  private:
   using List = NodeList;
@@ -10264,7 +10328,8 @@ template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
   if (r.nsrc() < 2) return std::nullopt;
   std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
   std::vector<UOp> src{r.src(0)};
-  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
+  const UOp all = UOp::sink(rngs);
+  for (const Node* x : topo_nodes(all.node())) if (x->op == Ops::RANGE) src.push_back(UOp::from_node(x));
   return r.replace({.src = std::move(src)});
 }
 template <class D_ = void>
@@ -10323,14 +10388,14 @@ struct pm_split_ranges_def {
 // index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
 template <class = void> std::size_t count_divmod(const UOp& x) {
   std::size_t n = 0;
-  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
+  for (const Node* u : topo_nodes(x.node())) n += u->op == Ops::FLOORDIV || u->op == Ops::FLOORMOD;
   return n;
 }
 
 template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
   RangeMap rm;
   std::vector<std::vector<UOp>> reduce_ranges;
-  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
+  for (const Node* x : topo_nodes(u.node())) if (x->op == Ops::REDUCE) reduce_ranges.push_back(rm.of(Borrowed(x).get()));
   const std::vector<UOp> ended = ended_ranges(u);
   std::vector<std::pair<UOp, UOp>> pairs;
   // on END only adjacent ranges merge, on REDUCE any two
@@ -11599,11 +11664,13 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
   UOp acc;
   const UOp zero = UOp::const_(dtypes::weakint, 0);
   if (!reduce_range.empty()) {
-    const std::vector<UOp> topo = inp.toposort();
+    const std::vector<const Node*> topo = topo_nodes(inp.node());
     std::vector<UOp> ended, input_ranges;
-    for (const UOp& x : topo) if (x.op() == Ops::END) for (UOp& r : ended_ranges(x)) ended.push_back(std::move(r));
-    for (const UOp& x : topo)
-      if (x.op() == Ops::RANGE && !in_list(reduce_range, x) && !in_list(ended, x)) input_ranges.push_back(x);
+    for (const Node* x : topo) if (x->op == Ops::END) for (UOp& r : ended_ranges(Borrowed(x).get())) ended.push_back(std::move(r));
+    for (const Node* n : topo) {
+      const Borrowed x(n);
+      if (n->op == Ops::RANGE && !in_list(reduce_range, x.get()) && !in_list(ended, x.get())) input_ranges.push_back(x.get());
+    }
     const UOp identity = UOp::const_(red.dtype(), identity_element(op, red.dtype().scalar()));
     acc = UOp(Ops::DEFINE_REG, red.dtype().ptr(1, AddrSpace::REG), {}, Arg(ctx.acc_num++));
     const UOp acc_init = acc.after(input_ranges).index({zero}).store(identity);
@@ -11620,10 +11687,11 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
 // merge the ENDs reduce_to_acc made over the same ranges in the same nesting; ENDs at different depths
 // get clones of the RANGEs, so every RANGE has one END
 template <std::same_as<UOp> U> std::optional<U> merge_reduce_ends(const U& sink) {
-  const std::vector<UOp> topo = sink.toposort();
   std::vector<std::pair<std::vector<UOp>, std::vector<UOp>>> range_to_ends;
   std::int64_t next_axis = 0;
-  for (const UOp& u : topo) {
+  for (const Node* n : topo_nodes(sink.node())) {
+    const Borrowed held(n);
+    const UOp& u = held.get();
     if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
     if (u.op() != Ops::END || !u.tag().is<std::string>() || u.tag().as_str() != "mergeable") continue;
     std::vector<UOp> key(u.src().begin() + 1, u.src().end());
@@ -12518,7 +12586,7 @@ template <class = void> int axis_to_pos(AxisType t) {
 // the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
 template <class = void> std::vector<UOp> kernel_rngs(const UOp& ast) {
   std::vector<UOp> out;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
+  for (const Node* u : topo_nodes(ast.node())) if (u->op == Ops::RANGE && Borrowed(u).get().vmax() > 0) out.push_back(UOp::from_node(u));
   auto key = [](const UOp& r) {
     std::vector<std::int64_t> k{axis_to_pos(range_type(r))};
     for (std::size_t i = 0; i + 1 < r.arg().size(); ++i) k.push_back(r.arg()[i].as_int());
@@ -12548,7 +12616,7 @@ template <class = void> std::string range_size_str(const UOp& r) {
 // tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
 template <class = void> std::string default_kernel_name(const UOp& ast) {
   bool reduce = false;
-  for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
+  for (const Node* u : topo_nodes(ast.node())) reduce = reduce || u->op == Ops::REDUCE;
   std::string name = reduce ? "r" : "E";
   for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
   return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
@@ -12599,7 +12667,8 @@ class BasicScheduler {
   bool dont_use_locals = false;
 
   BasicScheduler(U a, Target t) : ast(std::move(a)), ren(std::move(t)) {
-    for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis_ = std::max(next_axis_, detail::range_axis(u) + 1);
+    for (const detail::Node* u : detail::topo_nodes(ast.node()))
+      if (u->op == Ops::RANGE) next_axis_ = std::max(next_axis_, u->arg[0].as_int() + 1);
   }
 
   // (kept for the ast it was computed for: the optimizer asks many times between two changes of ast)
@@ -12650,13 +12719,13 @@ class BasicScheduler {
   std::size_t upcasted() const { return axes_of({AxisType::UPCAST, AxisType::UNROLL}).size(); }
   std::vector<U> reduceops() const {
     std::vector<U> out;
-    for (const UOp& u : ast.toposort()) if (u.op() == Ops::REDUCE) out.push_back(u);
+    for (const detail::Node* u : detail::topo_nodes(ast.node())) if (u->op == Ops::REDUCE) out.push_back(UOp::from_node(u));
     return out;
   }
   // the INDEX nodes of the kernel, last first (tinygrad's bufs)
   std::vector<U> bufs() const {
     std::vector<U> out;
-    for (const UOp& u : ast.toposort()) if (u.op() == Ops::INDEX) out.push_back(u);
+    for (const detail::Node* u : detail::topo_nodes(ast.node())) if (u->op == Ops::INDEX) out.push_back(UOp::from_node(u));
     std::reverse(out.begin(), out.end());
     return out;
   }
@@ -12811,7 +12880,8 @@ namespace detail {
 // x in root's backward slice, root itself excluded (tinygrad's backward_slice)
 template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) {
   if (root == x) return false;
-  return in_list(root.toposort(), x);
+  const std::vector<const Node*> topo = topo_nodes(root.node());
+  return std::find(topo.begin(), topo.end(), x.node()) != topo.end();
 }
 template <class = void> UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
 // tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
@@ -12864,8 +12934,8 @@ template <class K> UOp partial_sum_axis(const K& k) {
 // c reads a buffer (an INDEX into one is in its backward slice): a condition on data, such as a fused relu's
 // x > 0, rather than on indices alone, such as the valid mask of a pad or a stack
 template <class = void> bool reads_memory(const UOp& c) {
-  for (const UOp& u : c.toposort())
-    if (u.op() == Ops::INDEX || u.op() == Ops::LOAD) return true;
+  for (const Node* u : topo_nodes(c.node()))
+    if (u->op == Ops::INDEX || u->op == Ops::LOAD) return true;
   return false;
 }
 // a buffer's index has rng itself as a term: the buffer walks rng's axis by 1 (its lanes lie side by side)
@@ -12874,7 +12944,7 @@ template <class = void> bool walked_by_one(const std::vector<UOp>& bufs, const U
 // than two registers of the axis's lanes did not pay on the CPU)
 template <class = void> bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
   for (const UOp& b : bufs)
-    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && in_list(b.src(1).toposort(), rng)) return true;
+    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && (b.src(1) == rng || in_backward_slice(b.src(1), rng))) return true;
   return false;
 }
 // the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along
@@ -12917,8 +12987,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     std::vector<U> where_conds;
-    for (const UOp& u : k.ast.toposort())
-      if (u.op() == Ops::WHERE && !detail::reads_memory(u.src(0))) where_conds.push_back(u.src(0));
+    for (const detail::Node* u : detail::topo_nodes(k.ast.node()))
+      if (u->op == Ops::WHERE && !detail::reads_memory(u->src[0])) where_conds.push_back(u->src[0]);
     for (std::size_t axis : k.upcastable_dims()) {
       bool masked = false;
       for (const UOp& c : where_conds) masked = masked || in_backward_slice(c, rs[axis]);
@@ -13063,8 +13133,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     const auto rs = k.rngs();
     const auto loops = k.axes_of({AxisType::LOOP});
     std::vector<UOp> inputs = k.bufs(), stored;
-    for (const UOp& u : k.ast.toposort())
-      if (u.op() == Ops::STORE) stored.push_back(u.src(0));
+    for (const detail::Node* u : detail::topo_nodes(k.ast.node()))
+      if (u->op == Ops::STORE) stored.push_back(u->src[0]);
     std::erase_if(inputs, [&](const UOp& b) { return detail::in_list(stored, b); });
     auto every_input_moves = [&](std::size_t axis) {
       return std::all_of(inputs.begin(), inputs.end(), [&](const UOp& b) { return in_backward_slice(detail::buf_idx(b), rs[axis]); });
@@ -13105,7 +13175,7 @@ BasicScheduler<U> apply_opts(const U& ast, const Target& ren, const std::vector<
     return k;
   }
   if (ren.noopt) return k;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::STAGE) return k;  // no multiblock opts in the heuristic
+  for (const detail::Node* u : detail::topo_nodes(ast.node())) if (u->op == Ops::STAGE) return k;  // no multiblock opts in the heuristic
   return hand_coded_optimizations(k);
 }
 
@@ -13385,11 +13455,11 @@ struct CFGContext {
   UOpMap<UOp> edges;
   // a template: only a translation unit that linearizes compiles it
   template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
-    const std::vector<UOp> topo = sink.toposort();
+    const std::vector<const Node*> topo = topo_nodes(sink.node());
     PtrMap<std::uint32_t> pos(topo.size()), bit;
     for (std::size_t i = 0; i < topo.size(); ++i) {
-      pos.set(topo[i].node(), std::uint32_t(i));
-      if (topo[i].op() == Ops::RANGE || topo[i].op() == Ops::END) bit.set(topo[i].node(), std::uint32_t(bit.size()));
+      pos.set(topo[i], std::uint32_t(i));
+      if (topo[i]->op == Ops::RANGE || topo[i]->op == Ops::END) bit.set(topo[i], std::uint32_t(bit.size()));
     }
     const std::size_t words = (bit.size() + 63) / 64;
     std::vector<std::uint64_t> bits(topo.size() * words);
@@ -13402,7 +13472,8 @@ struct CFGContext {
     std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
     PtrMap<char> nested;
     for (std::size_t i = 0; i < topo.size(); ++i) {
-      const UOp& u = topo[i];
+      const Borrowed held(topo[i]);
+      const UOp& u = held.get();
       std::uint64_t* mine = bits.data() + i * words;
       for (const UOp& s : u.src()) {
         const std::uint32_t p = *pos.find(s.node());
@@ -13469,7 +13540,7 @@ inline constexpr LazyRules<detail::pm_add_control_flow_def<>> pm_add_control_flo
 // tinygrad's linearize: a toposort with priorities; uops that run more often (inside more loops) come
 // later, defines first, loads early, stores late
 template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
-  const std::vector<UOp> lst = sink.toposort();
+  const std::vector<const detail::Node*> lst = detail::topo_nodes(sink.node());
   detail::PtrMap<int> out_degree(lst.size());
   detail::RangeMap rm;
   detail::PtrMap<std::int64_t> trips;  // a range's trip count (its vmax + 1)
@@ -13478,21 +13549,32 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   struct Key {
     std::int64_t run_count;
     int p;
+    Ops head;  // the tuplize's first field (the op), kept here so most ties are broken without reading the node
     std::int64_t e0;
     std::string_view es;
     std::int64_t e1, e2;
     const detail::Node* n;
   };
   std::vector<Key> prio(lst.size());
+  rm.fill(lst);
+  // most nodes share their range list with a source (RangeMap hands out the same pool slice), so the
+  // product is kept for the last list seen
+  detail::NodeList last{0, UINT32_MAX};
+  std::int64_t last_count = 1;
   for (std::size_t i = lst.size(); i-- > 0;) {
-    const UOp& u = lst[i];
+    const detail::Borrowed held(lst[i]);
+    const UOp& u = held.get();
     for (const UOp& s : u.src()) ++out_degree.at(s.node());
-    std::int64_t run_count = 1;
-    for (const detail::Node* r : rm.nodes(u)) {
-      std::int64_t* n = trips.find(r);
-      if (!n) n = &trips.set(r, std::int64_t(UOp::from_node(r).vmax().clamped_int64()) + 1);
-      run_count = __builtin_mul_overflow(run_count, *n, &run_count) ? INT64_MAX : run_count;
+    const detail::NodeList l = rm.list(u);
+    if (l.off != last.off || l.len != last.len) {
+      last = l, last_count = 1;
+      for (const detail::Node* r : rm.view(l)) {
+        std::int64_t* n = trips.find(r);
+        if (!n) n = &trips.set(r, std::int64_t(UOp::from_node(r).vmax().clamped_int64()) + 1);
+        last_count = __builtin_mul_overflow(last_count, *n, &last_count) ? INT64_MAX : last_count;
+      }
     }
+    const std::int64_t run_count = last_count;
     int p = 0;
     std::int64_t e0 = 0, e1 = 0, e2 = 0;
     std::string_view es;
@@ -13507,7 +13589,7 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
       case Ops::END: p = -5; break;
       default: break;
     }
-    prio[i] = Key{run_count, p, e0, es, e1, e2, u.node()};
+    prio[i] = Key{run_count, p, u.op(), e0, es, e1, e2, u.node()};
   }
   // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
   // (the key field by field, the common case decided by the first two; then one three-way tuplize
@@ -13522,11 +13604,12 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
     if (x.es != y.es) return x.es < y.es;
     if (x.e1 != y.e1) return x.e1 < y.e1;
     if (x.e2 != y.e2) return x.e2 < y.e2;
+    if (x.head != y.head) return x.head < y.head;
     if (const int t = detail::py_tuplize_cmp(x.n, y.n); t != 0) return t < 0;
     return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
+  for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]], i);
   // then toposort as close to that order as possible, from the sink back
   // (a max-heap on a vector: <queue> would cost every includer of metagrad.hpp for this one use)
   using Entry = std::pair<std::size_t, const detail::Node*>;

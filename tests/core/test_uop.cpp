@@ -133,8 +133,11 @@ TEST_CASE("uop: the intern table shrinks back after a million temporary nodes", 
     keep.reserve(125000);
     for (std::int64_t i = 0; i < 125000; ++i) keep.push_back(x * UOp::const_(dtypes::weakint, 1000000000 + round * 125000 + i));
     CHECK(live_uops() == base + 1 + 250000);
+    CHECK(detail::intern_capacity() >= 2 * (base + 1 + 250000));  // at most half full
   }
   CHECK(live_uops() == base + 1);
+  // and the table's slots come back down with them: each shard at most 32 slots a node, or its 64 least
+  CHECK(detail::intern_capacity() <= 32 * live_uops() + 64 * 64);
   // a node's sources stay alive as long as the node does
   UOp keep;
   {
@@ -145,6 +148,40 @@ TEST_CASE("uop: the intern table shrinks back after a million temporary nodes", 
   CHECK(keep.src(0).src(1).arg().as_int() == 123456789);
   keep = UOp();
   CHECK(live_uops() == base + 1);
+}
+
+TEST_CASE("uop: NodeSet finds and erases exactly, tagged or bare, and shrinks when emptied", "[core][uop][memory]") {
+  std::vector<UOp> nodes;
+  for (std::int64_t i = 0; i < 5000; ++i) nodes.push_back(UOp::const_(dtypes::int32, 7000000 + i));
+  auto raw = [](const UOp& u) { return const_cast<detail::Node*>(u.node()); };
+  for (const bool tagged : {true, false}) {
+    detail::NodeSet set;
+    if (!tagged) set.untag();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (tagged && i == 2500) {  // untagging a full set keeps every entry
+        set.untag();
+        CHECK_FALSE(set.tagged());
+      }
+      set.insert(raw(nodes[i])->hash, raw(nodes[i]));
+    }
+    CHECK(set.size() == nodes.size());
+    CHECK(set.capacity() >= 2 * nodes.size());
+    auto find = [&](const UOp& u) { return set.find(u.node()->hash, [&](const detail::Node* n) { return n == u.node(); }); };
+    for (const UOp& u : nodes) CHECK(find(u) == u.node());
+    // a node with the same hash but another identity is not found
+    CHECK(set.find(nodes[0].node()->hash, [](const detail::Node*) { return false; }) == nullptr);
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (i % 100) CHECK(set.erase(nodes[i].node()->hash, nodes[i].node()));
+    CHECK(set.size() == 50);
+    CHECK(set.capacity() <= 32 * 50);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      CHECK((find(nodes[i]) == (i % 100 ? nullptr : nodes[i].node())));
+      if (i % 100) CHECK_FALSE(set.erase(nodes[i].node()->hash, nodes[i].node()));
+    }
+    std::size_t seen = 0;
+    set.for_each([&](const detail::Node* n) { seen += n->op == Ops::CONST; });
+    CHECK(seen == 50);
+  }
 }
 
 TEST_CASE("uop: threads building the same graphs get the same nodes", "[core][uop][threads]") {

@@ -64,11 +64,13 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
   UOp acc;
   const UOp zero = UOp::const_(dtypes::weakint, 0);
   if (!reduce_range.empty()) {
-    const std::vector<UOp> topo = inp.toposort();
+    const std::vector<const Node*> topo = topo_nodes(inp.node());
     std::vector<UOp> ended, input_ranges;
-    for (const UOp& x : topo) if (x.op() == Ops::END) for (UOp& r : ended_ranges(x)) ended.push_back(std::move(r));
-    for (const UOp& x : topo)
-      if (x.op() == Ops::RANGE && !in_list(reduce_range, x) && !in_list(ended, x)) input_ranges.push_back(x);
+    for (const Node* x : topo) if (x->op == Ops::END) for (UOp& r : ended_ranges(Borrowed(x).get())) ended.push_back(std::move(r));
+    for (const Node* n : topo) {
+      const Borrowed x(n);
+      if (n->op == Ops::RANGE && !in_list(reduce_range, x.get()) && !in_list(ended, x.get())) input_ranges.push_back(x.get());
+    }
     const UOp identity = UOp::const_(red.dtype(), identity_element(op, red.dtype().scalar()));
     acc = UOp(Ops::DEFINE_REG, red.dtype().ptr(1, AddrSpace::REG), {}, Arg(ctx.acc_num++));
     const UOp acc_init = acc.after(input_ranges).index({zero}).store(identity);
@@ -85,10 +87,11 @@ template <std::same_as<UOp> U> U reduce_to_acc(ReduceContext& ctx, const U& red)
 // merge the ENDs reduce_to_acc made over the same ranges in the same nesting; ENDs at different depths
 // get clones of the RANGEs, so every RANGE has one END
 template <std::same_as<UOp> U> std::optional<U> merge_reduce_ends(const U& sink) {
-  const std::vector<UOp> topo = sink.toposort();
   std::vector<std::pair<std::vector<UOp>, std::vector<UOp>>> range_to_ends;
   std::int64_t next_axis = 0;
-  for (const UOp& u : topo) {
+  for (const Node* n : topo_nodes(sink.node())) {
+    const Borrowed held(n);
+    const UOp& u = held.get();
     if (u.op() == Ops::RANGE) next_axis = std::max(next_axis, range_axis(u) + 1);
     if (u.op() != Ops::END || !u.tag().is<std::string>() || u.tag().as_str() != "mergeable") continue;
     std::vector<UOp> key(u.src().begin() + 1, u.src().end());

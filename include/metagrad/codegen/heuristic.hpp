@@ -25,7 +25,8 @@ namespace detail {
 // x in root's backward slice, root itself excluded (tinygrad's backward_slice)
 template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) {
   if (root == x) return false;
-  return in_list(root.toposort(), x);
+  const std::vector<const Node*> topo = topo_nodes(root.node());
+  return std::find(topo.begin(), topo.end(), x.node()) != topo.end();
 }
 template <class = void> UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
 // tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
@@ -78,8 +79,8 @@ template <class K> UOp partial_sum_axis(const K& k) {
 // c reads a buffer (an INDEX into one is in its backward slice): a condition on data, such as a fused relu's
 // x > 0, rather than on indices alone, such as the valid mask of a pad or a stack
 template <class = void> bool reads_memory(const UOp& c) {
-  for (const UOp& u : c.toposort())
-    if (u.op() == Ops::INDEX || u.op() == Ops::LOAD) return true;
+  for (const Node* u : topo_nodes(c.node()))
+    if (u->op == Ops::INDEX || u->op == Ops::LOAD) return true;
   return false;
 }
 // a buffer's index has rng itself as a term: the buffer walks rng's axis by 1 (its lanes lie side by side)
@@ -88,7 +89,7 @@ template <class = void> bool walked_by_one(const std::vector<UOp>& bufs, const U
 // than two registers of the axis's lanes did not pay on the CPU)
 template <class = void> bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
   for (const UOp& b : bufs)
-    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && in_list(b.src(1).toposort(), rng)) return true;
+    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && (b.src(1) == rng || in_backward_slice(b.src(1), rng))) return true;
   return false;
 }
 // the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along
@@ -131,8 +132,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     const auto rs = k.rngs();
     const auto fs = k.full_shape();
     std::vector<U> where_conds;
-    for (const UOp& u : k.ast.toposort())
-      if (u.op() == Ops::WHERE && !detail::reads_memory(u.src(0))) where_conds.push_back(u.src(0));
+    for (const detail::Node* u : detail::topo_nodes(k.ast.node()))
+      if (u->op == Ops::WHERE && !detail::reads_memory(u->src[0])) where_conds.push_back(u->src[0]);
     for (std::size_t axis : k.upcastable_dims()) {
       bool masked = false;
       for (const UOp& c : where_conds) masked = masked || in_backward_slice(c, rs[axis]);
@@ -277,8 +278,8 @@ BasicScheduler<U> hand_coded_optimizations(const BasicScheduler<U>& k0) {
     const auto rs = k.rngs();
     const auto loops = k.axes_of({AxisType::LOOP});
     std::vector<UOp> inputs = k.bufs(), stored;
-    for (const UOp& u : k.ast.toposort())
-      if (u.op() == Ops::STORE) stored.push_back(u.src(0));
+    for (const detail::Node* u : detail::topo_nodes(k.ast.node()))
+      if (u->op == Ops::STORE) stored.push_back(u->src[0]);
     std::erase_if(inputs, [&](const UOp& b) { return detail::in_list(stored, b); });
     auto every_input_moves = [&](std::size_t axis) {
       return std::all_of(inputs.begin(), inputs.end(), [&](const UOp& b) { return in_backward_slice(detail::buf_idx(b), rs[axis]); });
@@ -319,7 +320,7 @@ BasicScheduler<U> apply_opts(const U& ast, const Target& ren, const std::vector<
     return k;
   }
   if (ren.noopt) return k;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::STAGE) return k;  // no multiblock opts in the heuristic
+  for (const detail::Node* u : detail::topo_nodes(ast.node())) if (u->op == Ops::STAGE) return k;  // no multiblock opts in the heuristic
   return hand_coded_optimizations(k);
 }
 

@@ -80,11 +80,11 @@ struct CFGContext {
   UOpMap<UOp> edges;
   // a template: only a translation unit that linearizes compiles it
   template <std::same_as<UOp> U> explicit CFGContext(const U& sink) {
-    const std::vector<UOp> topo = sink.toposort();
+    const std::vector<const Node*> topo = topo_nodes(sink.node());
     PtrMap<std::uint32_t> pos(topo.size()), bit;
     for (std::size_t i = 0; i < topo.size(); ++i) {
-      pos.set(topo[i].node(), std::uint32_t(i));
-      if (topo[i].op() == Ops::RANGE || topo[i].op() == Ops::END) bit.set(topo[i].node(), std::uint32_t(bit.size()));
+      pos.set(topo[i], std::uint32_t(i));
+      if (topo[i]->op == Ops::RANGE || topo[i]->op == Ops::END) bit.set(topo[i], std::uint32_t(bit.size()));
     }
     const std::size_t words = (bit.size() + 63) / 64;
     std::vector<std::uint64_t> bits(topo.size() * words);
@@ -97,7 +97,8 @@ struct CFGContext {
     std::vector<std::pair<UOp, UOp>> nesting;  // END -> the END or SINK it is nested in, in insertion order
     PtrMap<char> nested;
     for (std::size_t i = 0; i < topo.size(); ++i) {
-      const UOp& u = topo[i];
+      const Borrowed held(topo[i]);
+      const UOp& u = held.get();
       std::uint64_t* mine = bits.data() + i * words;
       for (const UOp& s : u.src()) {
         const std::uint32_t p = *pos.find(s.node());
@@ -164,7 +165,7 @@ inline constexpr LazyRules<detail::pm_add_control_flow_def<>> pm_add_control_flo
 // tinygrad's linearize: a toposort with priorities; uops that run more often (inside more loops) come
 // later, defines first, loads early, stores late
 template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
-  const std::vector<UOp> lst = sink.toposort();
+  const std::vector<const detail::Node*> lst = detail::topo_nodes(sink.node());
   detail::PtrMap<int> out_degree(lst.size());
   detail::RangeMap rm;
   detail::PtrMap<std::int64_t> trips;  // a range's trip count (its vmax + 1)
@@ -173,21 +174,32 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
   struct Key {
     std::int64_t run_count;
     int p;
+    Ops head;  // the tuplize's first field (the op), kept here so most ties are broken without reading the node
     std::int64_t e0;
     std::string_view es;
     std::int64_t e1, e2;
     const detail::Node* n;
   };
   std::vector<Key> prio(lst.size());
+  rm.fill(lst);
+  // most nodes share their range list with a source (RangeMap hands out the same pool slice), so the
+  // product is kept for the last list seen
+  detail::NodeList last{0, UINT32_MAX};
+  std::int64_t last_count = 1;
   for (std::size_t i = lst.size(); i-- > 0;) {
-    const UOp& u = lst[i];
+    const detail::Borrowed held(lst[i]);
+    const UOp& u = held.get();
     for (const UOp& s : u.src()) ++out_degree.at(s.node());
-    std::int64_t run_count = 1;
-    for (const detail::Node* r : rm.nodes(u)) {
-      std::int64_t* n = trips.find(r);
-      if (!n) n = &trips.set(r, std::int64_t(UOp::from_node(r).vmax().clamped_int64()) + 1);
-      run_count = __builtin_mul_overflow(run_count, *n, &run_count) ? INT64_MAX : run_count;
+    const detail::NodeList l = rm.list(u);
+    if (l.off != last.off || l.len != last.len) {
+      last = l, last_count = 1;
+      for (const detail::Node* r : rm.view(l)) {
+        std::int64_t* n = trips.find(r);
+        if (!n) n = &trips.set(r, std::int64_t(UOp::from_node(r).vmax().clamped_int64()) + 1);
+        last_count = __builtin_mul_overflow(last_count, *n, &last_count) ? INT64_MAX : last_count;
+      }
     }
+    const std::int64_t run_count = last_count;
     int p = 0;
     std::int64_t e0 = 0, e1 = 0, e2 = 0;
     std::string_view es;
@@ -202,7 +214,7 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
       case Ops::END: p = -5; break;
       default: break;
     }
-    prio[i] = Key{run_count, p, e0, es, e1, e2, u.node()};
+    prio[i] = Key{run_count, p, u.op(), e0, es, e1, e2, u.node()};
   }
   // number the uops in the "ideal" order: by priority, then by tinygrad's tuplize (TUPLE_ORDER=1)
   // (the key field by field, the common case decided by the first two; then one three-way tuplize
@@ -217,11 +229,12 @@ template <std::same_as<UOp> U> std::vector<U> linearize(const U& sink) {
     if (x.es != y.es) return x.es < y.es;
     if (x.e1 != y.e1) return x.e1 < y.e1;
     if (x.e2 != y.e2) return x.e2 < y.e2;
+    if (x.head != y.head) return x.head < y.head;
     if (const int t = detail::py_tuplize_cmp(x.n, y.n); t != 0) return t < 0;
     return a < b;
   });
   detail::PtrMap<std::size_t> nkey(lst.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]].node(), i);
+  for (std::size_t i = 0; i < idx.size(); ++i) nkey.set(lst[idx[i]], i);
   // then toposort as close to that order as possible, from the sink back
   // (a max-heap on a vector: <queue> would cost every includer of metagrad.hpp for this one use)
   using Entry = std::pair<std::size_t, const detail::Node*>;

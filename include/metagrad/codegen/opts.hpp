@@ -32,7 +32,7 @@ template <class = void> int axis_to_pos(AxisType t) {
 // the ranges of the kernel, ordered by axis type then id (tinygrad's Scheduler.rngs)
 template <class = void> std::vector<UOp> kernel_rngs(const UOp& ast) {
   std::vector<UOp> out;
-  for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE && u.vmax() > 0) out.push_back(u);
+  for (const Node* u : topo_nodes(ast.node())) if (u->op == Ops::RANGE && Borrowed(u).get().vmax() > 0) out.push_back(UOp::from_node(u));
   auto key = [](const UOp& r) {
     std::vector<std::int64_t> k{axis_to_pos(range_type(r))};
     for (std::size_t i = 0; i + 1 < r.arg().size(); ++i) k.push_back(r.arg()[i].as_int());
@@ -62,7 +62,7 @@ template <class = void> std::string range_size_str(const UOp& r) {
 // tinygrad's kernel name without the colors: r_ for a reduce kernel, E_ for elementwise, then the sizes
 template <class = void> std::string default_kernel_name(const UOp& ast) {
   bool reduce = false;
-  for (const UOp& u : ast.toposort()) reduce = reduce || u.op() == Ops::REDUCE;
+  for (const Node* u : topo_nodes(ast.node())) reduce = reduce || u->op == Ops::REDUCE;
   std::string name = reduce ? "r" : "E";
   for (const UOp& r : kernel_rngs(ast)) name += "_" + range_size_str(r);
   return name;  // to_program makes it a C identifier (a symbolic size has operators in it)
@@ -113,7 +113,8 @@ class BasicScheduler {
   bool dont_use_locals = false;
 
   BasicScheduler(U a, Target t) : ast(std::move(a)), ren(std::move(t)) {
-    for (const UOp& u : ast.toposort()) if (u.op() == Ops::RANGE) next_axis_ = std::max(next_axis_, detail::range_axis(u) + 1);
+    for (const detail::Node* u : detail::topo_nodes(ast.node()))
+      if (u->op == Ops::RANGE) next_axis_ = std::max(next_axis_, u->arg[0].as_int() + 1);
   }
 
   // (kept for the ast it was computed for: the optimizer asks many times between two changes of ast)
@@ -164,13 +165,13 @@ class BasicScheduler {
   std::size_t upcasted() const { return axes_of({AxisType::UPCAST, AxisType::UNROLL}).size(); }
   std::vector<U> reduceops() const {
     std::vector<U> out;
-    for (const UOp& u : ast.toposort()) if (u.op() == Ops::REDUCE) out.push_back(u);
+    for (const detail::Node* u : detail::topo_nodes(ast.node())) if (u->op == Ops::REDUCE) out.push_back(UOp::from_node(u));
     return out;
   }
   // the INDEX nodes of the kernel, last first (tinygrad's bufs)
   std::vector<U> bufs() const {
     std::vector<U> out;
-    for (const UOp& u : ast.toposort()) if (u.op() == Ops::INDEX) out.push_back(u);
+    for (const detail::Node* u : detail::topo_nodes(ast.node())) if (u->op == Ops::INDEX) out.push_back(UOp::from_node(u));
     std::reverse(out.begin(), out.end());
     return out;
   }

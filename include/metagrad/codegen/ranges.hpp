@@ -96,6 +96,13 @@ class RangeMapT {
     return out;
   }
   bool in(const UOp& u, const UOp& r) { return lists_.has(set_of(u.node()), r.node()); }
+  // every node of a toposort at once, in its order (sources first: no walk needed); then each
+  // node's list, an offset into one pool whose span lasts until the next call that adds to it
+  void fill(std::span<const Node* const> topo) {
+    for (const Node* n : topo) if (!memo_.contains(n)) memo_.set(n, make(n));
+  }
+  NodeList list(const UOp& u) { return set_of(u.node()); }
+  std::span<const Node* const> view(NodeList l) const { return lists_.view(l); }
 
  private:
   using List = NodeList;

@@ -17,7 +17,8 @@ template <std::same_as<UOp> U> std::optional<U> flatten_range(const U& r) {
   if (r.nsrc() < 2) return std::nullopt;
   std::vector<UOp> rngs(r.src().begin() + 1, r.src().end());
   std::vector<UOp> src{r.src(0)};
-  for (const UOp& x : UOp::sink(rngs).toposort()) if (x.op() == Ops::RANGE) src.push_back(x);
+  const UOp all = UOp::sink(rngs);
+  for (const Node* x : topo_nodes(all.node())) if (x->op == Ops::RANGE) src.push_back(UOp::from_node(x));
   return r.replace({.src = std::move(src)});
 }
 template <class D_ = void>
@@ -76,14 +77,14 @@ struct pm_split_ranges_def {
 // index/range arithmetic uses FLOORDIV/FLOORMOD until the late rewrite
 template <class = void> std::size_t count_divmod(const UOp& x) {
   std::size_t n = 0;
-  for (const UOp& u : x.toposort()) n += u.op() == Ops::FLOORDIV || u.op() == Ops::FLOORMOD;
+  for (const Node* u : topo_nodes(x.node())) n += u->op == Ops::FLOORDIV || u->op == Ops::FLOORMOD;
   return n;
 }
 
 template <std::same_as<UOp> U> U simplify_merge_adjacent(U u) {
   RangeMap rm;
   std::vector<std::vector<UOp>> reduce_ranges;
-  for (const UOp& x : u.toposort()) if (x.op() == Ops::REDUCE) reduce_ranges.push_back(rm.of(x));
+  for (const Node* x : topo_nodes(u.node())) if (x->op == Ops::REDUCE) reduce_ranges.push_back(rm.of(Borrowed(x).get()));
   const std::vector<UOp> ended = ended_ranges(u);
   std::vector<std::pair<UOp, UOp>> pairs;
   // on END only adjacent ranges merge, on REDUCE any two

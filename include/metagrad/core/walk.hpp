@@ -9,22 +9,23 @@
 
 namespace mg {
 
-// Sources before users, each node once, in tinygrad's order (depth first, sources left to right).
-// The walk collects raw nodes (trivially moved as the vectors grow) and makes the handles once, at
-// the end, in a vector of the exact size.
-inline std::vector<UOp> UOp::toposort() const {
-  std::vector<UOp> out;
-  if (!p_) return out;
+namespace detail {
+// Sources before users, each node once, in tinygrad's order (depth first, sources left to right), as
+// raw nodes: for a walk that only reads, whose caller's handle on root keeps every node alive. No
+// reference count is touched (a handle per node is an atomic add on every node of the graph, and an
+// atomic subtract when the vector dies).
+inline std::vector<const Node*> topo_nodes(const Node* root) {
+  std::vector<const Node*> order;
+  if (!root) return order;
   // done nodes: marked with the walk lane's epoch when this walk holds it, else in a table
-  const detail::LaneHold lane;
+  const LaneHold lane;
   const std::uint32_t epoch = lane.epoch();
-  std::optional<detail::PtrMap<char>> seen;
+  std::optional<PtrMap<char>> seen;
   if (!epoch) seen.emplace();
-  auto done = [&](const detail::Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
-  std::vector<const detail::Node*> order;
-  std::vector<std::pair<const detail::Node*, bool>> stack;
+  auto done = [&](const Node* n) { return epoch ? n->walk_epoch == epoch : seen->contains(n); };
+  std::vector<std::pair<const Node*, bool>> stack;
   order.reserve(64), stack.reserve(64);
-  stack.emplace_back(p_, false);
+  stack.emplace_back(root, false);
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
     stack.pop_back();
@@ -39,6 +40,14 @@ inline std::vector<UOp> UOp::toposort() const {
     for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
       if (!done(it->node())) stack.emplace_back(it->node(), false);
   }
+  return order;
+}
+}  // namespace detail
+
+// The same walk, as handles (made once, at the end, in a vector of the exact size).
+inline std::vector<UOp> UOp::toposort() const {
+  std::vector<UOp> out;
+  const std::vector<const detail::Node*> order = detail::topo_nodes(p_);
   out.reserve(order.size());
   for (const detail::Node* n : order) out.push_back(from_node(n));
   return out;

@@ -40,7 +40,7 @@ U unsubstitute(const U& simplified, const U& substituted, const U& original, con
   return simplified.substitute(back);
 }
 template <std::same_as<UOp> U> bool op_in_backward_slice_with_self(const U& u, OpSet ops) {
-  for (const UOp& x : u.toposort()) if (ops.contains(x.op())) return true;
+  for (const Node* x : topo_nodes(u.node())) if (ops.contains(x->op)) return true;
   return false;
 }
 
