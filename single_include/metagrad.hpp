@@ -9235,6 +9235,8 @@ class HostAllocator {
     return (n + page - 1) / page * page;
   }
   static void* sys_alloc(std::size_t n) {
+    // AddressSanitizer aborts the process on a request above its limit (1 TiB) instead of failing it
+    if (MG_ASAN && n > (std::size_t(1) << 40)) throw std::bad_alloc();
     if (!huge(n)) return ::operator new(n, std::align_val_t(64));
     // map one huge page more than needed, then unmap what lies before the aligned start and after the end
     const std::size_t len = page_round(n), span = len + huge_page;
