@@ -1643,6 +1643,37 @@ struct NodePool {
   }
 };
 
+// Freed vmin/vmax pairs (core/bounds.hpp computes one for each node asked for its bounds, and the node
+// frees it when it dies) wait in a per-thread list the same way: simplify asks for the bounds of most
+// nodes it makes, so a pair is made and dropped about as often as a node.
+struct BoundsPool {
+  using Bounds = std::pair<SymVal, SymVal>;
+  static constexpr std::size_t max_kept = 1024;
+  struct Free { Free* next; };
+  Free* head = nullptr;
+  std::size_t count = 0;
+  static const Bounds* make(const Bounds& b) {
+    void* mem = nullptr;
+    if (MG_NODE_POOL)
+      if (BoundsPool* p = thread_cache<BoundsPool>(); p && p->head) mem = std::exchange(p->head, p->head->next), --p->count;
+    return new (mem ? mem : ::operator new(sizeof(Bounds))) Bounds(b);
+  }
+  static void destroy(const Bounds* b) noexcept {
+    if (!b) return;
+    static_assert(std::is_trivially_destructible_v<Bounds>);
+    void* mem = const_cast<Bounds*>(b);
+    if (MG_NODE_POOL)
+      if (BoundsPool* p = thread_cache<BoundsPool>(); p && p->count < max_kept) {
+        p->head = new (mem) Free{p->head}, ++p->count;
+        return;
+      }
+    ::operator delete(mem);
+  }
+  ~BoundsPool() {
+    while (head) ::operator delete(std::exchange(head, head->next));
+  }
+};
+
 // a new node holding one reference to each source, in a single allocation with them
 inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Arg&& arg, Arg&& tag, std::size_t h) {
   void* mem = NodePool::alloc(src.size());
@@ -1651,7 +1682,7 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   return new (mem) Node{{1}, op, {0}, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
-  delete n->bounds.load(std::memory_order_acquire);
+  BoundsPool::destroy(n->bounds.load(std::memory_order_acquire));
   delete n->attachment.load(std::memory_order_acquire);
   const std::size_t nsrc = n->src.size();
   std::destroy(n->src.begin(), n->src.end());
@@ -1833,7 +1864,7 @@ inline UOp UOp::replace(const Fields& f) const {
   Ops op = f.op.value_or(this->op());
   DType dt = f.dtype.value_or(dtype());
   if (!f.src && op == this->op() && dt == dtype() && !f.arg && !f.tag) return *this;
-  return UOp(op, dt, f.src ? *f.src : std::vector<UOp>(p_->src.begin(), p_->src.end()), f.arg ? *f.arg : arg(),
+  return UOp(op, dt, f.src ? std::span<const UOp>(*f.src) : std::span<const UOp>(p_->src), f.arg ? *f.arg : arg(),
              f.tag ? *f.tag : tag());
 }
 
@@ -1852,7 +1883,8 @@ inline UOp UOp::const_(DType dtype, Arg value) {
     }
     value = Arg(t[0]);  // copy first: t[0] lives inside value
   }
-  return UOp(Ops::CONST, dtype, {}, normalize_const(dtype, value));
+  // interned straight from the normalized value (no source list to build)
+  return UOp(detail::intern(Ops::CONST, dtype, {}, normalize_const(dtype, value), Arg()));
 }
 inline UOp UOp::const_(DType dtype, std::initializer_list<Arg> values) { return const_(dtype, Arg(ArgTuple(values))); }
 
@@ -2080,6 +2112,23 @@ inline std::vector<const Node*> topo_nodes(const Node* root) {
   }
   return order;
 }
+// whether needle is root or below it: a walk on raw nodes that stops at the needle (a table, not the
+// walk lane: it runs inside rewrites that hold the lane)
+inline bool in_toposort(const Node* needle, const Node* root) {
+  if (!root) return false;
+  std::vector<const Node*> stack{root};
+  PtrMap<char> seen;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (n == needle) return true;
+    if (seen.contains(n)) continue;
+    seen.set(n, 1);
+    for (const UOp& x : n->src) stack.push_back(x.node());
+  }
+  return false;
+}
+inline bool in_toposort(const UOp& needle, const UOp& root) { return in_toposort(needle.node(), root.node()); }
 }  // namespace detail
 
 // The same walk, as handles (made once, at the end, in a vector of the exact size).
@@ -2345,14 +2394,16 @@ inline SymVal bound_add(const SymVal& a, const SymVal& b, bool upper) {
 inline const Bounds& cached_bounds(const Node* n) { return *n->bounds.load(std::memory_order_acquire); }
 inline bool has_bounds(const Node* n) { return n->bounds.load(std::memory_order_acquire) != nullptr; }
 
-// which sources _min_max reads for this node
-inline void bounds_deps(const Node* n, std::vector<const Node*>& out) {
-  auto s = [&](std::size_t i) { if (i < n->src.size()) out.push_back(n->src[i].node()); };
-  Ops op = n->op;
-  if (GroupOp::Binary.contains(op) && !n->dtype.is_float()) { s(0), s(1); return; }
-  if (op == Ops::WHERE) { s(1), s(2); return; }
-  if (op == Ops::BIND || op == Ops::RANGE || op == Ops::SPECIAL || op == Ops::GEP || op == Ops::CAST) { s(0); return; }
-  if (op == Ops::UNROLL || op == Ops::STACK) for (std::size_t i = 0; i < n->src.size(); ++i) s(i);
+// which sources _min_max reads for this node: f(source) for each, until f returns false; false then
+template <class F> bool all_bounds_deps(const Node* n, F&& f) {
+  auto s = [&](std::size_t i) { return i >= n->src.size() || f(n->src[i].node()); };
+  const Ops op = n->op;
+  if (GroupOp::Binary.contains(op) && !n->dtype.is_float()) return s(0) && s(1);
+  if (op == Ops::WHERE) return s(1) && s(2);
+  if (op == Ops::BIND || op == Ops::RANGE || op == Ops::SPECIAL || op == Ops::GEP || op == Ops::CAST) return s(0);
+  if (op == Ops::UNROLL || op == Ops::STACK)
+    for (std::size_t i = 0; i < n->src.size(); ++i) if (!s(i)) return false;
+  return true;
 }
 
 // _min_max of one node whose dependencies have bounds
@@ -2453,22 +2504,29 @@ template <class = void> Bounds compute_bounds(const Node* n) {
   return dtype_bounds(dt);
 }
 
+template <class = void> void set_bounds(const Node* n) {
+  const Bounds* b = BoundsPool::make(compute_bounds(n));
+  const Bounds* expected = nullptr;  // another thread may have got there first: keep theirs
+  if (!n->bounds.compare_exchange_strong(expected, b, std::memory_order_acq_rel)) BoundsPool::destroy(b);
+}
 template <class = void> const Bounds& bounds_of(const Node* root) {
   if (has_bounds(root)) return cached_bounds(root);
-  std::vector<const Node*> stack{root}, deps;
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    if (has_bounds(n)) { stack.pop_back(); continue; }
-    deps.clear();
-    bounds_deps(n, deps);
-    bool ready = true;
-    for (const Node* d : deps)
-      if (!has_bounds(d)) stack.push_back(d), ready = false;
-    if (!ready) continue;
-    stack.pop_back();
-    auto* b = new Bounds(compute_bounds(n));
-    const Bounds* expected = nullptr;  // another thread may have got there first: keep theirs
-    if (!n->bounds.compare_exchange_strong(expected, b, std::memory_order_acq_rel)) delete b;
+  // the usual case, with no stack to allocate: what it reads has bounds already
+  if (all_bounds_deps(root, [](const Node* d) { return has_bounds(d); })) set_bounds(root);
+  else {
+    std::vector<const Node*> stack{root};
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      if (has_bounds(n)) { stack.pop_back(); continue; }
+      const std::size_t at = stack.size();
+      all_bounds_deps(n, [&](const Node* d) {
+        if (!has_bounds(d)) stack.push_back(d);
+        return true;
+      });
+      if (stack.size() != at) continue;
+      stack.pop_back();
+      set_bounds(n);
+    }
   }
   return cached_bounds(root);
 }
@@ -5966,18 +6024,23 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
     }
     // fold_divmod_congruence: x is congruent to an expression whose range lies in one period
     {
-      std::vector<std::vector<std::int64_t>> rem_choices;
+      struct Choice {  // the residues a factor may take: one, or two on a tie
+        std::int64_t r[2];
+        std::size_t n;
+      };
+      std::vector<Choice> rem_choices;
+      rem_choices.reserve(factors.size());
       std::size_t combos = 1;
       for (std::int64_t f : factors) {
         const std::int64_t r = py_floormod(f, c);
-        if (r * 2 == c) rem_choices.push_back({r, r - c});
-        else rem_choices.push_back({nearest_residue(f, c)});
-        combos *= rem_choices.back().size();
+        if (r * 2 == c) rem_choices.push_back({{r, r - c}, 2});
+        else rem_choices.push_back({{nearest_residue(f, c), 0}, 1});
+        combos = std::min<std::size_t>(combos * rem_choices.back().n, 4097);
       }
       std::vector<std::int64_t> rems(factors.size());
       for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
         std::size_t k = idx;
-        for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i][k % rem_choices[i].size()], k /= rem_choices[i].size();
+        for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i].r[k % rem_choices[i].n], k /= rem_choices[i].n;
         // the bounds of rem = sum(r*v for r,v) + const%c, computed as its nodes would compute them, so
         // that rem is only built for the choice that folds
         SymVal rmin = 0, rmax = 0;
@@ -6050,20 +6113,32 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   // variable denominators, or constants the rules above did not fold
   std::vector<UOp> all_uops = x.split_uop(Ops::ADD);
   // divide_by_gcd: x//y -> (x//gcd)//(y//gcd)
-  std::vector<UOp> gargs = all_uops;
+  std::vector<UOp> gargs;
+  gargs.reserve(all_uops.size() + 1);
+  gargs.insert(gargs.end(), all_uops.begin(), all_uops.end());
   gargs.push_back(y);
-  // when the shared factors are all constants, the simplified gcd is their product: no rewrite needed
-  auto [common, g] = gcd_parts(gargs);
-  bool consts_only = true;
-  SymVal prod = g;
-  for (const auto& [k, n] : common.items) {
-    if (k.op() != Ops::CONST || !k.arg().is_int()) { consts_only = false; break; }
-    for (std::int64_t j = 0; j < n; ++j) prod = prod * SymVal(k.arg().as_int());
-  }
+  // gcd_parts divides every term by its const factor (building nodes) and intersects their factors. A
+  // constant denominator's factors are its value and the constant 1, so with one the shared factors are
+  // constants and the gcd is 1 exactly when the const factors are coprime: that case needs no gcd_parts.
+  // When the shared factors are all constants, the simplified gcd is their product: no rewrite needed (a
+  // factor some term lacks is counted 0 times: not in the product).
   UOp gcd;
-  if (!consts_only || prod != 1) {
-    gcd = simplify(gcd_product(common, g, gargs[0]));
-    if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
+  std::int64_t const_gcd = 0;
+  if (const_int(y))
+    for (const UOp& u : gargs) const_gcd = std::gcd(const_gcd, u.const_factor());
+  if (const_gcd != 1) {
+    auto [common, g] = gcd_parts(gargs);
+    bool consts_only = true;
+    SymVal prod = g;
+    for (const auto& [k, n] : common.items) {
+      if (n == 0) continue;
+      if (k.op() != Ops::CONST || !k.arg().is_int()) { consts_only = false; break; }
+      for (std::int64_t j = 0; j < n; ++j) prod = prod * SymVal(k.arg().as_int());
+    }
+    if (!consts_only || prod != 1) {
+      gcd = simplify(gcd_product(common, g, gargs[0]));
+      if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
+    }
   }
   if (gcd) {
     auto xd = x.divide_exact(gcd), yd = y.divide_exact(gcd);
@@ -6190,15 +6265,16 @@ template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   return std::nullopt;
 }
 template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
-  std::vector<Arg> vals;
-  for (const UOp& s : a.src()) {
-    auto v = const_arg(s);
+  std::array<Arg, 3> vals;  // ALU ops take at most three sources
+  if (a.nsrc() > vals.size()) return std::nullopt;
+  for (std::size_t i = 0; i < a.nsrc(); ++i) {
+    auto v = const_arg(a.src(i));
     if (!v) return std::nullopt;
-    vals.push_back(std::move(*v));
+    vals[i] = std::move(*v);
   }
-  auto r = exec_alu(a.op(), a.dtype(), vals, a.src(a.nsrc() - 1).dtype(), false);
+  auto r = exec_alu(a.op(), a.dtype(), std::span<const Arg>(vals.data(), a.nsrc()), a.src(a.nsrc() - 1).dtype(), false);
   if (!r) return std::nullopt;
-  return a.const_like(*r);
+  return a.const_like(std::move(*r));
 }
 
 // a node whose bounds are one value, as a constant (the ALU/variable min == max rule); compile-time
@@ -6585,7 +6661,7 @@ struct commutative_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](const UOp& x) -> std::optional<UOp> {
-      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
+      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return UOp(x.op(), x.dtype(), {x.src(1), x.src(0)}, x.arg(), x.tag());  // x.replace(src=swapped), no vector
       return std::nullopt;
     }));
   }
@@ -8619,21 +8695,6 @@ template <class T> UOp parse_sym(std::string_view text, std::span<const UOp> var
 namespace mg {
 namespace detail {
 
-// whether needle is root or below it (a walk on raw nodes: no handle per node)
-template <std::same_as<UOp> U> bool in_toposort(const U& needle, const U& root) {
-  if (!root) return false;
-  std::vector<const Node*> stack{root.node()};
-  PtrMap<char> seen;
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    stack.pop_back();
-    if (n == needle.node()) return true;
-    if (seen.contains(n)) continue;
-    seen.set(n, 1);
-    for (const UOp& x : n->src) stack.push_back(x.node());
-  }
-  return false;
-}
 // simplify(substituted).substitute(back): when simplify left the graph as it was, substituting back
 // gives the original exactly, unless a fake variable was in it already (a nested call's)
 template <std::same_as<UOp> U>
@@ -12880,11 +12941,7 @@ namespace mg {
 
 namespace detail {
 // x in root's backward slice, root itself excluded (tinygrad's backward_slice)
-template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) {
-  if (root == x) return false;
-  const std::vector<const Node*> topo = topo_nodes(root.node());
-  return std::find(topo.begin(), topo.end(), x.node()) != topo.end();
-}
+template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) { return root != x && in_toposort(x, root); }
 template <class = void> UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
 // tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
 template <class = void> std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
@@ -12946,7 +13003,7 @@ template <class = void> bool walked_by_one(const std::vector<UOp>& bufs, const U
 // than two registers of the axis's lanes did not pay on the CPU)
 template <class = void> bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
   for (const UOp& b : bufs)
-    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && (b.src(1) == rng || in_backward_slice(b.src(1), rng))) return true;
+    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && in_toposort(rng, b.src(1))) return true;
   return false;
 }
 // the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along

@@ -861,6 +861,23 @@ TEST_CASE("uop: toposort order equals tinygrad's", "[core][uop][walk]") {
   }
 }
 
+TEST_CASE("uop: in_toposort finds a node at or below a root, and stops there", "[core][uop][walk]") {
+  const UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", -5, 5), c = UOp::variable("c", 1, 8);
+  const UOp x = a + b, y = x * c, z = (y + x).maximum(a);
+  CHECK(detail::in_toposort(z, z));   // the root itself
+  CHECK(detail::in_toposort(a, z));   // a leaf reached two ways
+  CHECK(detail::in_toposort(x, y));
+  CHECK_FALSE(detail::in_toposort(y, x));  // a user is not below its source
+  CHECK_FALSE(detail::in_toposort(c, x));
+  CHECK_FALSE(detail::in_toposort(a, UOp()));  // an empty root holds nothing
+  // a DAG whose paths double at every level: 2^40 of them over some 120 nodes (a walk without its seen
+  // set would not end)
+  UOp d = a;
+  for (int i = 0; i < 40; ++i) d = (d + d) * (d + 1);
+  CHECK(detail::in_toposort(a, d));
+  CHECK_FALSE(detail::in_toposort(b, d));
+}
+
 TEST_CASE("uop: walks agree with and without the walk lane, and after its epochs run out", "[core][uop][walk]") {
   // fresh nodes only (names and constants no other test makes), so no stale mark of an old walk is on them
   const UOp a = UOp::variable("lane_a", 0, 10), b = UOp::variable("lane_b", -5, 5);

@@ -23,11 +23,7 @@ namespace mg {
 
 namespace detail {
 // x in root's backward slice, root itself excluded (tinygrad's backward_slice)
-template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) {
-  if (root == x) return false;
-  const std::vector<const Node*> topo = topo_nodes(root.node());
-  return std::find(topo.begin(), topo.end(), x.node()) != topo.end();
-}
+template <class = void> bool in_backward_slice(const UOp& root, const UOp& x) { return root != x && in_toposort(x, root); }
 template <class = void> UOp buf_idx(const UOp& b) { return b.nsrc() > 1 ? get_idx(b.src(1)) : UOp::const_(dtypes::weakint, 0); }
 // tinygrad's upcast sort key for range rng: how many buffers move along it, and the sum of its constant strides
 template <class = void> std::pair<std::int64_t, std::int64_t> axis_strides(const std::vector<UOp>& bufs, const UOp& rng) {
@@ -89,7 +85,7 @@ template <class = void> bool walked_by_one(const std::vector<UOp>& bufs, const U
 // than two registers of the axis's lanes did not pay on the CPU)
 template <class = void> bool gated_along(const std::vector<UOp>& bufs, const UOp& rng) {
   for (const UOp& b : bufs)
-    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && (b.src(1) == rng || in_backward_slice(b.src(1), rng))) return true;
+    if (b.nsrc() > 1 && is_gated_index(b.src(1)) && in_toposort(rng, b.src(1))) return true;
   return false;
 }
 // the vector registers the accumulators of `upcasts` output lanes take when `axis_lanes` of them lie along

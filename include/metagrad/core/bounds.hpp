@@ -41,14 +41,16 @@ inline SymVal bound_add(const SymVal& a, const SymVal& b, bool upper) {
 inline const Bounds& cached_bounds(const Node* n) { return *n->bounds.load(std::memory_order_acquire); }
 inline bool has_bounds(const Node* n) { return n->bounds.load(std::memory_order_acquire) != nullptr; }
 
-// which sources _min_max reads for this node
-inline void bounds_deps(const Node* n, std::vector<const Node*>& out) {
-  auto s = [&](std::size_t i) { if (i < n->src.size()) out.push_back(n->src[i].node()); };
-  Ops op = n->op;
-  if (GroupOp::Binary.contains(op) && !n->dtype.is_float()) { s(0), s(1); return; }
-  if (op == Ops::WHERE) { s(1), s(2); return; }
-  if (op == Ops::BIND || op == Ops::RANGE || op == Ops::SPECIAL || op == Ops::GEP || op == Ops::CAST) { s(0); return; }
-  if (op == Ops::UNROLL || op == Ops::STACK) for (std::size_t i = 0; i < n->src.size(); ++i) s(i);
+// which sources _min_max reads for this node: f(source) for each, until f returns false; false then
+template <class F> bool all_bounds_deps(const Node* n, F&& f) {
+  auto s = [&](std::size_t i) { return i >= n->src.size() || f(n->src[i].node()); };
+  const Ops op = n->op;
+  if (GroupOp::Binary.contains(op) && !n->dtype.is_float()) return s(0) && s(1);
+  if (op == Ops::WHERE) return s(1) && s(2);
+  if (op == Ops::BIND || op == Ops::RANGE || op == Ops::SPECIAL || op == Ops::GEP || op == Ops::CAST) return s(0);
+  if (op == Ops::UNROLL || op == Ops::STACK)
+    for (std::size_t i = 0; i < n->src.size(); ++i) if (!s(i)) return false;
+  return true;
 }
 
 // _min_max of one node whose dependencies have bounds
@@ -149,22 +151,29 @@ template <class = void> Bounds compute_bounds(const Node* n) {
   return dtype_bounds(dt);
 }
 
+template <class = void> void set_bounds(const Node* n) {
+  const Bounds* b = BoundsPool::make(compute_bounds(n));
+  const Bounds* expected = nullptr;  // another thread may have got there first: keep theirs
+  if (!n->bounds.compare_exchange_strong(expected, b, std::memory_order_acq_rel)) BoundsPool::destroy(b);
+}
 template <class = void> const Bounds& bounds_of(const Node* root) {
   if (has_bounds(root)) return cached_bounds(root);
-  std::vector<const Node*> stack{root}, deps;
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    if (has_bounds(n)) { stack.pop_back(); continue; }
-    deps.clear();
-    bounds_deps(n, deps);
-    bool ready = true;
-    for (const Node* d : deps)
-      if (!has_bounds(d)) stack.push_back(d), ready = false;
-    if (!ready) continue;
-    stack.pop_back();
-    auto* b = new Bounds(compute_bounds(n));
-    const Bounds* expected = nullptr;  // another thread may have got there first: keep theirs
-    if (!n->bounds.compare_exchange_strong(expected, b, std::memory_order_acq_rel)) delete b;
+  // the usual case, with no stack to allocate: what it reads has bounds already
+  if (all_bounds_deps(root, [](const Node* d) { return has_bounds(d); })) set_bounds(root);
+  else {
+    std::vector<const Node*> stack{root};
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      if (has_bounds(n)) { stack.pop_back(); continue; }
+      const std::size_t at = stack.size();
+      all_bounds_deps(n, [&](const Node* d) {
+        if (!has_bounds(d)) stack.push_back(d);
+        return true;
+      });
+      if (stack.size() != at) continue;
+      stack.pop_back();
+      set_bounds(n);
+    }
   }
   return cached_bounds(root);
 }

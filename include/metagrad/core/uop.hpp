@@ -459,6 +459,37 @@ struct NodePool {
   }
 };
 
+// Freed vmin/vmax pairs (core/bounds.hpp computes one for each node asked for its bounds, and the node
+// frees it when it dies) wait in a per-thread list the same way: simplify asks for the bounds of most
+// nodes it makes, so a pair is made and dropped about as often as a node.
+struct BoundsPool {
+  using Bounds = std::pair<SymVal, SymVal>;
+  static constexpr std::size_t max_kept = 1024;
+  struct Free { Free* next; };
+  Free* head = nullptr;
+  std::size_t count = 0;
+  static const Bounds* make(const Bounds& b) {
+    void* mem = nullptr;
+    if (MG_NODE_POOL)
+      if (BoundsPool* p = thread_cache<BoundsPool>(); p && p->head) mem = std::exchange(p->head, p->head->next), --p->count;
+    return new (mem ? mem : ::operator new(sizeof(Bounds))) Bounds(b);
+  }
+  static void destroy(const Bounds* b) noexcept {
+    if (!b) return;
+    static_assert(std::is_trivially_destructible_v<Bounds>);
+    void* mem = const_cast<Bounds*>(b);
+    if (MG_NODE_POOL)
+      if (BoundsPool* p = thread_cache<BoundsPool>(); p && p->count < max_kept) {
+        p->head = new (mem) Free{p->head}, ++p->count;
+        return;
+      }
+    ::operator delete(mem);
+  }
+  ~BoundsPool() {
+    while (head) ::operator delete(std::exchange(head, head->next));
+  }
+};
+
 // a new node holding one reference to each source, in a single allocation with them
 inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Arg&& arg, Arg&& tag, std::size_t h) {
   void* mem = NodePool::alloc(src.size());
@@ -467,7 +498,7 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   return new (mem) Node{{1}, op, {0}, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr, nullptr};
 }
 inline void free_node(Node* n) noexcept {
-  delete n->bounds.load(std::memory_order_acquire);
+  BoundsPool::destroy(n->bounds.load(std::memory_order_acquire));
   delete n->attachment.load(std::memory_order_acquire);
   const std::size_t nsrc = n->src.size();
   std::destroy(n->src.begin(), n->src.end());
@@ -649,7 +680,7 @@ inline UOp UOp::replace(const Fields& f) const {
   Ops op = f.op.value_or(this->op());
   DType dt = f.dtype.value_or(dtype());
   if (!f.src && op == this->op() && dt == dtype() && !f.arg && !f.tag) return *this;
-  return UOp(op, dt, f.src ? *f.src : std::vector<UOp>(p_->src.begin(), p_->src.end()), f.arg ? *f.arg : arg(),
+  return UOp(op, dt, f.src ? std::span<const UOp>(*f.src) : std::span<const UOp>(p_->src), f.arg ? *f.arg : arg(),
              f.tag ? *f.tag : tag());
 }
 
@@ -668,7 +699,8 @@ inline UOp UOp::const_(DType dtype, Arg value) {
     }
     value = Arg(t[0]);  // copy first: t[0] lives inside value
   }
-  return UOp(Ops::CONST, dtype, {}, normalize_const(dtype, value));
+  // interned straight from the normalized value (no source list to build)
+  return UOp(detail::intern(Ops::CONST, dtype, {}, normalize_const(dtype, value), Arg()));
 }
 inline UOp UOp::const_(DType dtype, std::initializer_list<Arg> values) { return const_(dtype, Arg(ArgTuple(values))); }
 

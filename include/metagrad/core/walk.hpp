@@ -42,6 +42,23 @@ inline std::vector<const Node*> topo_nodes(const Node* root) {
   }
   return order;
 }
+// whether needle is root or below it: a walk on raw nodes that stops at the needle (a table, not the
+// walk lane: it runs inside rewrites that hold the lane)
+inline bool in_toposort(const Node* needle, const Node* root) {
+  if (!root) return false;
+  std::vector<const Node*> stack{root};
+  PtrMap<char> seen;
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (n == needle) return true;
+    if (seen.contains(n)) continue;
+    seen.set(n, 1);
+    for (const UOp& x : n->src) stack.push_back(x.node());
+  }
+  return false;
+}
+inline bool in_toposort(const UOp& needle, const UOp& root) { return in_toposort(needle.node(), root.node()); }
 }  // namespace detail
 
 // The same walk, as handles (made once, at the end, in a vector of the exact size).

@@ -101,18 +101,23 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
     }
     // fold_divmod_congruence: x is congruent to an expression whose range lies in one period
     {
-      std::vector<std::vector<std::int64_t>> rem_choices;
+      struct Choice {  // the residues a factor may take: one, or two on a tie
+        std::int64_t r[2];
+        std::size_t n;
+      };
+      std::vector<Choice> rem_choices;
+      rem_choices.reserve(factors.size());
       std::size_t combos = 1;
       for (std::int64_t f : factors) {
         const std::int64_t r = py_floormod(f, c);
-        if (r * 2 == c) rem_choices.push_back({r, r - c});
-        else rem_choices.push_back({nearest_residue(f, c)});
-        combos *= rem_choices.back().size();
+        if (r * 2 == c) rem_choices.push_back({{r, r - c}, 2});
+        else rem_choices.push_back({{nearest_residue(f, c), 0}, 1});
+        combos = std::min<std::size_t>(combos * rem_choices.back().n, 4097);
       }
       std::vector<std::int64_t> rems(factors.size());
       for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
         std::size_t k = idx;
-        for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i][k % rem_choices[i].size()], k /= rem_choices[i].size();
+        for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i].r[k % rem_choices[i].n], k /= rem_choices[i].n;
         // the bounds of rem = sum(r*v for r,v) + const%c, computed as its nodes would compute them, so
         // that rem is only built for the choice that folds
         SymVal rmin = 0, rmax = 0;
@@ -185,20 +190,32 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   // variable denominators, or constants the rules above did not fold
   std::vector<UOp> all_uops = x.split_uop(Ops::ADD);
   // divide_by_gcd: x//y -> (x//gcd)//(y//gcd)
-  std::vector<UOp> gargs = all_uops;
+  std::vector<UOp> gargs;
+  gargs.reserve(all_uops.size() + 1);
+  gargs.insert(gargs.end(), all_uops.begin(), all_uops.end());
   gargs.push_back(y);
-  // when the shared factors are all constants, the simplified gcd is their product: no rewrite needed
-  auto [common, g] = gcd_parts(gargs);
-  bool consts_only = true;
-  SymVal prod = g;
-  for (const auto& [k, n] : common.items) {
-    if (k.op() != Ops::CONST || !k.arg().is_int()) { consts_only = false; break; }
-    for (std::int64_t j = 0; j < n; ++j) prod = prod * SymVal(k.arg().as_int());
-  }
+  // gcd_parts divides every term by its const factor (building nodes) and intersects their factors. A
+  // constant denominator's factors are its value and the constant 1, so with one the shared factors are
+  // constants and the gcd is 1 exactly when the const factors are coprime: that case needs no gcd_parts.
+  // When the shared factors are all constants, the simplified gcd is their product: no rewrite needed (a
+  // factor some term lacks is counted 0 times: not in the product).
   UOp gcd;
-  if (!consts_only || prod != 1) {
-    gcd = simplify(gcd_product(common, g, gargs[0]));
-    if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
+  std::int64_t const_gcd = 0;
+  if (const_int(y))
+    for (const UOp& u : gargs) const_gcd = std::gcd(const_gcd, u.const_factor());
+  if (const_gcd != 1) {
+    auto [common, g] = gcd_parts(gargs);
+    bool consts_only = true;
+    SymVal prod = g;
+    for (const auto& [k, n] : common.items) {
+      if (n == 0) continue;
+      if (k.op() != Ops::CONST || !k.arg().is_int()) { consts_only = false; break; }
+      for (std::int64_t j = 0; j < n; ++j) prod = prod * SymVal(k.arg().as_int());
+    }
+    if (!consts_only || prod != 1) {
+      gcd = simplify(gcd_product(common, g, gargs[0]));
+      if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
+    }
   }
   if (gcd) {
     auto xd = x.divide_exact(gcd), yd = y.divide_exact(gcd);

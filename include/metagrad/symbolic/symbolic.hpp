@@ -2,6 +2,7 @@
 // tinygrad's symbolic rule sets (tinygrad/uop/symbolic.py), with its names: propagate_invalid,
 // symbolic_simple, commutative, symbolic (which adds div_and_mod_symbolic), sym, and the helpers
 // their callbacks are written in.
+#include <array>
 #include <bit>
 #include <concepts>
 #include <cstring>
@@ -62,15 +63,16 @@ template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   return std::nullopt;
 }
 template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
-  std::vector<Arg> vals;
-  for (const UOp& s : a.src()) {
-    auto v = const_arg(s);
+  std::array<Arg, 3> vals;  // ALU ops take at most three sources
+  if (a.nsrc() > vals.size()) return std::nullopt;
+  for (std::size_t i = 0; i < a.nsrc(); ++i) {
+    auto v = const_arg(a.src(i));
     if (!v) return std::nullopt;
-    vals.push_back(std::move(*v));
+    vals[i] = std::move(*v);
   }
-  auto r = exec_alu(a.op(), a.dtype(), vals, a.src(a.nsrc() - 1).dtype(), false);
+  auto r = exec_alu(a.op(), a.dtype(), std::span<const Arg>(vals.data(), a.nsrc()), a.src(a.nsrc() - 1).dtype(), false);
   if (!r) return std::nullopt;
-  return a.const_like(*r);
+  return a.const_like(std::move(*r));
 }
 
 // a node whose bounds are one value, as a constant (the ALU/variable min == max rule); compile-time
@@ -457,7 +459,7 @@ struct commutative_def {
   MG_RULE_LEAVES(D_)
   template <class T> static constexpr auto make() {
     return rules(rule(op<GroupOp::Commutative>.dtype(dtypes::weakint).named("x"_n), [](const UOp& x) -> std::optional<UOp> {
-      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return x.replace({.src = std::vector<UOp>{x.src(1), x.src(0)}});
+      if (x.nsrc() == 2 && tuplize_cmp(x.src(1), x.src(0)) < 0) return UOp(x.op(), x.dtype(), {x.src(1), x.src(0)}, x.arg(), x.tag());  // x.replace(src=swapped), no vector
       return std::nullopt;
     }));
   }

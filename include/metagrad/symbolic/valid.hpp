@@ -15,21 +15,6 @@
 namespace mg {
 namespace detail {
 
-// whether needle is root or below it (a walk on raw nodes: no handle per node)
-template <std::same_as<UOp> U> bool in_toposort(const U& needle, const U& root) {
-  if (!root) return false;
-  std::vector<const Node*> stack{root.node()};
-  PtrMap<char> seen;
-  while (!stack.empty()) {
-    const Node* n = stack.back();
-    stack.pop_back();
-    if (n == needle.node()) return true;
-    if (seen.contains(n)) continue;
-    seen.set(n, 1);
-    for (const UOp& x : n->src) stack.push_back(x.node());
-  }
-  return false;
-}
 // simplify(substituted).substitute(back): when simplify left the graph as it was, substituting back
 // gives the original exactly, unless a fake variable was in it already (a nested call's)
 template <std::same_as<UOp> U>
