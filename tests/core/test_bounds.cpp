@@ -34,6 +34,36 @@ TEST_CASE("symval: Python int semantics, infinite beyond 2^125", "[bounds]") {
   CHECK_THROWS_WITH(floordiv(SymVal(1), SymVal(0)), Catch::Contains("division by zero"));
 }
 
+TEST_CASE("symval: int64 operands at int64's edges give Python's results", "[bounds]") {
+  // * // % take an int64 fast path when both operands fit; the results must still be exact beyond it
+  const SymVal lo(std::numeric_limits<std::int64_t>::min()), hi(std::numeric_limits<std::int64_t>::max());
+  CHECK((lo * SymVal(-1)).repr() == "9223372036854775808");
+  CHECK((hi * SymVal(2)).repr() == "18446744073709551614");
+  CHECK((SymVal(std::int64_t(1) << 32) * SymVal(std::int64_t(1) << 32)).repr() == "18446744073709551616");
+  CHECK(floordiv(lo, SymVal(-1)).repr() == "9223372036854775808");
+  CHECK(floormod(lo, SymVal(-1)) == 0);
+  CHECK(floordiv(lo, SymVal(3)).repr() == "-3074457345618258603");
+  CHECK(floormod(lo, SymVal(3)) == 1);
+  CHECK(floormod(lo + SymVal(1), SymVal(3)) == 2);  // (a//3)*3 is below int64's minimum here
+  CHECK(floordiv(hi, SymVal(-7)).repr() == "-1317624576693539401");
+  CHECK(floormod(hi, SymVal(-7)) == 0);
+  CHECK(floordiv(lo, SymVal(7)).repr() == "-1317624576693539402");
+  CHECK(floormod(lo, SymVal(7)) == 6);
+  CHECK(floormod(lo + SymVal(1), SymVal(-(std::int64_t(1) << 62))).repr() == "-4611686018427387903");
+  CHECK(detail::py_floormod<std::int64_t>(std::numeric_limits<std::int64_t>::min() + 1, 3) == 2);
+  // against the 128-bit arithmetic on a spread of values
+  const std::int64_t vals[] = {0, 1, -1, 2, -3, 7, -7, 1000003, -999999937, std::int64_t(1) << 40, -(std::int64_t(1) << 40) + 5,
+                               std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min() + 1};
+  for (std::int64_t a : vals)
+    for (std::int64_t b : vals) {
+      const __int128 x = a, y = b;
+      CHECK(SymVal(a) * SymVal(b) == SymVal::from_i128(x * y));  // beyond 2^125: infinite
+      if (b == 0) continue;
+      CHECK(floordiv(SymVal(a), SymVal(b)).as_i128() == detail::py_floordiv(x, y));
+      CHECK(floormod(SymVal(a), SymVal(b)).as_i128() == detail::py_floormod(x, y));
+    }
+}
+
 TEST_CASE("bounds: tinygrad's vmin/vmax", "[bounds]") {
   UOp a = UOp::variable("a", 0, 8), b = UOp::variable("b", -3, 5);
   auto mm = [](const UOp& u) { return std::pair{u.vmin().repr(), u.vmax().repr()}; };

@@ -19,7 +19,11 @@ template <class I> constexpr I py_floordiv(I a, I b) {
   I q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-template <class I> constexpr I py_floormod(I a, I b) { return a - py_floordiv(a, b) * b; }
+// from the remainder, not a - (a//b)*b: (a//b)*b can leave the type's range when a is near its minimum
+template <class I> constexpr I py_floormod(I a, I b) {
+  const I r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 }  // namespace detail
 
 class SymVal {
@@ -94,6 +98,8 @@ class SymVal {
   friend constexpr SymVal operator*(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(a.as_double() * b.as_double());
     if (a.i_ == 0 || b.i_ == 0) return SymVal(0);
+    // the usual case, bounds of index math: both in int64 and so the product (no 128-bit multiply)
+    if (std::int64_t r64; both_int64(a, b) && !__builtin_mul_overflow(std::int64_t(a.i_), std::int64_t(b.i_), &r64)) return from_i128(r64);
     i128 r;
     if (a.is_inf() || b.is_inf() || __builtin_mul_overflow(a.i_, b.i_, &r)) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
     return from_i128(r);
@@ -103,11 +109,13 @@ class SymVal {
     if (a.flt_ || b.flt_) return SymVal(cmath::floor(a.as_double() / b.as_double()));
     if (b.i_ == 0) throw Error("SymVal: division by zero");
     if (a.is_inf()) return ((a.i_ < 0) != (b.i_ < 0)) ? neg_inf() : pos_inf();
+    if (both_int64(a, b) && b.i_ != -1) return from_i128(detail::py_floordiv(std::int64_t(a.i_), std::int64_t(b.i_)));  // no 128-bit division
     return from_i128(detail::py_floordiv(a.i_, b.i_));
   }
   friend constexpr SymVal floormod(const SymVal& a, const SymVal& b) {
     if (a.flt_ || b.flt_) return SymVal(a.as_double() - cmath::floor(a.as_double() / b.as_double()) * b.as_double());
     if (b.i_ == 0) throw Error("SymVal: modulo by zero");
+    if (both_int64(a, b) && b.i_ != -1) return from_i128(detail::py_floormod(std::int64_t(a.i_), std::int64_t(b.i_)));
     return from_i128(detail::py_floormod(a.i_, b.i_));
   }
   friend constexpr SymVal cdiv(const SymVal& a, const SymVal& b) {
@@ -135,6 +143,10 @@ class SymVal {
   friend constexpr SymVal max(const SymVal& a, const SymVal& b) { return a < b ? b : a; }
 
  private:
+  // two ints whose values fit int64 (an infinite int does not): int64 arithmetic gives the same result
+  static constexpr bool both_int64(const SymVal& a, const SymVal& b) {
+    return !a.flt_ && !b.flt_ && a.i_ == i128(std::int64_t(a.i_)) && b.i_ == i128(std::int64_t(b.i_));
+  }
   static constexpr i128 clamp(i128 v) { return v > inf_int ? inf_int : v < -inf_int ? -inf_int : v; }
   constexpr long double as_ld() const {
     if (flt_) return f_;

@@ -176,7 +176,8 @@ struct Pat {
     if constexpr (!O.empty()) if (!O.contains(n.op())) return false;
     if constexpr (!std::is_same_v<DT, NoDType>) {
       bool ok = false;
-      for (const DType& d : dt.d) ok = ok || n.dtype() == d || n.dtype().scalar() == d;
+      const DType nd = n.dtype();  // both tests need the scalar kind to agree: that first, as the cheap reject
+      for (const DType& d : dt.d) ok = ok || (nd.scalar_ == d.scalar_ && (nd == d || nd.scalar() == d));
       if (!ok) return false;
     }
     if constexpr (!std::is_same_v<AF, NoArg>) if (!detail::arg_eq(n.arg(), argf.v)) return false;
