@@ -424,69 +424,59 @@ class LaneHold {
 #ifndef MG_NODE_POOL
 #define MG_NODE_POOL (!MG_ASAN)
 #endif
-struct NodePool {
-  // A thousand nodes of each size kept: the pool serves the churn of a rewrite (nodes made and dropped
-  // in bursts; the ResNet-50 compile allocates some 560,000 nodes, and with 64 kept 229,000 of them
-  // went to malloc, at 340 instructions per alloc and free; with 1024, 49M instructions fewer in all).
-  // Kept by the many thousand, a graph built after many frees lands on scattered LIFO slots instead
-  // of malloc's contiguous ones, and every later walk over it pays: with 8192, bench_rewrite's
-  // toposort of 1M nodes took 1.7x as long as with malloc alone; with 1024 and with 64, the same.
-  static constexpr std::size_t classes = 4, max_kept = 1024;
+// Per-thread free lists of `Classes` block sizes, one type per user (Tag): a block freed on a thread
+// waits for the next block of its class there. A thousand kept a class: the pool serves the churn of a
+// rewrite (nodes made and dropped in bursts; the ResNet-50 compile allocates some 560,000 nodes, and
+// with 64 kept 229,000 of them went to malloc, at 340 instructions per alloc and free; with 1024, 49M
+// instructions fewer in all). Kept by the many thousand, a graph built after many frees lands on
+// scattered LIFO slots instead of malloc's contiguous ones, and every later walk over it pays: with
+// 8192, bench_rewrite's toposort of 1M nodes took 1.7x as long as with malloc alone; with 1024 and
+// with 64, the same.
+template <class Tag, std::size_t Classes> struct BlockPool {
+  static constexpr std::size_t max_kept = 1024;
   struct Free { Free* next; };
-  std::array<Free*, classes> head{};
-  std::array<std::size_t, classes> count{};
-  static std::size_t bytes(std::size_t nsrc) { return sizeof(Node) + nsrc * sizeof(UOp); }
-  static void* alloc(std::size_t nsrc) {
-    if (MG_NODE_POOL && nsrc < classes)
-      if (NodePool* p = thread_cache<NodePool>(); p && p->head[nsrc]) {
-        Free* f = p->head[nsrc];
-        p->head[nsrc] = f->next, --p->count[nsrc];
+  std::array<Free*, Classes> head{};
+  std::array<std::size_t, Classes> count{};
+  // a block of class c, `bytes` long (every block of a class has the same size); a class past the
+  // last one always goes to operator new
+  static void* alloc(std::size_t c, std::size_t bytes) {
+    if (MG_NODE_POOL && c < Classes)
+      if (BlockPool* p = thread_cache<BlockPool>(); p && p->head[c]) {
+        Free* f = p->head[c];
+        p->head[c] = f->next, --p->count[c];
         return f;
       }
-    return ::operator new(bytes(nsrc));
+    return ::operator new(bytes);
   }
-  static void free(void* mem, std::size_t nsrc) noexcept {
-    if (MG_NODE_POOL && nsrc < classes)
-      if (NodePool* p = thread_cache<NodePool>(); p && p->count[nsrc] < max_kept) {
-        p->head[nsrc] = new (mem) Free{p->head[nsrc]}, ++p->count[nsrc];
+  static void free(void* mem, std::size_t c) noexcept {
+    if (MG_NODE_POOL && c < Classes)
+      if (BlockPool* p = thread_cache<BlockPool>(); p && p->count[c] < max_kept) {
+        p->head[c] = new (mem) Free{p->head[c]}, ++p->count[c];
         return;
       }
     ::operator delete(mem);
   }
-  ~NodePool() {
+  ~BlockPool() {
     for (Free* f : head)
       while (f) ::operator delete(std::exchange(f, f->next));
   }
 };
-
-// Freed vmin/vmax pairs (core/bounds.hpp computes one for each node asked for its bounds, and the node
-// frees it when it dies) wait in a per-thread list the same way: simplify asks for the bounds of most
-// nodes it makes, so a pair is made and dropped about as often as a node.
+// nodes, by their source count (0 to 3: the common sizes)
+struct NodePool {
+  using Blocks = BlockPool<NodePool, 4>;
+  static std::size_t bytes(std::size_t nsrc) { return sizeof(Node) + nsrc * sizeof(UOp); }
+  static void* alloc(std::size_t nsrc) { return Blocks::alloc(nsrc, bytes(nsrc)); }
+  static void free(void* mem, std::size_t nsrc) noexcept { Blocks::free(mem, nsrc); }
+};
+// the vmin/vmax pairs core/bounds.hpp caches on nodes (a node frees its pair when it dies): simplify
+// asks for the bounds of most nodes it makes, so a pair is made and dropped about as often as a node
 struct BoundsPool {
   using Bounds = std::pair<SymVal, SymVal>;
-  static constexpr std::size_t max_kept = 1024;
-  struct Free { Free* next; };
-  Free* head = nullptr;
-  std::size_t count = 0;
-  static const Bounds* make(const Bounds& b) {
-    void* mem = nullptr;
-    if (MG_NODE_POOL)
-      if (BoundsPool* p = thread_cache<BoundsPool>(); p && p->head) mem = std::exchange(p->head, p->head->next), --p->count;
-    return new (mem ? mem : ::operator new(sizeof(Bounds))) Bounds(b);
-  }
+  using Blocks = BlockPool<BoundsPool, 1>;
+  static_assert(std::is_trivially_destructible_v<Bounds>);
+  static const Bounds* make(const Bounds& b) { return new (Blocks::alloc(0, sizeof(Bounds))) Bounds(b); }
   static void destroy(const Bounds* b) noexcept {
-    if (!b) return;
-    static_assert(std::is_trivially_destructible_v<Bounds>);
-    void* mem = const_cast<Bounds*>(b);
-    if (MG_NODE_POOL)
-      if (BoundsPool* p = thread_cache<BoundsPool>(); p && p->count < max_kept) {
-        p->head = new (mem) Free{p->head}, ++p->count;
-        return;
-      }
-    ::operator delete(mem);
-  }
-  ~BoundsPool() {
-    while (head) ::operator delete(std::exchange(head, head->next));
+    if (b) Blocks::free(const_cast<Bounds*>(b), 0);
   }
 };
 
