@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -916,6 +917,8 @@ TEST_CASE("uop: substitute, to a fixed point and in one walk, like tinygrad's", 
   CHECK(((a + b) * c).substitute({{a, b}, {b + b, c}}).render() == "(c*c)");
   CHECK_THROWS_AS((a + b).substitute({{a, b}, {b, a}}), RewriteError);  // tinygrad: infinite loop in fixed_point_rewrite
   CHECK_THROWS_AS((a + b).substitute({{a, a + b}}), RewriteError);      // tinygrad: KeyError (never finishes)
+  CHECK_THROWS_WITH((a + b).substitute({{UOp(), b}}), Catch::Contains("substitute: the map holds a null UOp (a key)"));
+  CHECK_THROWS_WITH((a + b).substitute({{a, UOp()}}, true), Catch::Contains("substitute: the map holds a null UOp (a value)"));
   // tinygrad: u.substitute(m, walk=True).render(simplify=False)
   CHECK((a + b).substitute({{a, b}, {b, a}}, true).render() == "(b+a)");
   CHECK((a + b).substitute({{a, b}, {b, c}}, true).render() == "(b+c)");
@@ -931,6 +934,68 @@ TEST_CASE("uop: substitute, to a fixed point and in one walk, like tinygrad's", 
   CHECK(out.src(0).tag() == Arg("keep"));
   CHECK(out.src(1) == c);
   CHECK(out.src(0).src(0) == a);
+}
+
+// UOp::substitute takes a direct walk when no replacement reaches a key and there is no CALL / FUNCTION
+// (core/rewrite.hpp, substitute_direct); the rewrite engine does every other case. Both must give the
+// same node, or both the same error, on random graphs and maps of every kind.
+TEST_CASE("uop: substitute's direct walk agrees with the rewrite engine", "[core][uop][walk]") {
+  const std::vector<UOp> vars = {UOp::variable("sd_a", 0, 9), UOp::variable("sd_b", -4, 4), UOp::variable("sd_c", 1, 6)};
+  std::uint64_t seed = 0x9e3779b97f4a7c15ull;
+  auto next = [&](std::uint64_t n) {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    return std::size_t(seed % n);
+  };
+  std::size_t direct_shaped = 0;
+  for (int round = 0; round < 400; ++round) {
+    // a random DAG: each new node combines earlier ones, so subexpressions are shared
+    std::vector<UOp> pool = vars;
+    pool.push_back(UOp::const_(dtypes::weakint, std::int64_t(next(7))));
+    for (int k = 0, n = 3 + int(next(10)); k < n; ++k) {
+      const UOp& x = pool[next(pool.size())];
+      const UOp& y = pool[next(pool.size())];
+      switch (next(6)) {
+        case 0: pool.push_back(x + y); break;
+        case 1: pool.push_back(x * y); break;
+        case 2: pool.push_back(x.maximum(y)); break;
+        case 3: pool.push_back(-x); break;
+        case 4: pool.push_back(UOp(Ops::CALL, dtypes::weakint, {x, y})); break;  // its body (src 0) is left alone
+        default: pool.push_back((x < y).where(x, y)); break;
+      }
+    }
+    const UOp root = UOp::sink(pool.back(), pool[pool.size() / 2]);
+    // keys from the graph; values fresh variables, other nodes of the graph, or new expressions of both
+    std::vector<std::pair<UOp, UOp>> map;
+    for (int k = 0, n = 1 + int(next(3)); k < n; ++k) {
+      const UOp key = pool[next(pool.size())];
+      UOp value;
+      switch (next(4)) {
+        case 0: value = UOp::variable("sd_fresh" + std::to_string(k), 0, 5); break;
+        case 1: value = pool[next(pool.size())]; break;  // may hold a key: the engine's case
+        case 2: value = UOp::variable("sd_fresh" + std::to_string(k), 0, 5) + 1; break;
+        default: value = pool[next(pool.size())] * 3; break;
+      }
+      map.emplace_back(key, value);
+    }
+    bool direct_case = true;
+    for (const auto& [k, v] : map)
+      for (const auto& [k2, v2] : map) direct_case = direct_case && (k2 == v2 || !detail::in_toposort(k2, v));
+    for (const UOp& u : root.toposort()) direct_case = direct_case && u.op() != Ops::CALL;
+    direct_shaped += direct_case;
+    INFO("round " << round << " root " << root.render());
+    std::optional<UOp> fast, engine;
+    bool fast_threw = false, engine_threw = false;
+    try { fast = root.substitute(map); } catch (const RewriteError&) { fast_threw = true; }
+    try { engine = root.substitute(map, detail::NoRules{}, false); } catch (const RewriteError&) { engine_threw = true; }
+    REQUIRE(fast_threw == engine_threw);
+    if (!fast_threw) REQUIRE(*fast == *engine);
+    if (direct_case) REQUIRE(detail::substitute_direct(root.node(), [&] {
+                               detail::SubstituteMap sm;
+                               for (const auto& [k, v] : map) if (!(k == v)) sm.map.set(k.node(), v);
+                               return sm;
+                             }(), map).has_value());
+  }
+  CHECK(direct_shaped > 100);  // the direct walk was exercised, not only the fallback
 }
 
 TEST_CASE("uop: addrspace follows tinygrad's derivation", "[core][uop][walk]") {

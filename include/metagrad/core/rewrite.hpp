@@ -20,6 +20,7 @@
 #include "ptr_map.hpp"
 #include "thread_cache.hpp"
 #include "uop.hpp"
+#include "walk.hpp"
 
 namespace mg {
 
@@ -461,16 +462,80 @@ struct NoRules {
 };
 }  // namespace detail
 
+namespace detail {
+// the map as substitute's rewriter looks it up (a pair of a node and itself is no replacement)
+template <class = void> SubstituteMap substitute_map(const std::vector<std::pair<UOp, UOp>>& map) {
+  SubstituteMap sm;
+  for (const auto& [k, v] : map) {
+    if (!k || !v) throw Error("substitute: the map holds a null UOp (" + std::string(k ? "a value" : "a key") + ")");
+    if (!(k == v)) sm.map.set(k.node(), v);
+  }
+  return sm;
+}
+// substitute's common case without the rewrite engine. When no replacement has a key in its graph, a
+// replaced node is not replaced again and nothing below a replacement changes, so the engine's answer is
+// one walk, sources first: a key becomes its value, a node some source of which changed is rebuilt, and a
+// rebuilt node that is itself a key becomes that key's value (the engine rewrites a rebuilt node again).
+// nullopt when that case does not hold, or when the graph has a CALL / FUNCTION (whose body the engine
+// leaves alone, depending on the order it meets it): the engine then does the substitution. Most
+// substitutions are of this kind (a range by an expression of a new range, an expression by a variable
+// and back), and most run inside a rewrite, where the engine keeps its state in a hash table anyway.
+template <class = void>
+std::optional<UOp> substitute_direct(const Node* root, const SubstituteMap& sm, const std::vector<std::pair<UOp, UOp>>& map) {
+  for (const auto& [k, v] : map) {
+    if (v.node()->src.empty()) {
+      if (sm.map.contains(v.node())) return std::nullopt;
+      continue;
+    }
+    for (const Node* x : topo_nodes(v.node())) if (sm.map.contains(x)) return std::nullopt;
+  }
+  PtrMap<const Node*> done;  // a node of the graph -> what it becomes
+  std::vector<UOp> made;     // the nodes rebuilt, alive until the result holds them
+  std::vector<std::pair<const Node*, bool>> stack{{root, false}};
+  while (!stack.empty()) {
+    const auto [n, visited] = stack.back();
+    stack.pop_back();
+    if (done.contains(n)) continue;
+    if (!visited) {
+      if (const UOp* r = sm.map.find(n)) {
+        done.set(n, r->node());
+        continue;
+      }
+      if ((n->op == Ops::CALL || n->op == Ops::FUNCTION) && !n->src.empty()) return std::nullopt;
+      stack.emplace_back(n, true);
+      for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
+        if (!done.contains(it->node())) stack.emplace_back(it->node(), false);
+      continue;
+    }
+    bool changed = false;
+    SrcPtrs ptrs(n->src.size());
+    for (std::size_t i = 0; i < n->src.size(); ++i) changed |= (ptrs[i] = *done.find(n->src[i].node())) != n->src[i].node();
+    const Node* out = n;
+    if (changed) {
+      made.push_back(adopt(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag))));
+      out = made.back().node();
+      if (const UOp* r = sm.map.find(out)) out = r->node();
+    }
+    done.set(n, out);
+  }
+  return UOp::from_node(*done.find(root));
+}
+}  // namespace detail
+
 // Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
 // replaced again while its replacement is in the map, and the replacement's sources are visited too.
 // walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
 template <class> UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
+  if (!walk && p_) {
+    const detail::SubstituteMap sm = detail::substitute_map(map);
+    if (sm.map.size() == 0) return *this;
+    if (auto r = detail::substitute_direct(p_, sm, map)) return *r;
+  }
   return substitute(map, detail::NoRules{}, walk);
 }
 template <class RW>
 inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk) const {
-  detail::SubstituteMap sm;
-  for (const auto& [k, v] : map) if (!(k == v)) sm.map.set(k.node(), v);
+  const detail::SubstituteMap sm = detail::substitute_map(map);
   if (sm.map.size() == 0) return *this;
   const detail::SubstituteWith<RW> both{extra, sm};
   NoCtx none;
