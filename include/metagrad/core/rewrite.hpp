@@ -489,36 +489,49 @@ std::optional<UOp> substitute_direct(const Node* root, const SubstituteMap& sm, 
     }
     for (const Node* x : topo_nodes(v.node())) if (sm.map.contains(x)) return std::nullopt;
   }
-  PtrMap<const Node*> done;  // a node of the graph -> what it becomes
-  std::vector<UOp> made;     // the nodes rebuilt, alive until the result holds them
+  // what each node of the graph becomes: in the nodes when this walk holds the walk lane (a substitute
+  // not nested in another walk), else in a table
+  const LaneHold lane;
+  const std::uint32_t epoch = lane.epoch();
+  PtrMap<const Node*> table;
+  auto done = [&](const Node* n) -> const Node* {
+    if (epoch) return n->walk_epoch == epoch ? n->walk_rep : nullptr;
+    const Node* const* r = table.find(n);
+    return r ? *r : nullptr;
+  };
+  auto set_done = [&](const Node* n, const Node* r) {
+    if (epoch) n->walk_epoch = epoch, n->walk_rep = r;
+    else table.set(n, r);
+  };
+  std::vector<UOp> made;  // the nodes rebuilt, alive until the result holds them
   std::vector<std::pair<const Node*, bool>> stack{{root, false}};
   while (!stack.empty()) {
     const auto [n, visited] = stack.back();
     stack.pop_back();
-    if (done.contains(n)) continue;
+    if (done(n)) continue;
     if (!visited) {
       if (const UOp* r = sm.map.find(n)) {
-        done.set(n, r->node());
+        set_done(n, r->node());
         continue;
       }
       if ((n->op == Ops::CALL || n->op == Ops::FUNCTION) && !n->src.empty()) return std::nullopt;
       stack.emplace_back(n, true);
       for (auto it = n->src.rbegin(); it != n->src.rend(); ++it)
-        if (!done.contains(it->node())) stack.emplace_back(it->node(), false);
+        if (!done(it->node())) stack.emplace_back(it->node(), false);
       continue;
     }
     bool changed = false;
     SrcPtrs ptrs(n->src.size());
-    for (std::size_t i = 0; i < n->src.size(); ++i) changed |= (ptrs[i] = *done.find(n->src[i].node())) != n->src[i].node();
+    for (std::size_t i = 0; i < n->src.size(); ++i) changed |= (ptrs[i] = done(n->src[i].node())) != n->src[i].node();
     const Node* out = n;
     if (changed) {
       made.push_back(adopt(intern(n->op, n->dtype, ptrs.span(), Arg(n->arg), Arg(n->tag))));
       out = made.back().node();
       if (const UOp* r = sm.map.find(out)) out = r->node();
     }
-    done.set(n, out);
+    set_done(n, out);
   }
-  return UOp::from_node(*done.find(root));
+  return UOp::from_node(done(root));
 }
 }  // namespace detail
 
