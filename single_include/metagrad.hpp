@@ -3062,26 +3062,29 @@ std::optional<UOp> substitute_direct(const Node* root, const SubstituteMap& sm, 
   }
   return UOp::from_node(done(root));
 }
+// substitute by the rewrite engine, bottom-up: the map's rewriter after the extra rules
+template <class RW> UOp substitute_by_engine(const UOp& root, const SubstituteMap& sm, const RW& extra, bool walk) {
+  const SubstituteWith<RW> both{extra, sm};
+  NoCtx none;
+  return RewriteEngine<SubstituteWith<RW>, NoCtx>(both, &none, {.bottom_up = true, .walk = walk}).run(root);
+}
 }  // namespace detail
 
 // Replace nodes by others everywhere below this one, as tinygrad's substitute: a replaced node is
 // replaced again while its replacement is in the map, and the replacement's sources are visited too.
 // walk = true is tinygrad's substitute(walk=True): one pass, a replacement is left as it is.
 template <class> UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, bool walk) const {
-  if (!walk && p_) {
-    const detail::SubstituteMap sm = detail::substitute_map(map);
-    if (sm.map.size() == 0) return *this;
+  const detail::SubstituteMap sm = detail::substitute_map(map);
+  if (sm.map.size() == 0) return *this;
+  if (!walk && p_)
     if (auto r = detail::substitute_direct(p_, sm, map)) return *r;
-  }
-  return substitute(map, detail::NoRules{}, walk);
+  return detail::substitute_by_engine(*this, sm, detail::NoRules{}, walk);
 }
 template <class RW>
 inline UOp UOp::substitute(const std::vector<std::pair<UOp, UOp>>& map, const RW& extra, bool walk) const {
   const detail::SubstituteMap sm = detail::substitute_map(map);
   if (sm.map.size() == 0) return *this;
-  const detail::SubstituteWith<RW> both{extra, sm};
-  NoCtx none;
-  return detail::RewriteEngine<detail::SubstituteWith<RW>, NoCtx>(both, &none, {.bottom_up = true, .walk = walk}).run(*this);
+  return detail::substitute_by_engine(*this, sm, extra, walk);
 }
 
 }  // namespace mg
