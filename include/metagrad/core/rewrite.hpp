@@ -472,6 +472,8 @@ template <class = void> SubstituteMap substitute_map(const std::vector<std::pair
   }
   return sm;
 }
+// defined in walk.hpp, which this header's includer may be in the middle of (walk.hpp -> uop.hpp -> here)
+inline std::vector<const Node*> topo_nodes(const Node* root);
 // substitute's common case without the rewrite engine. When no replacement has a key in its graph, a
 // replaced node is not replaced again and nothing below a replacement changes, so the engine's answer is
 // one walk, sources first: a key becomes its value, a node some source of which changed is rebuilt, and a
