@@ -1870,7 +1870,37 @@ inline UOp UOp::replace(const Fields& f) const {
              f.tag ? *f.tag : tag());
 }
 
+namespace detail {
+// The small integer constants of the index dtypes and the two bools, per thread (thread_cache): simplify
+// and the codegen's index math make them all the time (x*1, x+0, x//4, folded comparisons), and a hit
+// here is a reference count instead of an intern (a hash, the shard's lock and a probe). A slot holds its
+// node alive until the thread ends, as the intern table would keep any node someone holds.
+struct ConstCache {
+  static constexpr std::int64_t lo = -64, hi = 1024, n = hi - lo;
+  std::array<UOp, 3 * n> ints{};  // weakint, int32, int64
+  std::array<UOp, 2> bools{};
+  static int kind(const DType& d) {  // the row of ints for a dtype, -1 when not cached
+    return d == dtypes::weakint ? 0 : d == dtypes::int32 ? 1 : d == dtypes::int64 ? 2 : -1;
+  }
+  // the slot of const_(d, v), or null when (d, v) is not one this cache keeps
+  UOp* find(const DType& d, const Arg& v) {
+    if (v.is_int()) {
+      const std::int64_t x = v.as_int();
+      const int k = kind(d);
+      return k >= 0 && x >= lo && x < hi ? &ints[std::size_t(k) * n + std::size_t(x - lo)] : nullptr;
+    }
+    if (v.is_bool() && d == dtypes::bool_) return &bools[v.as_bool()];
+    return nullptr;
+  }
+};
+}  // namespace detail
+
 inline UOp UOp::const_(DType dtype, Arg value) {
+  if (detail::ConstCache* c = detail::thread_cache<detail::ConstCache>())
+    if (UOp* slot = c->find(dtype, value)) {
+      if (!*slot) *slot = UOp(detail::intern(Ops::CONST, dtype, {}, std::move(value), Arg()));
+      return *slot;
+    }
   if (value.is_tuple()) {
     const auto& t = value.as_tuple();
     if (t.empty()) throw Error("UOp::const_: empty tuple for dtype " + dtype.repr());

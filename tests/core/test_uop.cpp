@@ -117,6 +117,38 @@ TEST_CASE("uop: float consts intern by bits, like ConstFloat", "[core][uop]") {
   CHECK(UOp::const_(dtypes::bool_, 7) == UOp::const_(dtypes::bool_, true));
 }
 
+TEST_CASE("uop: small index constants come from a per-thread cache, as the same interned nodes", "[core][uop]") {
+  // the cached path and the plain intern give one node: const_ and the generic constructor agree
+  for (std::int64_t v : {-64, -1, 0, 1, 5, 1023, -65, 1024, 123456789})
+    for (DType dt : {dtypes::weakint, dtypes::int32, dtypes::int64, dtypes::int8}) {
+      const std::int64_t want = dt == dtypes::int8 ? std::int64_t(std::int8_t(v)) : v;
+      const UOp c = UOp::const_(dt, v);
+      CHECK(c == UOp(Ops::CONST, dt, {}, Arg(want)));
+      CHECK(c.arg().as_int() == want);
+      CHECK(c.dtype() == dt);
+      CHECK(UOp::const_(dt, double(v)) == c);  // a float value normalizes to the same node
+    }
+  CHECK_FALSE(UOp::const_(dtypes::weakint, 5) == UOp::const_(dtypes::int32, 5));
+  CHECK_FALSE(UOp::const_(dtypes::int32, 5) == UOp::const_(dtypes::int64, 5));
+  CHECK(UOp::const_(dtypes::bool_, true) == UOp(Ops::CONST, dtypes::bool_, {}, Arg(true)));
+  CHECK(UOp::const_(dtypes::bool_, false) == UOp(Ops::CONST, dtypes::bool_, {}, Arg(false)));
+  CHECK(UOp::const_(dtypes::bool_, 1) == UOp::const_(dtypes::bool_, true));
+  CHECK(UOp::const_(dtypes::weakint.vec(4), 3).dtype() == dtypes::weakint.vec(4));
+  // another thread's cache hands out the same nodes; a constant only that thread made dies with it
+  const UOp seven = UOp::const_(dtypes::weakint, 7);
+  const std::size_t base = live_uops();
+  std::size_t alive_in_thread = 0;
+  bool same = false;
+  std::thread([&] {
+    same = UOp::const_(dtypes::weakint, 7) == seven;
+    { const UOp t = UOp::const_(dtypes::int64, 1021); }  // the handle is dropped, the thread's cache keeps it
+    alive_in_thread = live_uops();
+  }).join();
+  CHECK(same);
+  CHECK(alive_in_thread == base + 1);
+  CHECK(live_uops() == base);
+}
+
 // ***** memory *****
 
 TEST_CASE("uop: the intern table shrinks back after a million temporary nodes", "[core][uop][memory]") {
