@@ -4449,6 +4449,30 @@ struct root_ops<Pat<O, Name, Src, DT, AF, TF, AL>> { static constexpr OpSet valu
 template <class... A> struct root_ops<AnyOf<A...>> {
   static constexpr OpSet value = ((root_ops<A>::value.empty()) || ...) ? OpSet{} : (root_ops<A>::value | ... | OpSet{});
 };
+// whether a source with op o can match a pattern whose root ops are s (empty: any op)
+constexpr bool op_may_match(OpSet s, Ops o) { return s.empty() || s.contains(o); }
+// the first-level sources' part of Pat::may_match: their ops against their patterns' root ops, in order,
+// or both orders of two permuted sources (more permuted sources: no test)
+template <class S> struct src_ops_filter {
+  template <class N> static constexpr bool test(const N&) { return true; }
+};
+template <class... P> struct src_ops_filter<Ordered<P...>> {
+  template <class N> static constexpr bool test(const N& n) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return ((root_ops<P>::value.empty() || root_ops<P>::value.contains(n.src(I).op())) && ...);
+    }(std::index_sequence_for<P...>{});
+  }
+};
+template <class A, class B> struct src_ops_filter<Permuted<A, B>> {
+  template <class N> static constexpr bool test(const N& n) {
+    constexpr OpSet a = root_ops<A>::value, b = root_ops<B>::value;
+    if constexpr (a.empty() && b.empty()) return true;
+    else {
+      const Ops o0 = n.src(0).op(), o1 = n.src(1).op();
+      return (op_may_match(a, o0) && op_may_match(b, o1)) || (op_may_match(b, o0) && op_may_match(a, o1));
+    }
+  }
+};
 }  // namespace detail
 
 // ---- text of a pattern, for errors and the viewer: tinygrad's UPat repr ----
@@ -4498,15 +4522,23 @@ struct Pat {
   template <class... S> constexpr auto operator()(S... s) const;
 
   // ---- matching ----
+  // A necessary condition for a match on a node whose op this pattern allows, reading only the node's
+  // dtype, its source count and its sources' ops: a rule set tests it inline before it calls a rule's
+  // matcher out of line, so that a rule that cannot match costs a few instructions, not a call
+  template <class N> constexpr bool may_match(const N& n) const {
+    if constexpr (!std::is_same_v<DT, NoDType>) if (!dtype_ok(n.dtype())) return false;
+    if constexpr (std::is_same_v<Src, NoSrc> || detail::is_repeated<Src>) return true;
+    else {
+      constexpr std::size_t M = decltype(src.p)::size;
+      if (AnyLen ? n.nsrc() < M : n.nsrc() != M) return false;
+      if constexpr (AnyLen) return true;
+      else return detail::src_ops_filter<Src>::test(n);
+    }
+  }
   template <class Names, class N, class C, class K>
   constexpr bool match(const N& n, C& caps, K&& k) const {
     if constexpr (!O.empty()) if (!O.contains(n.op())) return false;
-    if constexpr (!std::is_same_v<DT, NoDType>) {
-      bool ok = false;
-      const DType nd = n.dtype();  // both tests need the scalar kind to agree: that first, as the cheap reject
-      for (const DType& d : dt.d) ok = ok || (nd.scalar_ == d.scalar_ && (nd == d || nd.scalar() == d));
-      if (!ok) return false;
-    }
+    if constexpr (!std::is_same_v<DT, NoDType>) if (!dtype_ok(n.dtype())) return false;
     if constexpr (!std::is_same_v<AF, NoArg>) if (!detail::arg_eq(n.arg(), argf.v)) return false;
     if constexpr (!std::is_same_v<TF, NoTag>) if (!detail::arg_eq(n.tag(), tagf.v)) return false;
     if constexpr (Name.empty()) return match_src<Names>(n, caps, k);
@@ -4545,6 +4577,11 @@ struct Pat {
   }
 
  private:
+  constexpr bool dtype_ok(const DType& nd) const {
+    bool ok = false;  // both tests need the scalar kind to agree: that first, as the cheap reject
+    for (const DType& d : dt.d) ok = ok || (nd.scalar_ == d.scalar_ && (nd == d || nd.scalar() == d));
+    return ok;
+  }
   template <class... P> static std::string src_str(const Ordered<P...>& o) {
     return "(" + detail::srcs_str(o.p, std::index_sequence_for<P...>{}) + (sizeof...(P) == 1 ? ",)" : ")");
   }
@@ -4598,6 +4635,7 @@ template <class... Alts>
 struct AnyOf {
   Tup<Alts...> alts;
   using names = detail::names_of<AnyOf>;
+  template <class N> static constexpr bool may_match(const N&) { return true; }
   template <class Names, class N, class C, class K>
   constexpr bool match(const N& n, C& caps, K&& k) const {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -4960,7 +4998,12 @@ struct RuleSet {
   // the rules that cannot match op O drop out at compile time; each rule's matcher is one function
   template <std::size_t O, class N, class Ctx, class H, std::size_t... I>
   void op_fold(const N& n, Ctx* ctx, int* fired, std::optional<H>& out, std::index_sequence<I...>) const {
-    (void)((detail::rule_may_match<R>(Ops(O)) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+    (void)((detail::rule_may_match<R>(Ops(O)) && prefilter<I, R>(n) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+  }
+  // the inline test before a rule's out-of-line matcher (Pat::may_match), on runtime nodes
+  template <std::size_t I, class Rl, class N> constexpr bool prefilter(const N& n) const {
+    if constexpr (std::is_same_v<N, NodeRef>) return static_cast<const detail::TupLeaf<I, Rl>&>(list).v.pat.may_match(n);
+    else return true;
   }
   // one out-of-line function per rule, however many ops its root allows: inlining a matcher into the
   // function of every op it can match multiplies the compiler's work for a few percent at run time
@@ -4973,7 +5016,7 @@ struct RuleSet {
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {
     std::optional<H> out;
-    (void)((detail::rule_may_match<R>(n.op()) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+    (void)((detail::rule_may_match<R>(n.op()) && prefilter<I, R>(n) && try_rule<I, R>(n, ctx, fired, out)) || ...);
     return out;
   }
 };
@@ -6379,7 +6422,37 @@ template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   }
   return std::nullopt;
 }
+// two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
+// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
+inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
+  const DType dt = s0->dtype;
+  if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
+      !s0->arg.is_int() || !s1->arg.is_int())
+    return std::nullopt;
+  const std::int64_t x = s0->arg.as_int(), y = s1->arg.as_int();
+  std::int64_t r;
+  switch (op) {
+    case Ops::ADD: if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MUL: if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MAX: return Arg(x < y ? y : x);
+    case Ops::CMPLT: return Arg(x < y);
+    case Ops::CMPNE: return Arg(x != y);
+    case Ops::CMPEQ: return Arg(x == y);
+    case Ops::XOR: return Arg(x ^ y);
+    case Ops::AND: return Arg(x & y);
+    case Ops::OR: return Arg(x | y);
+    case Ops::FLOORDIV:
+      if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
+      return Arg(py_floordiv(x, y));
+    case Ops::FLOORMOD:
+      if (y == 0) return std::nullopt;
+      return Arg(y == -1 ? std::int64_t(0) : py_floormod(x, y));
+    default: return std::nullopt;
+  }
+}
 template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
+  if (a.nsrc() == 2)
+    if (auto r = fold_int_binary(a.op(), a.src(0).node(), a.src(1).node())) return a.const_like(std::move(*r));
   std::array<Arg, 3> vals;  // ALU ops take at most three sources
   if (a.nsrc() > vals.size()) return std::nullopt;
   for (std::size_t i = 0; i < a.nsrc(); ++i) {

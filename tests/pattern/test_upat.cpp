@@ -328,3 +328,41 @@ TEST_CASE("upat: rule sets dispatch on the root op and compose with +", "[upat]"
   STATIC_REQUIRE(decltype(both)::rules_for(Ops::ADD) == 2);
   STATIC_REQUIRE(decltype(both)::rules_for(Ops::MUL) == 1);
 }
+
+TEST_CASE("upat: the inline prefilter never rejects a node the pattern matches", "[upat]") {
+  // Pat::may_match (dtype filter, source count, first-level source ops) runs before each rule's matcher;
+  // it must hold wherever the full match succeeds, and a rule set must find exactly the full matches
+  auto full_match = []<class P>(const P& p, const UOp& u) {
+    detail::Captures<NodeRef, boost::mp11::mp_size<typename P::names>::value> caps{};
+    return p.template match<typename P::names>(NodeRef(u.node()), caps, [] { return true; });
+  };
+  const UOp f = UOp::variable("pf_f", 0, 1, dtypes::float32), i32 = UOp::variable("pf_i", 0, 9, dtypes::int32);
+  const std::vector<UOp> nodes{a + b, a + 1, wk(1) + a, a * 2, wk(3) * a, a.floordiv(wk(2)), a.floordiv(wk(2)).floordiv(wk(3)),
+                               (a + 1).floordiv(wk(3)), a % 4, (a + 1) % 4, a < 3, a.ne(b), (a < 3).where(a, b), f + 2.0, f * f,
+                               i32 + 1, i32.cast(dtypes::weakint), a.maximum(b), a.maximum(wk(0)), -a, a + b + 1, (a + 1) + (b + 2)};
+  std::size_t matched = 0, rejected = 0;
+  auto check = [&](const auto& p, const char* what) {
+    for (const UOp& u : nodes) {
+      const bool full = full_match(p, u), quick = p.may_match(NodeRef(u.node()));
+      INFO(what << " on " << u.render());
+      CHECK((!full || quick));
+      CHECK(!rules(rule(p, [](auto...) -> std::optional<UOp> { return UOp::const_(dtypes::weakint, 123); })).rewrite(u).has_value() != full);
+      matched += full, rejected += !quick;
+    }
+  };
+  check(var<"x"> + cvar<"c">, "x+c");
+  check(op<Ops::ADD>(var<"x">, cvar<"c">), "ADD(x, c) in order");
+  check(op<Ops::ADD>(cvar<"c">, var<"x">), "ADD(c, x) in order");
+  check((var<"x"> / cvar<"c">) / cvar<"d">, "(x//c)//d");
+  check((var<"x"> + cvar<"c">) / cvar<"d">, "(x+c)//d");
+  check(var<"x"> % cvar<"c">, "x%c");
+  check(var<"x"> * cvar<"c">.dtype(dtypes::weakint), "x*c weakint");
+  check(op<Ops::ADD>.dtype(dtypes::float32).named("x"_n), "float ADD");
+  check(op<Ops::WHERE>(var<"c">, var<"x">, var<"y">), "where");
+  check(op<Ops::ADD>(var<"x">, etc), "ADD(x, ...)");
+  check(op<Ops::MAX>(any_of(op<Ops::CONST>, op<Ops::DEFINE_VAR>), var<"y">), "MAX(any_of, y)");
+  check(op<Ops::ADD>(op<Ops::ADD>(var<"x">, cvar<"c1">), var<"y">), "(x+c1)+y");
+  check(cast(var<"x">), "cast");
+  CHECK(matched > 20);
+  CHECK(rejected > 100);  // and it does reject: most pairs fail it without the matcher
+}

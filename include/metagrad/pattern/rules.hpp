@@ -214,7 +214,12 @@ struct RuleSet {
   // the rules that cannot match op O drop out at compile time; each rule's matcher is one function
   template <std::size_t O, class N, class Ctx, class H, std::size_t... I>
   void op_fold(const N& n, Ctx* ctx, int* fired, std::optional<H>& out, std::index_sequence<I...>) const {
-    (void)((detail::rule_may_match<R>(Ops(O)) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+    (void)((detail::rule_may_match<R>(Ops(O)) && prefilter<I, R>(n) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+  }
+  // the inline test before a rule's out-of-line matcher (Pat::may_match), on runtime nodes
+  template <std::size_t I, class Rl, class N> constexpr bool prefilter(const N& n) const {
+    if constexpr (std::is_same_v<N, NodeRef>) return static_cast<const detail::TupLeaf<I, Rl>&>(list).v.pat.may_match(n);
+    else return true;
   }
   // one out-of-line function per rule, however many ops its root allows: inlining a matcher into the
   // function of every op it can match multiplies the compiler's work for a few percent at run time
@@ -227,7 +232,7 @@ struct RuleSet {
   template <class H, class N, class Ctx, std::size_t... I>
   constexpr std::optional<H> fold_rewrite(const N& n, Ctx* ctx, int* fired, std::index_sequence<I...>) const {
     std::optional<H> out;
-    (void)((detail::rule_may_match<R>(n.op()) && try_rule<I, R>(n, ctx, fired, out)) || ...);
+    (void)((detail::rule_may_match<R>(n.op()) && prefilter<I, R>(n) && try_rule<I, R>(n, ctx, fired, out)) || ...);
     return out;
   }
 };

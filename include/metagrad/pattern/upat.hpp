@@ -122,6 +122,30 @@ struct root_ops<Pat<O, Name, Src, DT, AF, TF, AL>> { static constexpr OpSet valu
 template <class... A> struct root_ops<AnyOf<A...>> {
   static constexpr OpSet value = ((root_ops<A>::value.empty()) || ...) ? OpSet{} : (root_ops<A>::value | ... | OpSet{});
 };
+// whether a source with op o can match a pattern whose root ops are s (empty: any op)
+constexpr bool op_may_match(OpSet s, Ops o) { return s.empty() || s.contains(o); }
+// the first-level sources' part of Pat::may_match: their ops against their patterns' root ops, in order,
+// or both orders of two permuted sources (more permuted sources: no test)
+template <class S> struct src_ops_filter {
+  template <class N> static constexpr bool test(const N&) { return true; }
+};
+template <class... P> struct src_ops_filter<Ordered<P...>> {
+  template <class N> static constexpr bool test(const N& n) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return ((root_ops<P>::value.empty() || root_ops<P>::value.contains(n.src(I).op())) && ...);
+    }(std::index_sequence_for<P...>{});
+  }
+};
+template <class A, class B> struct src_ops_filter<Permuted<A, B>> {
+  template <class N> static constexpr bool test(const N& n) {
+    constexpr OpSet a = root_ops<A>::value, b = root_ops<B>::value;
+    if constexpr (a.empty() && b.empty()) return true;
+    else {
+      const Ops o0 = n.src(0).op(), o1 = n.src(1).op();
+      return (op_may_match(a, o0) && op_may_match(b, o1)) || (op_may_match(b, o0) && op_may_match(a, o1));
+    }
+  }
+};
 }  // namespace detail
 
 // ---- text of a pattern, for errors and the viewer: tinygrad's UPat repr ----
@@ -171,15 +195,23 @@ struct Pat {
   template <class... S> constexpr auto operator()(S... s) const;
 
   // ---- matching ----
+  // A necessary condition for a match on a node whose op this pattern allows, reading only the node's
+  // dtype, its source count and its sources' ops: a rule set tests it inline before it calls a rule's
+  // matcher out of line, so that a rule that cannot match costs a few instructions, not a call
+  template <class N> constexpr bool may_match(const N& n) const {
+    if constexpr (!std::is_same_v<DT, NoDType>) if (!dtype_ok(n.dtype())) return false;
+    if constexpr (std::is_same_v<Src, NoSrc> || detail::is_repeated<Src>) return true;
+    else {
+      constexpr std::size_t M = decltype(src.p)::size;
+      if (AnyLen ? n.nsrc() < M : n.nsrc() != M) return false;
+      if constexpr (AnyLen) return true;
+      else return detail::src_ops_filter<Src>::test(n);
+    }
+  }
   template <class Names, class N, class C, class K>
   constexpr bool match(const N& n, C& caps, K&& k) const {
     if constexpr (!O.empty()) if (!O.contains(n.op())) return false;
-    if constexpr (!std::is_same_v<DT, NoDType>) {
-      bool ok = false;
-      const DType nd = n.dtype();  // both tests need the scalar kind to agree: that first, as the cheap reject
-      for (const DType& d : dt.d) ok = ok || (nd.scalar_ == d.scalar_ && (nd == d || nd.scalar() == d));
-      if (!ok) return false;
-    }
+    if constexpr (!std::is_same_v<DT, NoDType>) if (!dtype_ok(n.dtype())) return false;
     if constexpr (!std::is_same_v<AF, NoArg>) if (!detail::arg_eq(n.arg(), argf.v)) return false;
     if constexpr (!std::is_same_v<TF, NoTag>) if (!detail::arg_eq(n.tag(), tagf.v)) return false;
     if constexpr (Name.empty()) return match_src<Names>(n, caps, k);
@@ -218,6 +250,11 @@ struct Pat {
   }
 
  private:
+  constexpr bool dtype_ok(const DType& nd) const {
+    bool ok = false;  // both tests need the scalar kind to agree: that first, as the cheap reject
+    for (const DType& d : dt.d) ok = ok || (nd.scalar_ == d.scalar_ && (nd == d || nd.scalar() == d));
+    return ok;
+  }
   template <class... P> static std::string src_str(const Ordered<P...>& o) {
     return "(" + detail::srcs_str(o.p, std::index_sequence_for<P...>{}) + (sizeof...(P) == 1 ? ",)" : ")");
   }
@@ -271,6 +308,7 @@ template <class... Alts>
 struct AnyOf {
   Tup<Alts...> alts;
   using names = detail::names_of<AnyOf>;
+  template <class N> static constexpr bool may_match(const N&) { return true; }
   template <class Names, class N, class C, class K>
   constexpr bool match(const N& n, C& caps, K&& k) const {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {

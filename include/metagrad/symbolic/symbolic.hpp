@@ -62,7 +62,37 @@ template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   }
   return std::nullopt;
 }
+// two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
+// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
+inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
+  const DType dt = s0->dtype;
+  if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
+      !s0->arg.is_int() || !s1->arg.is_int())
+    return std::nullopt;
+  const std::int64_t x = s0->arg.as_int(), y = s1->arg.as_int();
+  std::int64_t r;
+  switch (op) {
+    case Ops::ADD: if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MUL: if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MAX: return Arg(x < y ? y : x);
+    case Ops::CMPLT: return Arg(x < y);
+    case Ops::CMPNE: return Arg(x != y);
+    case Ops::CMPEQ: return Arg(x == y);
+    case Ops::XOR: return Arg(x ^ y);
+    case Ops::AND: return Arg(x & y);
+    case Ops::OR: return Arg(x | y);
+    case Ops::FLOORDIV:
+      if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
+      return Arg(py_floordiv(x, y));
+    case Ops::FLOORMOD:
+      if (y == 0) return std::nullopt;
+      return Arg(y == -1 ? std::int64_t(0) : py_floormod(x, y));
+    default: return std::nullopt;
+  }
+}
 template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
+  if (a.nsrc() == 2)
+    if (auto r = fold_int_binary(a.op(), a.src(0).node(), a.src(1).node())) return a.const_like(std::move(*r));
   std::array<Arg, 3> vals;  // ALU ops take at most three sources
   if (a.nsrc() > vals.size()) return std::nullopt;
   for (std::size_t i = 0; i < a.nsrc(); ++i) {
