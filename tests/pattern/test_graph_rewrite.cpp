@@ -19,6 +19,8 @@
 
 #include <metagrad/metagrad.hpp>
 
+#include "../cached_consts.hpp"
+
 using namespace mg;
 
 namespace {
@@ -469,8 +471,7 @@ TEST_CASE("substitute: extra rules, and replaced subtrees are not visited", "[gr
 // Captures reach a callback as borrowed handles (rules.hpp): a callback taking const UOp& touches no
 // reference count, one taking UOp copies. Either way a capture the callback keeps must own its node.
 TEST_CASE("graph_rewrite: callbacks take captures by const UOp& or by value; a kept capture owns its node", "[graph_rewrite]") {
-  // small constants live on in the thread's cache (UOp::const_): the ones this test makes are made first
-  for (std::int64_t v : {-1, 0, 1, 5}) (void)UOp::const_(dtypes::weakint, v);
+  make_cached_consts();
   const std::size_t base = live_uops();
   std::vector<UOp> kept;
   {

@@ -56,6 +56,7 @@
 
 #include <metagrad/metagrad.hpp>
 
+#include "../cached_consts.hpp"
 #include "check_symval.hpp"
 #include <metagrad/symbolic/parse.hpp>
 #include <metagrad/symbolic/simplify.hpp>
@@ -578,6 +579,7 @@ TEST_CASE("symbolic: fold_divmod_general's memo returns what the fold returns, a
   auto* memo = detail::thread_cache<detail::DivmodMemo<UOp>>();
   REQUIRE(memo);
   memo->clear();
+  make_cached_consts();
   const std::size_t base = live_uops();
   for (std::int64_t k = 0; k < 30000; ++k) (void)simplify((a * (k + 2) + b) / (k + 3) + b);
   CHECK(live_uops() > base + 4096);      // the memo holds its keys
@@ -614,6 +616,7 @@ TEST_CASE("symbolic: uop_given_valid's memo returns what it computes, and holds 
   REQUIRE(memo);
   REQUIRE(divmod);
   memo->clear(), divmod->clear();
+  make_cached_consts();
   const std::size_t base = live_uops();
   for (std::int64_t k = 0; k < 10000; ++k) (void)detail::uop_given_valid(a < uconst(k + 2), (a + uconst(k)) / uconst(k + 3));
   CHECK(live_uops() > base + 1024);                     // the memo holds its keys
