@@ -678,10 +678,12 @@ namespace detail {
 // The small integer constants of the index dtypes and the two bools, per thread (thread_cache): simplify
 // and the codegen's index math make them all the time (x*1, x+0, x//4, folded comparisons), and a hit
 // here is a reference count instead of an intern (a hash, the shard's lock and a probe). A slot holds its
-// node alive until the thread ends, as the intern table would keep any node someone holds.
+// node alive until the thread ends, as the intern table would keep any node someone holds. The slots are
+// on the heap: a thread_local array would grow every thread's static TLS block by 26 KB, whether the
+// thread uses metagrad or not.
 struct ConstCache {
   static constexpr std::int64_t lo = -64, hi = 1024, n = hi - lo;
-  std::array<UOp, 3 * n> ints{};  // weakint, int32, int64
+  std::vector<UOp> ints = std::vector<UOp>(3 * n);  // weakint, int32, int64
   std::array<UOp, 2> bools{};
   static int kind(const DType& d) {  // the row of ints for a dtype, -1 when not cached
     return d == dtypes::weakint ? 0 : d == dtypes::int32 ? 1 : d == dtypes::int64 ? 2 : -1;
