@@ -1683,6 +1683,16 @@ inline Node* make_node(Ops op, DType dtype, std::span<const Node* const> src, Ar
   for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(UOp::from_node(src[i]));
   return new (mem) Node{{1}, op, {0}, dtype, std::span<UOp>(arr, src.size()), std::move(arg), std::move(tag), h, 0, 0, nullptr, nullptr, nullptr};
 }
+// Asks the cache for what a walk reads of a node it is about to meet: the header (op, sources), the walk
+// state, the source array (right after the node: make_node's one allocation). A rewrite meets most
+// nodes of a fresh graph for the first time since they were built, long enough ago to be out of cache;
+// asking for all of a node's sources at once overlaps their misses instead of taking them in turn.
+inline void prefetch_node(const Node* n) noexcept {
+  const char* p = reinterpret_cast<const char*>(n);
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + offsetof(Node, walk_epoch));
+  __builtin_prefetch(p + sizeof(Node));
+}
 inline void free_node(Node* n) noexcept {
   BoundsPool::destroy(n->bounds.load(std::memory_order_acquire));
   delete n->attachment.load(std::memory_order_acquire);
@@ -2888,6 +2898,7 @@ class RewriteEngine {
         }
         skip_call_body(nn);
         stack_.push({e.n, nn, e.gen, 1});
+        for (const UOp& s : nn->src) prefetch_node(s.node());
         for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
           if (!started_or_done(it->node())) stack_.push({it->node(), it->node(), 0, 0});
       } else if (e.stage == 1) {
@@ -2916,6 +2927,16 @@ class RewriteEngine {
           next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
         }
         if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
+        // a rule's result is often a node this walk has finished (x+0 -> x) or a settled one: link it now
+        if (const Node* r = done(next)) {
+          set_replace(e.n, r);
+          continue;
+        }
+        if (settled(next) && start(next)) {
+          set_replace(next, next);
+          set_replace(e.n, next);
+          continue;
+        }
         // rewrite the new node, then link its result back to this one
         stack_.push({e.n, next, e.gen + 1, 2});
         stack_.push({next, next, e.gen + 1, 0});
@@ -3178,16 +3199,25 @@ template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
 }
 }  // namespace detail
 
+namespace detail {
+// split_uop's terms appended to out (a SmallVec for the rules that split at every node they look at)
+template <class C> void split_into(const UOp& u, Ops sep, C& out) {
+  if (u.op() != sep) {
+    out.push_back(u);
+    return;
+  }
+  for_each_split(u.node(), sep, [&](const Node* t) { out.push_back(UOp::from_node(t)); });
+}
+}  // namespace detail
+
 template <class> std::vector<UOp> UOp::split_uop(Ops sep) const {
   std::vector<UOp> out;
-  if (op() != sep) {
-    out.push_back(*this);
-    return out;
+  if (op() == sep) {
+    std::size_t n = 0;
+    detail::for_each_split(node(), sep, [&](const detail::Node*) { ++n; });
+    out.reserve(n);
   }
-  std::size_t n = 0;
-  detail::for_each_split(node(), sep, [&](const detail::Node*) { ++n; });
-  out.reserve(n);
-  detail::for_each_split(node(), sep, [&](const detail::Node* t) { out.push_back(UOp::from_node(t)); });
+  detail::split_into(*this, sep, out);
   return out;
 }
 
@@ -6096,23 +6126,97 @@ auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
 // div_and_mod_symbolic: tinygrad's divandmod.py — folding of // and % on index (weakint) expressions.
 
 
+// ---- metagrad/core/small_vec.hpp ----
+// SmallVec<T, N>: a vector whose first N elements live inside it, for the short-lived lists the rewrite
+// driver and the symbolic rules build at every step (a node's sources, the terms of a sum): most hold a
+// few elements, and a heap allocation and free cost more than the work done with them.
+
+namespace mg::detail {
+
+template <class T, std::size_t N>
+class SmallVec {
+  static_assert(N > 0);
+
+ public:
+  SmallVec() noexcept = default;
+  // n value-initialized elements
+  explicit SmallVec(std::size_t n) { resize(n); }
+  SmallVec(const SmallVec&) = delete;
+  SmallVec& operator=(const SmallVec&) = delete;
+  ~SmallVec() {
+    clear();
+    if (p_ != inline_data()) ::operator delete(static_cast<void*>(p_), std::align_val_t(alignof(T)));
+  }
+
+  std::size_t size() const noexcept { return n_; }
+  bool empty() const noexcept { return n_ == 0; }
+  T* data() noexcept { return p_; }
+  const T* data() const noexcept { return p_; }
+  T* begin() noexcept { return p_; }
+  T* end() noexcept { return p_ + n_; }
+  const T* begin() const noexcept { return p_; }
+  const T* end() const noexcept { return p_ + n_; }
+  T& operator[](std::size_t i) noexcept { return p_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return p_[i]; }
+  T& back() noexcept { return p_[n_ - 1]; }
+  const T& back() const noexcept { return p_[n_ - 1]; }
+  std::span<T> span() noexcept { return {p_, n_}; }
+  std::span<const T> span() const noexcept { return {p_, n_}; }
+  operator std::span<const T>() const noexcept { return span(); }
+
+  template <class... A> T& emplace_back(A&&... a) {
+    if (n_ == cap_) [[unlikely]] grow(cap_ * 2);
+    T* x = ::new (static_cast<void*>(p_ + n_)) T(std::forward<A>(a)...);
+    ++n_;
+    return *x;
+  }
+  void push_back(const T& x) { emplace_back(x); }
+  void push_back(T&& x) { emplace_back(std::move(x)); }
+  void pop_back() noexcept { p_[--n_].~T(); }
+  void clear() noexcept {
+    std::destroy(p_, p_ + n_);
+    n_ = 0;
+  }
+  void resize(std::size_t n) {
+    if (n > cap_) grow(n);
+    while (n_ < n) ::new (static_cast<void*>(p_ + n_++)) T();
+    while (n_ > n) p_[--n_].~T();
+  }
+
+ private:
+  T* inline_data() noexcept { return std::launder(reinterpret_cast<T*>(buf_)); }
+  [[gnu::noinline]] void grow(std::size_t cap) {
+    T* p = static_cast<T*>(::operator new(cap * sizeof(T), std::align_val_t(alignof(T))));
+    std::uninitialized_move(p_, p_ + n_, p);
+    std::destroy(p_, p_ + n_);
+    if (p_ != inline_data()) ::operator delete(static_cast<void*>(p_), std::align_val_t(alignof(T)));
+    p_ = p, cap_ = cap;
+  }
+  alignas(T) unsigned char buf_[N * sizeof(T)];
+  T* p_ = inline_data();
+  std::size_t n_ = 0, cap_ = N;
+};
+
+}  // namespace mg::detail
+
 namespace mg {
 template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp
 
 namespace detail {
 
+// The lists fold_divmod_general builds on every call hold the terms of one sum: a few, on the stack.
+template <class T> using TermVec = SmallVec<T, 8>;
 // the terms of a sum as factor * term, the factor being the term's const_factor (fold_divmod_general's
-// split); nullopt when a term has none
-template <std::same_as<UOp> U>
-std::optional<std::pair<std::vector<U>, std::vector<std::int64_t>>> factored_terms(const std::vector<U>& uops) {
-  std::pair<std::vector<U>, std::vector<std::int64_t>> ret;
+// split), appended to terms and factors; false when a term has none
+template <class Range, std::same_as<UOp> U>
+bool factored_terms(const Range& uops, TermVec<U>& terms, TermVec<std::int64_t>& factors) {
   for (const UOp& u : uops) {
     const std::int64_t f = u.const_factor();
     auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
-    if (!t) return std::nullopt;
-    ret.first.push_back(*t), ret.second.push_back(f);
+    if (!t) return false;
+    terms.push_back(std::move(*t)), factors.push_back(f);
   }
-  return ret;
+  return true;
 }
 // the residue of f modulo c nearest zero, the positive one on a tie (fold_divmod_congruence's first choice)
 inline std::int64_t nearest_residue(std::int64_t f, std::int64_t c) {
@@ -6148,7 +6252,8 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   auto [x_peeled, const_arg] = x.pop_const();
   if (!const_arg.is_int()) return std::nullopt;
   const std::int64_t cst = const_arg.as_int();
-  std::vector<UOp> uops_no_const = x_peeled.split_uop(Ops::ADD);
+  TermVec<UOp> uops_no_const;
+  split_into(x_peeled, Ops::ADD, uops_no_const);
 
   if (y.op() == Ops::CONST && y.arg().is_int() && y.arg().as_int() > 0) {
     const std::int64_t c = y.arg().as_int();
@@ -6161,7 +6266,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
     }
     // remove_nested_mod in a sum: (a%4 + b)%2 -> (a+b)%2
     if (is_mod) {
-      std::vector<UOp> new_xs;
+      TermVec<UOp> new_xs;
       bool changed = false;
       for (UOp u : uops_no_const) {
         if (u.op() == Ops::FLOORMOD && u.src(1).divides(c)) u = u.src(0), changed = true;
@@ -6169,9 +6274,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       }
       if (changed) return (UOp::usum(new_xs) + cst) % y;
     }
-    auto split = factored_terms(uops_no_const);
-    if (!split) return std::nullopt;
-    const auto& [terms, factors] = *split;
+    TermVec<UOp> terms;
+    TermVec<std::int64_t> factors;
+    if (!factored_terms(uops_no_const, terms, factors)) return std::nullopt;
     auto fdm = [&](std::int64_t a) { return is_mod ? py_floormod(a, c) : py_floordiv(a, c); };
     // fold_binary_numerator: one non-constant term that takes two values
     if (terms.size() == 1) {
@@ -6188,8 +6293,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
         std::int64_t r[2];
         std::size_t n;
       };
-      std::vector<Choice> rem_choices;
-      rem_choices.reserve(factors.size());
+      TermVec<Choice> rem_choices;
       std::size_t combos = 1;
       for (std::int64_t f : factors) {
         const std::int64_t r = py_floormod(f, c);
@@ -6197,7 +6301,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
         else rem_choices.push_back({{nearest_residue(f, c), 0}, 1});
         combos = std::min<std::size_t>(combos * rem_choices.back().n, 4097);
       }
-      std::vector<std::int64_t> rems(factors.size());
+      TermVec<std::int64_t> rems(factors.size());
       for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
         std::size_t k = idx;
         for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i].r[k % rem_choices[i].n], k /= rem_choices[i].n;
@@ -6242,7 +6346,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       }
     }
     // nest_by_factor: x//c -> (x//f)//(c//f), x%c -> ((x//f)%(c//f))*f + x%f
-    std::vector<std::int64_t> divs;
+    TermVec<std::int64_t> divs;
     for (std::size_t i = 0; i < uops_no_const.size(); ++i) {
       std::int64_t f = std::abs(factors[i]);
       if (uops_no_const[i].op() != Ops::CONST && 1 < f && f < c && c % f == 0 && std::find(divs.begin(), divs.end(), f) == divs.end())
@@ -6257,7 +6361,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       std::size_t sz = 0;
       if (!is_mod) r = newxs->floordiv(newxs->const_like(c / div)), sz = newxs->toposort().size();
       else if (x.vmin() >= 0 && newxs->vmin() >= 0) {
-        std::vector<UOp> b_parts;
+        TermVec<UOp> b_parts;
         for (std::size_t i = 0; i < factors.size(); ++i)
           if (py_floormod(factors[i], div)) b_parts.push_back(terms[i].const_like(py_floormod(factors[i], div)) * terms[i]);
         if (py_floormod(cst, div)) b_parts.push_back(x.const_like(py_floormod(cst, div)));
@@ -6270,13 +6374,13 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
     }
     if (best) return best->second;
   }
-  // variable denominators, or constants the rules above did not fold
-  std::vector<UOp> all_uops = x.split_uop(Ops::ADD);
-  // divide_by_gcd: x//y -> (x//gcd)//(y//gcd)
-  std::vector<UOp> gargs;
-  gargs.reserve(all_uops.size() + 1);
-  gargs.insert(gargs.end(), all_uops.begin(), all_uops.end());
-  gargs.push_back(y);
+  // variable denominators, or constants the rules above did not fold. x's terms: the ones split above,
+  // then the constant pop_const took off the end of the chain
+  TermVec<UOp>& all_uops = uops_no_const;
+  if (x_peeled != x) all_uops.push_back(x.src(1));
+  // divide_by_gcd: x//y -> (x//gcd)//(y//gcd), the gcd of x's terms and y (y after them for the span)
+  all_uops.push_back(y);
+  const std::span<const UOp> gargs = all_uops;
   // gcd_parts divides every term by its const factor (building nodes) and intersects their factors. A
   // constant denominator's factors are its value and the constant 1, so with one the shared factors are
   // constants and the gcd is 1 exactly when the const factors are coprime: that case needs no gcd_parts.
@@ -6300,6 +6404,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
     }
   }
+  all_uops.pop_back();  // y
   if (gcd) {
     auto xd = x.divide_exact(gcd), yd = y.divide_exact(gcd);
     if (!xd || !yd) return std::nullopt;
@@ -6308,7 +6413,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   }
   // factor_remainder: (d*x+y)//d -> x+y//d
   if (y.vmin() < 0 || x.vmin() < 0) return std::nullopt;
-  std::vector<UOp> quo, rem;
+  TermVec<UOp> quo, rem;
   const bool yc = y.op() == Ops::CONST && y.arg().is_int();
   for (const UOp& u : all_uops) {
     if (auto q = u.divide_exact(y)) { quo.push_back(*q); continue; }
@@ -6343,9 +6448,10 @@ template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(c
   const std::int64_t cst = const_arg.as_int();
   UOp q = x.const_like(py_floordiv(cst, c)), rem = x.const_like(py_floormod(cst, c));
   if (x_peeled.op() != Ops::CONST) {
-    auto split = factored_terms(x_peeled.split_uop(Ops::ADD));
-    if (!split) return std::nullopt;
-    const auto& [terms, factors] = *split;
+    TermVec<UOp> uops, terms;
+    TermVec<std::int64_t> factors;
+    split_into(x_peeled, Ops::ADD, uops);
+    if (!factored_terms(uops, terms, factors)) return std::nullopt;
     for (std::size_t i = 0; i < terms.size(); ++i) {
       const std::int64_t r = nearest_residue(factors[i], c);
       rem = rem + r * terms[i], q = q + py_floordiv(factors[i] - r, c) * terms[i];

@@ -58,16 +58,25 @@ template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
 }
 }  // namespace detail
 
+namespace detail {
+// split_uop's terms appended to out (a SmallVec for the rules that split at every node they look at)
+template <class C> void split_into(const UOp& u, Ops sep, C& out) {
+  if (u.op() != sep) {
+    out.push_back(u);
+    return;
+  }
+  for_each_split(u.node(), sep, [&](const Node* t) { out.push_back(UOp::from_node(t)); });
+}
+}  // namespace detail
+
 template <class> std::vector<UOp> UOp::split_uop(Ops sep) const {
   std::vector<UOp> out;
-  if (op() != sep) {
-    out.push_back(*this);
-    return out;
+  if (op() == sep) {
+    std::size_t n = 0;
+    detail::for_each_split(node(), sep, [&](const detail::Node*) { ++n; });
+    out.reserve(n);
   }
-  std::size_t n = 0;
-  detail::for_each_split(node(), sep, [&](const detail::Node*) { ++n; });
-  out.reserve(n);
-  detail::for_each_split(node(), sep, [&](const detail::Node* t) { out.push_back(UOp::from_node(t)); });
+  detail::split_into(*this, sep, out);
   return out;
 }
 

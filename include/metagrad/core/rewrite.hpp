@@ -327,6 +327,7 @@ class RewriteEngine {
         }
         skip_call_body(nn);
         stack_.push({e.n, nn, e.gen, 1});
+        for (const UOp& s : nn->src) prefetch_node(s.node());
         for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
           if (!started_or_done(it->node())) stack_.push({it->node(), it->node(), 0, 0});
       } else if (e.stage == 1) {
@@ -355,6 +356,16 @@ class RewriteEngine {
           next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
         }
         if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
+        // a rule's result is often a node this walk has finished (x+0 -> x) or a settled one: link it now
+        if (const Node* r = done(next)) {
+          set_replace(e.n, r);
+          continue;
+        }
+        if (settled(next) && start(next)) {
+          set_replace(next, next);
+          set_replace(e.n, next);
+          continue;
+        }
         // rewrite the new node, then link its result back to this one
         stack_.push({e.n, next, e.gen + 1, 2});
         stack_.push({next, next, e.gen + 1, 0});

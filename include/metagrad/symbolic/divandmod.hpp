@@ -6,9 +6,10 @@
 #include <cstdlib>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <utility>
-#include <vector>
 
+#include "../core/small_vec.hpp"
 #include "../core/thread_cache.hpp"
 #include "../core/uop.hpp"
 #include "../pattern/rules.hpp"
@@ -18,18 +19,19 @@ template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp
 
 namespace detail {
 
+// The lists fold_divmod_general builds on every call hold the terms of one sum: a few, on the stack.
+template <class T> using TermVec = SmallVec<T, 8>;
 // the terms of a sum as factor * term, the factor being the term's const_factor (fold_divmod_general's
-// split); nullopt when a term has none
-template <std::same_as<UOp> U>
-std::optional<std::pair<std::vector<U>, std::vector<std::int64_t>>> factored_terms(const std::vector<U>& uops) {
-  std::pair<std::vector<U>, std::vector<std::int64_t>> ret;
+// split), appended to terms and factors; false when a term has none
+template <class Range, std::same_as<UOp> U>
+bool factored_terms(const Range& uops, TermVec<U>& terms, TermVec<std::int64_t>& factors) {
   for (const UOp& u : uops) {
     const std::int64_t f = u.const_factor();
     auto t = f == 0 ? std::optional<UOp>{} : u.divides(f);
-    if (!t) return std::nullopt;
-    ret.first.push_back(*t), ret.second.push_back(f);
+    if (!t) return false;
+    terms.push_back(std::move(*t)), factors.push_back(f);
   }
-  return ret;
+  return true;
 }
 // the residue of f modulo c nearest zero, the positive one on a tie (fold_divmod_congruence's first choice)
 inline std::int64_t nearest_residue(std::int64_t f, std::int64_t c) {
@@ -65,7 +67,8 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   auto [x_peeled, const_arg] = x.pop_const();
   if (!const_arg.is_int()) return std::nullopt;
   const std::int64_t cst = const_arg.as_int();
-  std::vector<UOp> uops_no_const = x_peeled.split_uop(Ops::ADD);
+  TermVec<UOp> uops_no_const;
+  split_into(x_peeled, Ops::ADD, uops_no_const);
 
   if (y.op() == Ops::CONST && y.arg().is_int() && y.arg().as_int() > 0) {
     const std::int64_t c = y.arg().as_int();
@@ -78,7 +81,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
     }
     // remove_nested_mod in a sum: (a%4 + b)%2 -> (a+b)%2
     if (is_mod) {
-      std::vector<UOp> new_xs;
+      TermVec<UOp> new_xs;
       bool changed = false;
       for (UOp u : uops_no_const) {
         if (u.op() == Ops::FLOORMOD && u.src(1).divides(c)) u = u.src(0), changed = true;
@@ -86,9 +89,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       }
       if (changed) return (UOp::usum(new_xs) + cst) % y;
     }
-    auto split = factored_terms(uops_no_const);
-    if (!split) return std::nullopt;
-    const auto& [terms, factors] = *split;
+    TermVec<UOp> terms;
+    TermVec<std::int64_t> factors;
+    if (!factored_terms(uops_no_const, terms, factors)) return std::nullopt;
     auto fdm = [&](std::int64_t a) { return is_mod ? py_floormod(a, c) : py_floordiv(a, c); };
     // fold_binary_numerator: one non-constant term that takes two values
     if (terms.size() == 1) {
@@ -105,8 +108,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
         std::int64_t r[2];
         std::size_t n;
       };
-      std::vector<Choice> rem_choices;
-      rem_choices.reserve(factors.size());
+      TermVec<Choice> rem_choices;
       std::size_t combos = 1;
       for (std::int64_t f : factors) {
         const std::int64_t r = py_floormod(f, c);
@@ -114,7 +116,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
         else rem_choices.push_back({{nearest_residue(f, c), 0}, 1});
         combos = std::min<std::size_t>(combos * rem_choices.back().n, 4097);
       }
-      std::vector<std::int64_t> rems(factors.size());
+      TermVec<std::int64_t> rems(factors.size());
       for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
         std::size_t k = idx;
         for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i].r[k % rem_choices[i].n], k /= rem_choices[i].n;
@@ -159,7 +161,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       }
     }
     // nest_by_factor: x//c -> (x//f)//(c//f), x%c -> ((x//f)%(c//f))*f + x%f
-    std::vector<std::int64_t> divs;
+    TermVec<std::int64_t> divs;
     for (std::size_t i = 0; i < uops_no_const.size(); ++i) {
       std::int64_t f = std::abs(factors[i]);
       if (uops_no_const[i].op() != Ops::CONST && 1 < f && f < c && c % f == 0 && std::find(divs.begin(), divs.end(), f) == divs.end())
@@ -174,7 +176,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       std::size_t sz = 0;
       if (!is_mod) r = newxs->floordiv(newxs->const_like(c / div)), sz = newxs->toposort().size();
       else if (x.vmin() >= 0 && newxs->vmin() >= 0) {
-        std::vector<UOp> b_parts;
+        TermVec<UOp> b_parts;
         for (std::size_t i = 0; i < factors.size(); ++i)
           if (py_floormod(factors[i], div)) b_parts.push_back(terms[i].const_like(py_floormod(factors[i], div)) * terms[i]);
         if (py_floormod(cst, div)) b_parts.push_back(x.const_like(py_floormod(cst, div)));
@@ -187,13 +189,13 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
     }
     if (best) return best->second;
   }
-  // variable denominators, or constants the rules above did not fold
-  std::vector<UOp> all_uops = x.split_uop(Ops::ADD);
-  // divide_by_gcd: x//y -> (x//gcd)//(y//gcd)
-  std::vector<UOp> gargs;
-  gargs.reserve(all_uops.size() + 1);
-  gargs.insert(gargs.end(), all_uops.begin(), all_uops.end());
-  gargs.push_back(y);
+  // variable denominators, or constants the rules above did not fold. x's terms: the ones split above,
+  // then the constant pop_const took off the end of the chain
+  TermVec<UOp>& all_uops = uops_no_const;
+  if (x_peeled != x) all_uops.push_back(x.src(1));
+  // divide_by_gcd: x//y -> (x//gcd)//(y//gcd), the gcd of x's terms and y (y after them for the span)
+  all_uops.push_back(y);
+  const std::span<const UOp> gargs = all_uops;
   // gcd_parts divides every term by its const factor (building nodes) and intersects their factors. A
   // constant denominator's factors are its value and the constant 1, so with one the shared factors are
   // constants and the gcd is 1 exactly when the const factors are coprime: that case needs no gcd_parts.
@@ -217,6 +219,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       if (gcd.op() == Ops::CONST && gcd.arg().py_equals(1)) gcd = UOp();
     }
   }
+  all_uops.pop_back();  // y
   if (gcd) {
     auto xd = x.divide_exact(gcd), yd = y.divide_exact(gcd);
     if (!xd || !yd) return std::nullopt;
@@ -225,7 +228,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   }
   // factor_remainder: (d*x+y)//d -> x+y//d
   if (y.vmin() < 0 || x.vmin() < 0) return std::nullopt;
-  std::vector<UOp> quo, rem;
+  TermVec<UOp> quo, rem;
   const bool yc = y.op() == Ops::CONST && y.arg().is_int();
   for (const UOp& u : all_uops) {
     if (auto q = u.divide_exact(y)) { quo.push_back(*q); continue; }
@@ -260,9 +263,10 @@ template <std::same_as<UOp> U> std::optional<std::pair<U, U>> congruence_parts(c
   const std::int64_t cst = const_arg.as_int();
   UOp q = x.const_like(py_floordiv(cst, c)), rem = x.const_like(py_floormod(cst, c));
   if (x_peeled.op() != Ops::CONST) {
-    auto split = factored_terms(x_peeled.split_uop(Ops::ADD));
-    if (!split) return std::nullopt;
-    const auto& [terms, factors] = *split;
+    TermVec<UOp> uops, terms;
+    TermVec<std::int64_t> factors;
+    split_into(x_peeled, Ops::ADD, uops);
+    if (!factored_terms(uops, terms, factors)) return std::nullopt;
     for (std::size_t i = 0; i < terms.size(); ++i) {
       const std::int64_t r = nearest_residue(factors[i], c);
       rem = rem + r * terms[i], q = q + py_floordiv(factors[i] - r, c) * terms[i];
