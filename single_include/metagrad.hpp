@@ -1172,6 +1172,90 @@ class SymVal {
 #define MG_ASAN 0
 #endif
 
+// ---- metagrad/core/small_vec.hpp ----
+// SmallVec<T, N>: a vector whose first N elements live inside it, for the short-lived lists the rewrite
+// driver and the symbolic rules build at every step (a node's sources, the terms of a sum): most hold a
+// few elements, and a heap allocation and free cost more than the work done with them.
+#include <type_traits>
+
+namespace mg::detail {
+
+// SmallVec(n, default_init): n default-initialized elements (a trivial type's left unwritten, for a
+// list whose elements are each written before they are read)
+struct DefaultInit {};
+inline constexpr DefaultInit default_init{};
+
+template <class T, std::size_t N>
+class SmallVec {
+  static_assert(N > 0);
+
+ public:
+  SmallVec() noexcept = default;
+  // n value-initialized elements
+  explicit SmallVec(std::size_t n) { resize(n); }
+  SmallVec(std::size_t n, DefaultInit) {
+    if (n > cap_) grow(n);
+    if constexpr (std::is_trivially_default_constructible_v<T>) n_ = n;
+    else std::uninitialized_default_construct_n(p_, n), n_ = n;
+  }
+  SmallVec(const SmallVec&) = delete;
+  SmallVec& operator=(const SmallVec&) = delete;
+  ~SmallVec() {
+    if constexpr (!std::is_trivially_destructible_v<T>) clear();
+    if (p_ != inline_data()) ::operator delete(static_cast<void*>(p_), std::align_val_t(alignof(T)));
+  }
+
+  std::size_t size() const noexcept { return n_; }
+  bool empty() const noexcept { return n_ == 0; }
+  T* data() noexcept { return p_; }
+  const T* data() const noexcept { return p_; }
+  T* begin() noexcept { return p_; }
+  T* end() noexcept { return p_ + n_; }
+  const T* begin() const noexcept { return p_; }
+  const T* end() const noexcept { return p_ + n_; }
+  T& operator[](std::size_t i) noexcept { return p_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return p_[i]; }
+  T& back() noexcept { return p_[n_ - 1]; }
+  const T& back() const noexcept { return p_[n_ - 1]; }
+  std::span<T> span() noexcept { return {p_, n_}; }
+  std::span<const T> span() const noexcept { return {p_, n_}; }
+  operator std::span<const T>() const noexcept { return span(); }
+
+  template <class... A> T& emplace_back(A&&... a) {
+    if (n_ == cap_) [[unlikely]] grow(cap_ * 2);
+    T* x = ::new (static_cast<void*>(p_ + n_)) T(std::forward<A>(a)...);
+    ++n_;
+    return *x;
+  }
+  void push_back(const T& x) { emplace_back(x); }
+  void push_back(T&& x) { emplace_back(std::move(x)); }
+  void pop_back() noexcept { p_[--n_].~T(); }
+  void clear() noexcept {
+    std::destroy(p_, p_ + n_);
+    n_ = 0;
+  }
+  void resize(std::size_t n) {
+    if (n > cap_) grow(n);
+    while (n_ < n) ::new (static_cast<void*>(p_ + n_++)) T();
+    while (n_ > n) p_[--n_].~T();
+  }
+
+ private:
+  T* inline_data() noexcept { return std::launder(reinterpret_cast<T*>(buf_)); }
+  [[gnu::noinline]] void grow(std::size_t cap) {
+    T* p = static_cast<T*>(::operator new(cap * sizeof(T), std::align_val_t(alignof(T))));
+    std::uninitialized_move(p_, p_ + n_, p);
+    std::destroy(p_, p_ + n_);
+    if (p_ != inline_data()) ::operator delete(static_cast<void*>(p_), std::align_val_t(alignof(T)));
+    p_ = p, cap_ = cap;
+  }
+  alignas(T) unsigned char buf_[N * sizeof(T)];
+  T* p_ = inline_data();
+  std::size_t n_ = 0, cap_ = N;
+};
+
+}  // namespace mg::detail
+
 // ---- metagrad/core/thread_cache.hpp ----
 // thread_cache<T>(): the calling thread's T, made on first use and destroyed when the thread ends.
 // It returns null from then on (a static's destructor running at exit still frees nodes and runs
@@ -1725,16 +1809,10 @@ inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&&
   return n;
 }
 
-// up to 8 source pointers on the stack, more on the heap
-class SrcPtrs {
- public:
-  explicit SrcPtrs(std::size_t n) : n_(n) { if (n > small_.size()) big_.resize(n); }
-  const Node*& operator[](std::size_t i) { return n_ > small_.size() ? big_[i] : small_[i]; }
-  std::span<const Node* const> span() const { return {n_ > small_.size() ? big_.data() : small_.data(), n_}; }
- private:
-  std::size_t n_;
-  std::array<const Node*, 8> small_;  // (not zeroed: only the first n_ are used, each written first)
-  std::vector<const Node*> big_;
+// a node's source pointers while it is built: up to 8 on the stack, more on the heap; SrcPtrs(n) leaves
+// the n pointers unwritten (each is written before the node is made)
+struct SrcPtrs : SmallVec<const Node*, 8> {
+  explicit SrcPtrs(std::size_t n) : SmallVec(n, default_init) {}
 };
 
 inline UOp adopt(Node* n) noexcept { return UOp(n); }
@@ -2046,7 +2124,6 @@ inline const std::string& UOp::expr() const {
 // ---- metagrad/core/ptr_map.hpp ----
 // PtrMap: an open-addressing hash map keyed by node pointer, for the per-walk memo tables of
 // toposort and graph_rewrite (much faster than std::unordered_map on this hot path).
-#include <type_traits>
 
 namespace mg::detail {
 
@@ -3173,19 +3250,11 @@ namespace detail {
 // early when f returns false. The walk's stack lives on the C++ stack up to 32 pending terms: the
 // symbolic rules split a sum at almost every node they look at, and most sums have a few terms.
 template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
-  constexpr std::size_t inline_depth = 32;
-  const Node* small[inline_depth];
-  std::vector<const Node*> big;  // the stack's part beyond inline_depth
-  std::size_t n = 0;
-  auto push = [&](const Node* x) {
-    if (n < inline_depth && big.empty()) small[n++] = x;
-    else big.push_back(x);
-  };
-  push(root);
-  while (n > 0 || !big.empty()) {
-    const Node* u;
-    if (!big.empty()) u = big.back(), big.pop_back();
-    else u = small[--n];
+  SmallVec<const Node*, 32> stack;
+  stack.push_back(root);
+  while (!stack.empty()) {
+    const Node* u = stack.back();
+    stack.pop_back();
     if (u->op != sep) {
       if constexpr (std::is_same_v<decltype(f(u)), bool>) {
         if (!f(u)) return;
@@ -3194,7 +3263,7 @@ template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
       }
       continue;
     }
-    for (std::size_t i = u->src.size(); i > 0; --i) push(u->src[i - 1].node());
+    for (std::size_t i = u->src.size(); i > 0; --i) stack.push_back(u->src[i - 1].node());
   }
 }
 }  // namespace detail
@@ -6125,79 +6194,6 @@ auto get_transcendental_patterns(OpSet ops, bool force_transcendental) {
 // ---- metagrad/symbolic/divandmod.hpp ----
 // div_and_mod_symbolic: tinygrad's divandmod.py — folding of // and % on index (weakint) expressions.
 
-
-// ---- metagrad/core/small_vec.hpp ----
-// SmallVec<T, N>: a vector whose first N elements live inside it, for the short-lived lists the rewrite
-// driver and the symbolic rules build at every step (a node's sources, the terms of a sum): most hold a
-// few elements, and a heap allocation and free cost more than the work done with them.
-
-namespace mg::detail {
-
-template <class T, std::size_t N>
-class SmallVec {
-  static_assert(N > 0);
-
- public:
-  SmallVec() noexcept = default;
-  // n value-initialized elements
-  explicit SmallVec(std::size_t n) { resize(n); }
-  SmallVec(const SmallVec&) = delete;
-  SmallVec& operator=(const SmallVec&) = delete;
-  ~SmallVec() {
-    clear();
-    if (p_ != inline_data()) ::operator delete(static_cast<void*>(p_), std::align_val_t(alignof(T)));
-  }
-
-  std::size_t size() const noexcept { return n_; }
-  bool empty() const noexcept { return n_ == 0; }
-  T* data() noexcept { return p_; }
-  const T* data() const noexcept { return p_; }
-  T* begin() noexcept { return p_; }
-  T* end() noexcept { return p_ + n_; }
-  const T* begin() const noexcept { return p_; }
-  const T* end() const noexcept { return p_ + n_; }
-  T& operator[](std::size_t i) noexcept { return p_[i]; }
-  const T& operator[](std::size_t i) const noexcept { return p_[i]; }
-  T& back() noexcept { return p_[n_ - 1]; }
-  const T& back() const noexcept { return p_[n_ - 1]; }
-  std::span<T> span() noexcept { return {p_, n_}; }
-  std::span<const T> span() const noexcept { return {p_, n_}; }
-  operator std::span<const T>() const noexcept { return span(); }
-
-  template <class... A> T& emplace_back(A&&... a) {
-    if (n_ == cap_) [[unlikely]] grow(cap_ * 2);
-    T* x = ::new (static_cast<void*>(p_ + n_)) T(std::forward<A>(a)...);
-    ++n_;
-    return *x;
-  }
-  void push_back(const T& x) { emplace_back(x); }
-  void push_back(T&& x) { emplace_back(std::move(x)); }
-  void pop_back() noexcept { p_[--n_].~T(); }
-  void clear() noexcept {
-    std::destroy(p_, p_ + n_);
-    n_ = 0;
-  }
-  void resize(std::size_t n) {
-    if (n > cap_) grow(n);
-    while (n_ < n) ::new (static_cast<void*>(p_ + n_++)) T();
-    while (n_ > n) p_[--n_].~T();
-  }
-
- private:
-  T* inline_data() noexcept { return std::launder(reinterpret_cast<T*>(buf_)); }
-  [[gnu::noinline]] void grow(std::size_t cap) {
-    T* p = static_cast<T*>(::operator new(cap * sizeof(T), std::align_val_t(alignof(T))));
-    std::uninitialized_move(p_, p_ + n_, p);
-    std::destroy(p_, p_ + n_);
-    if (p_ != inline_data()) ::operator delete(static_cast<void*>(p_), std::align_val_t(alignof(T)));
-    p_ = p, cap_ = cap;
-  }
-  alignas(T) unsigned char buf_[N * sizeof(T)];
-  T* p_ = inline_data();
-  std::size_t n_ = 0, cap_ = N;
-};
-
-}  // namespace mg::detail
 
 namespace mg {
 template <std::same_as<UOp> U> U simplify(const U& u);  // symbolic.hpp

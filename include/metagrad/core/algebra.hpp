@@ -32,19 +32,11 @@ namespace detail {
 // early when f returns false. The walk's stack lives on the C++ stack up to 32 pending terms: the
 // symbolic rules split a sum at almost every node they look at, and most sums have a few terms.
 template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
-  constexpr std::size_t inline_depth = 32;
-  const Node* small[inline_depth];
-  std::vector<const Node*> big;  // the stack's part beyond inline_depth
-  std::size_t n = 0;
-  auto push = [&](const Node* x) {
-    if (n < inline_depth && big.empty()) small[n++] = x;
-    else big.push_back(x);
-  };
-  push(root);
-  while (n > 0 || !big.empty()) {
-    const Node* u;
-    if (!big.empty()) u = big.back(), big.pop_back();
-    else u = small[--n];
+  SmallVec<const Node*, 32> stack;
+  stack.push_back(root);
+  while (!stack.empty()) {
+    const Node* u = stack.back();
+    stack.pop_back();
     if (u->op != sep) {
       if constexpr (std::is_same_v<decltype(f(u)), bool>) {
         if (!f(u)) return;
@@ -53,7 +45,7 @@ template <class F> void for_each_split(const Node* root, Ops sep, F&& f) {
       }
       continue;
     }
-    for (std::size_t i = u->src.size(); i > 0; --i) push(u->src[i - 1].node());
+    for (std::size_t i = u->src.size(); i > 0; --i) stack.push_back(u->src[i - 1].node());
   }
 }
 }  // namespace detail

@@ -11,6 +11,11 @@
 
 namespace mg::detail {
 
+// SmallVec(n, default_init): n default-initialized elements (a trivial type's left unwritten, for a
+// list whose elements are each written before they are read)
+struct DefaultInit {};
+inline constexpr DefaultInit default_init{};
+
 template <class T, std::size_t N>
 class SmallVec {
   static_assert(N > 0);
@@ -19,10 +24,15 @@ class SmallVec {
   SmallVec() noexcept = default;
   // n value-initialized elements
   explicit SmallVec(std::size_t n) { resize(n); }
+  SmallVec(std::size_t n, DefaultInit) {
+    if (n > cap_) grow(n);
+    if constexpr (std::is_trivially_default_constructible_v<T>) n_ = n;
+    else std::uninitialized_default_construct_n(p_, n), n_ = n;
+  }
   SmallVec(const SmallVec&) = delete;
   SmallVec& operator=(const SmallVec&) = delete;
   ~SmallVec() {
-    clear();
+    if constexpr (!std::is_trivially_destructible_v<T>) clear();
     if (p_ != inline_data()) ::operator delete(static_cast<void*>(p_), std::align_val_t(alignof(T)));
   }
 

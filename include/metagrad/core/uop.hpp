@@ -23,6 +23,7 @@
 #include "error.hpp"
 #include "ops.hpp"
 #include "sanitizer.hpp"
+#include "small_vec.hpp"
 #include "thread_cache.hpp"
 
 namespace mg {
@@ -529,16 +530,10 @@ inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&&
   return n;
 }
 
-// up to 8 source pointers on the stack, more on the heap
-class SrcPtrs {
- public:
-  explicit SrcPtrs(std::size_t n) : n_(n) { if (n > small_.size()) big_.resize(n); }
-  const Node*& operator[](std::size_t i) { return n_ > small_.size() ? big_[i] : small_[i]; }
-  std::span<const Node* const> span() const { return {n_ > small_.size() ? big_.data() : small_.data(), n_}; }
- private:
-  std::size_t n_;
-  std::array<const Node*, 8> small_;  // (not zeroed: only the first n_ are used, each written first)
-  std::vector<const Node*> big_;
+// a node's source pointers while it is built: up to 8 on the stack, more on the heap; SrcPtrs(n) leaves
+// the n pointers unwritten (each is written before the node is made)
+struct SrcPtrs : SmallVec<const Node*, 8> {
+  explicit SrcPtrs(std::size_t n) : SmallVec(n, default_init) {}
 };
 
 inline UOp adopt(Node* n) noexcept { return UOp(n); }
