@@ -328,8 +328,14 @@ class RewriteEngine {
         skip_call_body(nn);
         stack_.push({e.n, nn, e.gen, 1});
         for (const UOp& s : nn->src) prefetch_node(s.node());
-        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it)
-          if (!started_or_done(it->node())) stack_.push({it->node(), it->node(), 0, 0});
+        for (auto it = nn->src.rbegin(); it != nn->src.rend(); ++it) {
+          const Node* x = it->node();
+          if (started_or_done(x)) continue;
+          // a settled source (a constant, a variable, a graph an earlier rewrite settled) is its own
+          // result, as its own step would find: no step for it
+          if (settled(x)) start(x), set_replace(x, x);
+          else stack_.push({x, x, 0, 0});
+        }
       } else if (e.stage == 1) {
         const Node* nn = e.new_n;
         bool ready = true, changed = false;
