@@ -3010,16 +3010,6 @@ class RewriteEngine {
           next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
         }
         if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
-        // a rule's result is often a node this walk has finished (x+0 -> x) or a settled one: link it now
-        if (const Node* r = done(next)) {
-          set_replace(e.n, r);
-          continue;
-        }
-        if (settled(next) && start(next)) {
-          set_replace(next, next);
-          set_replace(e.n, next);
-          continue;
-        }
         // rewrite the new node, then link its result back to this one
         stack_.push({e.n, next, e.gen + 1, 2});
         stack_.push({next, next, e.gen + 1, 0});

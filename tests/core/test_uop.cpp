@@ -1210,3 +1210,43 @@ TEST_CASE("PtrMap: clear empties a big table too, so a reused rewrite scratch st
   CHECK(*m.find(&keys[7]) == 5);
   CHECK(m.find(&keys[8]) == nullptr);
 }
+
+TEST_CASE("SmallVec: inline up to N, then the heap, with every element's references kept", "[uop][smallvec]") {
+  using mg::UOp;
+  const UOp v = mg::Variable("sv", 0, 100);
+  std::vector<UOp> made;  // distinct nodes without sources, each held here once
+  for (int i = 0; i < 20; ++i) made.push_back(mg::Variable("sv" + std::to_string(i), 0, 100));
+  const std::size_t live = mg::live_uops();
+  {
+    mg::detail::SmallVec<UOp, 4> s;
+    CHECK(s.empty());
+    for (int i = 0; i < 20; ++i) {
+      s.push_back(made[i]);
+      REQUIRE(s.size() == std::size_t(i + 1));
+      REQUIRE(s.back() == made[i]);
+    }
+    for (int i = 0; i < 20; ++i) CHECK(s[i] == made[i]);  // the inline four moved to the heap intact
+    s.pop_back();
+    CHECK(s.size() == 19);
+    std::span<const UOp> sp = s;
+    CHECK(sp.size() == 19);
+    CHECK(sp[18] == made[18]);
+    CHECK(UOp::usum(s) == UOp::usum(std::span<const UOp>(made.data(), 19)));
+    made.clear();  // now s holds the only references: the one popped dies
+    CHECK(mg::live_uops() == live - 1);
+    s.resize(2);
+    CHECK(s.size() == 2);
+    CHECK(mg::live_uops() == live - 18);  // the 17 dropped died with their last reference
+  }
+  CHECK(mg::live_uops() == live - 20);
+
+  // a node's source pointers: SrcPtrs(n) has n slots to write, on the heap past 8
+  for (std::size_t n : {std::size_t(0), std::size_t(3), std::size_t(8), std::size_t(9), std::size_t(40)}) {
+    mg::detail::SrcPtrs p(n);
+    REQUIRE(p.size() == n);
+    for (std::size_t i = 0; i < n; ++i) p[i] = v.node();
+    for (const mg::detail::Node* x : p.span()) CHECK(x == v.node());
+  }
+  mg::detail::SmallVec<std::int64_t, 2> z(5);  // value-initialized
+  for (std::int64_t x : z) CHECK(x == 0);
+}
