@@ -539,11 +539,15 @@ TEST_CASE("graph_rewrite: a pure rule set skips what it settled before", "[graph
   // every node of the result was offered and kept, and the CONST 0 of a+0, in both (the same walk)
   CHECK(offered_settled == int(want.toposort().size()) + 1);
   CHECK(offered_plain == offered_settled);
-  // again on the input and on the result: the pure set finds its marks and offers nothing
+  // again on the result: the pure set finds its marks and offers nothing. Again on the input: only the two
+  // nodes rebuilt on new sources (a*7, then the root) are offered, each once, as provisional nodes before
+  // their interned twins (settled) are found; the rest is marked
   offered_settled = offered_plain = 0;
-  REQUIRE(graph_rewrite(e, settling_fold) == want);
   REQUIRE(graph_rewrite(want, settling_fold) == want);
   CHECK(offered_settled == 0);
+  REQUIRE(graph_rewrite(e, settling_fold) == want);
+  CHECK(offered_settled == 2);
+  offered_settled = 0;
   REQUIRE(graph_rewrite(want, plain_fold) == want);
   CHECK(offered_plain == int(want.toposort().size()));
   // a graph built on a settled one: only the new nodes are offered (the MUL and its CONST 3), and a
@@ -558,6 +562,91 @@ TEST_CASE("graph_rewrite: a pure rule set skips what it settled before", "[graph
   offered_settled = 0;
   REQUIRE(graph_rewrite(want, settling_fold.get(), {.bottom_up = true}) == want);
   CHECK(offered_settled == int(want.toposort().size()));
+}
+
+// Provisional nodes (core/uop.hpp, core/rewrite.hpp): a pure rule set sees a node rebuilt on new sources
+// before it is interned. One a rule rewrites and nothing keeps never enters the intern table; one that stays,
+// or that a callback keeps, is interned (or, when its twin already is, the twin is used). A pure set's
+// callbacks keep nothing; these do, to see that every path leaves the nodes and their counts right.
+namespace {
+std::vector<UOp> prov_kept;
+int prov_offered = 0;
+struct provisional_rules_def {
+  static constexpr bool pure_rules = true;
+  template <class T> static constexpr auto make() {
+    return rules(
+        rule(var<"x"> * 1, [](const UOp& x) { return x; }),
+        // x+c: x when c is 0; keeps the node it was offered when c is an int32, and throws on 13
+        rule(op<Ops::ADD>(var<"x">, cvar<"c">).named("r"_n), [](const UOp& r, const UOp& x, const UOp& c) -> std::optional<UOp> {
+          ++prov_offered;
+          if (c.dtype() == dtypes::int32) prov_kept.push_back(r);
+          if (c.arg().as_int() == 13) throw Error("provisional test: 13");
+          if (c.arg().as_int() != 0) return std::nullopt;
+          return x;
+        }));
+  }
+};
+inline constexpr LazyRules<provisional_rules_def> provisional_rules{};
+}  // namespace
+
+TEST_CASE("graph_rewrite: a pure rule set sees a rebuilt node before it is interned", "[graph_rewrite]") {
+  make_cached_consts();
+  const UOp a = UOp::variable("prov_a", 0, 9), b = UOp::variable("prov_b", 0, 9);
+  const UOp ia = UOp::variable("prov_ia", 0, 9, dtypes::int32);
+  const std::size_t base = live_uops();
+  prov_kept.clear();
+  {
+    // (a*1)+5 -> a+5: offered as a provisional node, no rule rewrites it: interned, the result
+    prov_offered = 0;
+    const UOp r = graph_rewrite(a * 1 + 5, provisional_rules);
+    CHECK(r == a + 5);  // the same node as one built now: it was interned
+    CHECK(prov_offered == 1);  // offered once, as the provisional node, and done: no second look
+    // (a*1)+0 -> a+0 -> a: the rebuilt node never lives past the rule
+    const std::size_t before = live_uops();
+    const UOp r2 = graph_rewrite((b * 1 + 7) * 1 + 0, provisional_rules);
+    CHECK(live_uops() == before + 1);  // b+7 is the one node left: the input graph is gone, and (b+7)*1, (b+7)+0 never were
+    CHECK(r2 == b + 7);
+  }
+  CHECK(live_uops() == base);
+  {
+    // a callback keeps the provisional node it was offered, and a rule rewrites it: it is interned
+    const UOp r = graph_rewrite((ia * 1).alu(Ops::ADD, UOp::const_(dtypes::int32, 0)), provisional_rules);
+    CHECK(r == ia);
+    REQUIRE(prov_kept.size() == 1);
+    CHECK(prov_kept[0] == ia.alu(Ops::ADD, UOp::const_(dtypes::int32, 0)));  // interned: the node built now is it
+    prov_kept.clear();
+    // kept and not rewritten, its twin not interned before: the kept node is the result
+    const UOp r2 = graph_rewrite((ia * 1).alu(Ops::ADD, UOp::const_(dtypes::int32, 3)), provisional_rules);
+    REQUIRE(prov_kept.size() == 1);
+    CHECK(prov_kept[0] == r2);
+    CHECK(r2 == ia.alu(Ops::ADD, UOp::const_(dtypes::int32, 3)));
+    prov_kept.clear();
+    // kept, and its twin lives: the result is the twin; the kept node lives outside the table, as long as
+    // it is held, with the twin's fields
+    const UOp twin = ia.alu(Ops::ADD, UOp::const_(dtypes::int32, 4));
+    const UOp r3 = graph_rewrite((ia * 1).alu(Ops::ADD, UOp::const_(dtypes::int32, 4)), provisional_rules);
+    CHECK(r3 == twin);
+    REQUIRE(prov_kept.size() == 1);
+    CHECK(prov_kept[0].op() == Ops::ADD);
+    CHECK(prov_kept[0].src(0) == ia);
+    CHECK(prov_kept[0].src(1) == twin.src(1));
+    CHECK(prov_kept[0].render() == twin.render());
+    prov_kept.clear();
+  }
+  CHECK(live_uops() == base);
+  {
+    // a callback throws on a provisional node: the error reaches the caller, nothing is left behind
+    prov_offered = 0;
+    CHECK_THROWS_WITH(graph_rewrite(a * 1 + 13, provisional_rules), Catch::Contains("provisional test: 13"));
+    CHECK(prov_offered == 1);
+    // and the same when the callback kept the node before throwing
+    CHECK_THROWS_WITH(graph_rewrite((ia * 1).alu(Ops::ADD, UOp::const_(dtypes::int32, 13)), provisional_rules),
+                      Catch::Contains("provisional test: 13"));
+    REQUIRE(prov_kept.size() == 1);
+    CHECK(prov_kept[0] == ia.alu(Ops::ADD, UOp::const_(dtypes::int32, 13)));
+    prov_kept.clear();
+  }
+  CHECK(live_uops() == base);
 }
 
 TEST_CASE("graph_rewrite: simplify with settled subexpressions gives what a fresh rewrite gives", "[graph_rewrite][symbolic]") {

@@ -225,12 +225,56 @@ class RewriteEngine {
   template <class RW> const Node* apply(const RW& rw, const Node* n, int mark) {
     int fired = -1;
     auto r = rw.rewrite_view(NodeRef(n), ctx_, &fired);
-    if (!r) return nullptr;
-    keep_.push_back(std::move(*r));
-    recent_[recent_pos_++ % recent_.size()] = fired + mark;
+    return r ? kept_result(std::move(*r), fired + mark) : nullptr;
+  }
+  // a rule's result, kept alive to the end of the walk, with the rule noted for errors
+  const Node* kept_result(UOp&& r, int rule) {
+    keep_.push_back(std::move(r));
+    recent_[recent_pos_++ % recent_.size()] = rule;
     return keep_.back().node();
   }
   const Node* rewrite(const Node* n) { return pm_ ? apply(*pm_, n, 0) : nullptr; }
+
+  // the next node to rewrite for an entry, and how many rewrites in a row led to it
+  struct Step {
+    const Node* n = nullptr;
+    std::uint32_t gen = 0;
+  };
+  // nn on its sources' results (src). A pure rule set sees the rebuilt node before it is interned, as a
+  // provisional node (uop.hpp): when a rule rewrites it and nothing kept it, it never enters the table (most
+  // rebuilt nodes go at once: x+0 -> x, a constant folded, operands swapped). Rules of a pure set depend on
+  // a node's fields alone, so they answer a provisional node as they would its interned twin; when none
+  // rewrites it, the interned node is a fixed point (its sources are results) and done without a step.
+  Step rebuild(const Node* nn, std::span<const Node* const> src, std::uint32_t gen) {
+    if (!settle_own_) return {keep(intern(nn->op, nn->dtype, src, Arg(nn->arg), Arg(nn->tag))), gen + 1};
+    Node* p = make_provisional(nn->op, nn->dtype, src, nn->arg, nn->tag);
+    int fired = -1;
+    std::optional<UOp> r;
+    Node* n = nullptr;
+    try {
+      r = pm_->rewrite_view(NodeRef(p), ctx_, &fired);
+      if (r && p->rc.load(std::memory_order_relaxed) == 1) {  // rewritten, and nothing kept it
+        drop_provisional(p);
+        return {kept_result(std::move(*r), fired), gen + 2};
+      }
+      n = intern_provisional(p);
+    } catch (...) {
+      r.reset();
+      abandon_provisional(p);
+      throw;
+    }
+    if (n != p) {  // its twin was interned: p goes (or lives on outside the table while something holds it)
+      const bool rewritten = r.has_value();
+      r.reset();  // (what the rules made of p, which may hold p)
+      abandon_provisional(p);
+      if (rewritten) return {keep(n), gen + 1};  // the twin is rewritten as a plain rebuild would be
+    }
+    keep(n);
+    if (r) return {kept_result(std::move(*r), fired), gen + 2};
+    if (!started_or_done(n)) start(n), mark_settled(n), set_replace(n, n);
+    return {n, gen + 1};
+  }
+
   const Node* cached_bpm_rewrite(const Node* n) {
     if (epoch_ && marked(n) && (n->walk_bits & bpm_none_bit)) return nullptr;
     if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
@@ -349,22 +393,23 @@ class RewriteEngine {
           changed |= rx != x.node();
         }
         if (!ready) continue;
-        const Node* next;
+        Step next;
         if (!changed) {
-          if (!(next = rewrite(nn))) {
+          if (!(next.n = rewrite(nn))) {
             if (settle_own_) mark_settled(nn);
             set_replace(e.n, nn);
             continue;
           }
+          next.gen = e.gen + 1;
         } else {
           SrcPtrs ptrs(nn->src.size());
           for (std::size_t i = 0; i < nn->src.size(); ++i) ptrs[i] = done(nn->src[i].node());
-          next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
+          next = rebuild(nn, ptrs.span(), e.gen);
         }
-        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
+        if (next.gen > opt_.max_rewrites_per_node) fail("rules did not settle on one node", next.n);
         // rewrite the new node, then link its result back to this one
-        stack_.push({e.n, next, e.gen + 1, 2});
-        stack_.push({next, next, e.gen + 1, 0});
+        stack_.push({e.n, next.n, next.gen, 2});
+        stack_.push({next.n, next.n, next.gen, 0});
       } else {
         if (const Node* r = done(e.new_n)) set_replace(e.n, r);
         else add_wait(e.new_n, e);

@@ -36,11 +36,14 @@ template <class Key, class Value, std::size_t Slots> struct DirectMemo {
   Entry& at(std::size_t h) { return table[(h ^ (h >> 17)) & (Slots - 1)]; }
   void clear() { table.assign(Slots, Entry{}); }  // drops every entry (a benchmark's fresh round)
 };
-// f(), or what an earlier f() of the same key returned; h is key's hash
-template <class Memo, class Key, class F> auto memoized(const Key& key, std::size_t h, F&& f) {
+struct EqualKeys {
+  template <class K> bool operator()(const K& a, const K& b) const { return a == b; }
+};
+// f(), or what an earlier f() of the same key (by eq) returned; h is key's hash
+template <class Memo, class Key, class F, class Eq = EqualKeys> auto memoized(const Key& key, std::size_t h, F&& f, Eq eq = {}) {
   Memo* memo = thread_cache<Memo>();
   if (!memo) return f();
-  if (auto& e = memo->at(h); e.key == key) return e.value;
+  if (auto& e = memo->at(h); eq(e.key, key)) return e.value;
   auto r = f();
   auto& e = memo->at(h);  // looked up again: f may have filled the slot
   e.key = key, e.value = r;

@@ -37,6 +37,7 @@ struct Attachment {
   virtual ~Attachment() = default;
 };
 UOp adopt(Node* n) noexcept;  // a handle that takes over one reference the caller owns
+Node* disown(UOp& u) noexcept;  // empties a handle without giving back its reference
 }  // namespace detail
 
 // A handle on an interned node. Null when default-constructed. Copy = one atomic increment.
@@ -228,6 +229,7 @@ class UOp {
   friend struct detail::Node;
   friend void detail::release(detail::Node*) noexcept;
   friend UOp detail::adopt(detail::Node*) noexcept;
+  friend detail::Node* detail::disown(UOp&) noexcept;
   // the builders' one path: checks the sources, derives the dtype, interns without a vector of handles
   static UOp alu_(Ops op, std::span<const detail::Node* const> srcs);
   UOp with_first(Ops op, DType dt, const std::vector<UOp>& rest, Arg arg = {}) const;
@@ -507,24 +509,33 @@ inline void free_node(Node* n) noexcept {
   NodePool::free(static_cast<void*>(n), nsrc);
 }
 
+inline const Node* node_of(const Node* n) { return n; }
+inline const Node* node_of(const UOp& u) { return u.node(); }
+// whether node n has these fields (src: the sources, as nodes or handles)
+template <class Src> bool has_fields(const Node* n, Ops op, const DType& dtype, const Src& src, const Arg& arg, const Arg& tag) {
+  if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
+  for (std::size_t i = 0; i < src.size(); ++i)
+    if (n->src[i].node() != node_of(src[i])) return false;
+  return n->arg == arg && n->tag == tag;
+}
+// The live node of a shard with these fields, with a new reference, or null (the shard's lock held). A
+// node whose count reached zero is being destroyed by another thread: it leaves the table here.
+inline Node* find_live(NodeSet& set, std::size_t h, Ops op, const DType& dtype, std::span<const Node* const> src, const Arg& arg,
+                       const Arg& tag) {
+  Node* n = set.find(h, [&](const Node* c) { return has_fields(c, op, dtype, src, arg, tag); });
+  if (!n) return nullptr;
+  for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
+    if (n->rc.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return n;
+  set.erase(h, n);
+  return nullptr;
+}
 // The unique node with these fields: found, or made. Sources are raw pointers the caller keeps alive;
 // only a new node takes references to them.
 inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&& arg, Arg&& tag) {
   const std::size_t h = node_hash(op, dtype, src, arg, tag);
-  auto& tbl = intern_table();
-  auto& sh = tbl.shard(h);
+  auto& sh = intern_table().shard(h);
   detail::LockGuard lock(sh.m);
-  auto same = [&](const Node* n) {
-    if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
-    for (std::size_t i = 0; i < src.size(); ++i) if (n->src[i].node() != src[i]) return false;
-    return n->arg == arg && n->tag == tag;
-  };
-  if (Node* n = sh.set.find(h, same)) {
-    // revive only a live node; one whose count reached zero is being destroyed by another thread
-    for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
-      if (n->rc.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return n;
-    sh.set.erase(h, n);
-  }
+  if (Node* n = find_live(sh.set, h, op, dtype, src, arg, tag)) return n;
   Node* n = make_node(op, dtype, src, std::move(arg), std::move(tag), h);
   sh.set.insert(h, n);
   return n;
@@ -537,6 +548,7 @@ struct SrcPtrs : SmallVec<const Node*, 8> {
 };
 
 inline UOp adopt(Node* n) noexcept { return UOp(n); }
+inline Node* disown(UOp& u) noexcept { return std::exchange(u.p_, nullptr); }
 
 // Destroys nodes whose count reached zero without recursing into their sources.
 inline void release(Node* n) noexcept {
@@ -562,6 +574,57 @@ inline void release(Node* n) noexcept {
     if (!next && !pending.empty()) next = pending.back(), pending.pop_back();
     d = next;
   }
+}
+
+// Provisional nodes: what the rewrite driver (core/rewrite.hpp) shows a pure rule set before it interns a
+// node rebuilt on new sources. Most such nodes are rewritten at once (x+0 -> x, constants folded) and die;
+// a provisional one costs no table probe, no lock and no reference counts on its sources, and leaves no
+// table entry to erase. It is a node like any other to the rules (its hash is the one interning gives),
+// except that it is in no table and borrows its sources (the caller keeps them alive). The caller holds its
+// one reference and ends it with drop_provisional (nothing else took a reference), intern_provisional (the
+// node is wanted) or abandon_provisional (something else may hold it).
+inline Node* make_provisional(Ops op, DType dtype, std::span<const Node* const> src, const Arg& arg, const Arg& tag) {
+  const std::size_t h = node_hash(op, dtype, src, arg, tag);  // (memos of pure functions look nodes up by it)
+  void* mem = NodePool::alloc(src.size());
+  UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
+  for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(adopt(const_cast<Node*>(src[i])));
+  return new (mem) Node{{1}, op, {0}, dtype, std::span<UOp>(arr, src.size()), Arg(arg), Arg(tag), h, 0, 0, nullptr, nullptr, nullptr};
+}
+// a and b are one node, or have the same fields (one of them provisional): a pure function's memo takes
+// either for the other
+inline bool same_node(const Node* a, const Node* b) {
+  return a == b || (a && b && a->hash == b->hash && has_fields(a, b->op, b->dtype, b->src, b->arg, b->tag));
+}
+// frees a provisional node that holds no reference but the caller's
+inline void drop_provisional(Node* n) noexcept {
+  for (UOp& s : n->src) disown(s);
+  free_node(n);
+}
+// The interned node equal to provisional n: its live twin (with a new reference; n stays provisional and
+// the caller's), or n itself, now in the table and holding references to its sources.
+inline Node* intern_provisional(Node* n) {
+  SrcPtrs src(n->src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = n->src[i].node();
+  const std::size_t h = n->hash;
+  auto& sh = intern_table().shard(h);
+  detail::LockGuard lock(sh.m);
+  if (Node* t = find_live(sh.set, h, n->op, n->dtype, src.span(), n->arg, n->tag)) return t;
+  for (const Node* s : src) s->rc.fetch_add(1, std::memory_order_relaxed);
+  sh.set.insert(h, n);
+  return n;
+}
+// Ends the caller's reference to provisional n when something else may hold one: n is freed when nothing
+// does; else it becomes an interned node, or, when its twin is interned, a node of its own outside the
+// table that lives as long as its holders (they hold it by address, and nothing can look it up again).
+inline void abandon_provisional(Node* n) noexcept {
+  if (n->rc.load(std::memory_order_relaxed) == 1) return drop_provisional(n);
+  Node* t = nullptr;
+  try { t = intern_provisional(n); } catch (...) {}  // (only a table that cannot grow throws: keep n outside it)
+  if (t != n) {
+    for (const UOp& s : n->src) s.node()->rc.fetch_add(1, std::memory_order_relaxed);
+    if (t) release(t);
+  }
+  release(n);
 }
 
 }  // namespace detail

@@ -48,7 +48,9 @@ template <class U> using DivmodMemo = DirectMemo<U, std::optional<U>, 4096>;
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
-  return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); });
+  // (a provisional node of the rewrite driver finds the answer given for its interned twin)
+  return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); },
+                                 [](const U& a, const U& b) { return same_node(a.node(), b.node()); });
 }
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(const U& d) {
   const UOp x = d.src(0), y = d.src(1);
