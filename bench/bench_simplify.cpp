@@ -5,9 +5,13 @@
 // on a fresh graph: between rounds every expression and result is dropped, so every node dies (and its
 // cached vmin/vmax with it), and the expressions are parsed again, untimed. Best of the rounds by this
 // thread's CPU time. With TINYGRAD_PATH set, bench_simplify_tinygrad.py times tinygrad the same way.
+// With a third argument K, metagrad's rounds and tinygrad's run alternate K times and each side keeps its
+// best of all (as bench_resnet_null: this machine's speed drifts by up to 2x within minutes, and both
+// sides then sample the same minutes).
 //
 //   meson compile -C build bench/bench_simplify
-//   TINYGRAD_PATH=/tmp/tinygrad ./build/bench/bench_simplify [corpus.jsonl] [rounds]
+//   TINYGRAD_PATH=/tmp/tinygrad ./build/bench/bench_simplify [corpus.jsonl] [rounds] [K]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -105,27 +109,45 @@ int main(int argc, char** argv) {
   std::printf("corpus: %zu expressions (%s), %zu nodes; after simplify %zu nodes (tinygrad's simplify: %lld)\n",
               corpus.size(), corpus_path.c_str(), in_nodes, out_nodes, tg_nodes);
 
+  const bool peer = std::getenv("TINYGRAD_PATH") != nullptr;
+  const int alternations = peer && argc > 3 ? std::max(1, std::atoi(argv[3])) : 1;
   Sample fresh, warm, parse;
-  for (int r = 0; r < rounds; ++r) {
-    std::vector<UOp> exprs, out(corpus.size());
-    // fold_divmod_general's memo keeps the last round's index nodes alive; emptied, as the tinygrad side
-    // clears its functools.cache, so that every round starts from nothing
-    if (auto* memo = detail::thread_cache<detail::DivmodMemo<UOp>>()) memo->clear();
-    keep_best(parse, timed([&] { exprs = parse_all(corpus); }));  // every node new: the last round's all died
-    keep_best(fresh, timed([&] { for (std::size_t i = 0; i < exprs.size(); ++i) out[i] = simplify(exprs[i]); }));
-    keep_best(warm, timed([&] { for (std::size_t i = 0; i < exprs.size(); ++i) out[i] = simplify(exprs[i]); }));
+  Peer tg;
+  std::vector<std::pair<double, double>> pairs;  // each alternation's fresh times (metagrad, tinygrad)
+  for (int a = 0; a < alternations; ++a) {
+    Sample round_fresh;
+    for (int r = 0; r < rounds; ++r) {
+      std::vector<UOp> exprs, out(corpus.size());
+      // fold_divmod_general's memo keeps the last round's index nodes alive; emptied, as the tinygrad side
+      // clears its functools.cache, so that every round starts from nothing
+      if (auto* memo = detail::thread_cache<detail::DivmodMemo<UOp>>()) memo->clear();
+      keep_best(parse, timed([&] { exprs = parse_all(corpus); }));  // every node new: the last round's all died
+      keep_best(round_fresh, timed([&] { for (std::size_t i = 0; i < exprs.size(); ++i) out[i] = simplify(exprs[i]); }));
+      keep_best(warm, timed([&] { for (std::size_t i = 0; i < exprs.size(); ++i) out[i] = simplify(exprs[i]); }));
+    }
+    keep_best(fresh, round_fresh);
+    pairs.push_back({round_fresh.cpu, 0});
+    if (!peer) break;
+    const Peer t = run_tinygrad(corpus_path, std::max(1, std::min(rounds, 3)));  // tinygrad's rounds take seconds
+    if (!t.ok) { std::printf("tinygrad: no result (see above)\n"); return 1; }
+    pairs.back().second = t.fresh_cpu;
+    if (!tg.ok || t.fresh_cpu < tg.fresh_cpu) tg.fresh_cpu = t.fresh_cpu;
+    if (!tg.ok || t.warm_cpu < tg.warm_cpu) tg.warm_cpu = t.warm_cpu;
+    tg.nodes = t.nodes, tg.ok = true;
   }
-  std::printf("metagrad simplify, best of %d by CPU time:\n", rounds);
+  std::printf("metagrad simplify, best of %d by CPU time:\n", rounds * alternations);
   std::printf("  fresh graphs:            %8.2f ms cpu %8.2f ms wall  %12.0f expressions/s\n", fresh.cpu * 1e3, fresh.wall * 1e3, n / fresh.cpu);
   std::printf("  again on the same graphs: %7.2f ms cpu %8.2f ms wall  %12.0f expressions/s (bounds cached)\n", warm.cpu * 1e3, warm.wall * 1e3, n / warm.cpu);
   std::printf("  (parse_sym, untimed above: %.2f ms cpu)\n", parse.cpu * 1e3);
 
-  if (!std::getenv("TINYGRAD_PATH")) {
+  if (!peer) {
     std::printf("\nset TINYGRAD_PATH to a tinygrad checkout to measure tinygrad's simplify on the same expressions\n");
     return 0;
   }
-  const Peer tg = run_tinygrad(corpus_path, std::max(1, std::min(rounds, 3)));  // tinygrad's rounds take seconds
-  if (!tg.ok) { std::printf("tinygrad: no result (see above)\n"); return 1; }
+  if (alternations > 1) {
+    std::printf("\neach alternation's fresh times (metagrad best of %d, then tinygrad best of %d):\n", rounds, std::max(1, std::min(rounds, 3)));
+    for (const auto& [mine, theirs] : pairs) std::printf("  %8.2f ms  %10.2f ms  %6.1fx\n", mine * 1e3, theirs * 1e3, theirs / mine);
+  }
   std::printf("\n%-28s %12s %16s %16s\n", "", "nodes after", "fresh expr/s", "warm expr/s");
   std::printf("%-28s %12zu %16.0f %16.0f\n", "metagrad", out_nodes, n / fresh.cpu, n / warm.cpu);
   std::printf("%-28s %12lld %16.0f %16.0f\n", "tinygrad", tg.nodes, n / tg.fresh_cpu, n / tg.warm_cpu);
