@@ -1292,11 +1292,14 @@ template <class Key, class Value, std::size_t Slots> struct DirectMemo {
   Entry& at(std::size_t h) { return table[(h ^ (h >> 17)) & (Slots - 1)]; }
   void clear() { table.assign(Slots, Entry{}); }  // drops every entry (a benchmark's fresh round)
 };
-// f(), or what an earlier f() of the same key returned; h is key's hash
-template <class Memo, class Key, class F> auto memoized(const Key& key, std::size_t h, F&& f) {
+struct EqualKeys {
+  template <class K> bool operator()(const K& a, const K& b) const { return a == b; }
+};
+// f(), or what an earlier f() of the same key (by eq) returned; h is key's hash
+template <class Memo, class Key, class F, class Eq = EqualKeys> auto memoized(const Key& key, std::size_t h, F&& f, Eq eq = {}) {
   Memo* memo = thread_cache<Memo>();
   if (!memo) return f();
-  if (auto& e = memo->at(h); e.key == key) return e.value;
+  if (auto& e = memo->at(h); eq(e.key, key)) return e.value;
   auto r = f();
   auto& e = memo->at(h);  // looked up again: f may have filled the slot
   e.key = key, e.value = r;
@@ -1316,6 +1319,7 @@ struct Attachment {
   virtual ~Attachment() = default;
 };
 UOp adopt(Node* n) noexcept;  // a handle that takes over one reference the caller owns
+Node* disown(UOp& u) noexcept;  // empties a handle without giving back its reference
 }  // namespace detail
 
 // A handle on an interned node. Null when default-constructed. Copy = one atomic increment.
@@ -1507,6 +1511,7 @@ class UOp {
   friend struct detail::Node;
   friend void detail::release(detail::Node*) noexcept;
   friend UOp detail::adopt(detail::Node*) noexcept;
+  friend detail::Node* detail::disown(UOp&) noexcept;
   // the builders' one path: checks the sources, derives the dtype, interns without a vector of handles
   static UOp alu_(Ops op, std::span<const detail::Node* const> srcs);
   UOp with_first(Ops op, DType dt, const std::vector<UOp>& rest, Arg arg = {}) const;
@@ -1786,24 +1791,33 @@ inline void free_node(Node* n) noexcept {
   NodePool::free(static_cast<void*>(n), nsrc);
 }
 
+inline const Node* node_of(const Node* n) { return n; }
+inline const Node* node_of(const UOp& u) { return u.node(); }
+// whether node n has these fields (src: the sources, as nodes or handles)
+template <class Src> bool has_fields(const Node* n, Ops op, const DType& dtype, const Src& src, const Arg& arg, const Arg& tag) {
+  if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
+  for (std::size_t i = 0; i < src.size(); ++i)
+    if (n->src[i].node() != node_of(src[i])) return false;
+  return n->arg == arg && n->tag == tag;
+}
+// The live node of a shard with these fields, with a new reference, or null (the shard's lock held). A
+// node whose count reached zero is being destroyed by another thread: it leaves the table here.
+inline Node* find_live(NodeSet& set, std::size_t h, Ops op, const DType& dtype, std::span<const Node* const> src, const Arg& arg,
+                       const Arg& tag) {
+  Node* n = set.find(h, [&](const Node* c) { return has_fields(c, op, dtype, src, arg, tag); });
+  if (!n) return nullptr;
+  for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
+    if (n->rc.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return n;
+  set.erase(h, n);
+  return nullptr;
+}
 // The unique node with these fields: found, or made. Sources are raw pointers the caller keeps alive;
 // only a new node takes references to them.
 inline Node* intern(Ops op, DType dtype, std::span<const Node* const> src, Arg&& arg, Arg&& tag) {
   const std::size_t h = node_hash(op, dtype, src, arg, tag);
-  auto& tbl = intern_table();
-  auto& sh = tbl.shard(h);
+  auto& sh = intern_table().shard(h);
   detail::LockGuard lock(sh.m);
-  auto same = [&](const Node* n) {
-    if (n->op != op || !(n->dtype == dtype) || n->src.size() != src.size()) return false;
-    for (std::size_t i = 0; i < src.size(); ++i) if (n->src[i].node() != src[i]) return false;
-    return n->arg == arg && n->tag == tag;
-  };
-  if (Node* n = sh.set.find(h, same)) {
-    // revive only a live node; one whose count reached zero is being destroyed by another thread
-    for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
-      if (n->rc.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return n;
-    sh.set.erase(h, n);
-  }
+  if (Node* n = find_live(sh.set, h, op, dtype, src, arg, tag)) return n;
   Node* n = make_node(op, dtype, src, std::move(arg), std::move(tag), h);
   sh.set.insert(h, n);
   return n;
@@ -1816,6 +1830,7 @@ struct SrcPtrs : SmallVec<const Node*, 8> {
 };
 
 inline UOp adopt(Node* n) noexcept { return UOp(n); }
+inline Node* disown(UOp& u) noexcept { return std::exchange(u.p_, nullptr); }
 
 // Destroys nodes whose count reached zero without recursing into their sources.
 inline void release(Node* n) noexcept {
@@ -1841,6 +1856,57 @@ inline void release(Node* n) noexcept {
     if (!next && !pending.empty()) next = pending.back(), pending.pop_back();
     d = next;
   }
+}
+
+// Provisional nodes: what the rewrite driver (core/rewrite.hpp) shows a pure rule set before it interns a
+// node rebuilt on new sources. Most such nodes are rewritten at once (x+0 -> x, constants folded) and die;
+// a provisional one costs no table probe, no lock and no reference counts on its sources, and leaves no
+// table entry to erase. It is a node like any other to the rules (its hash is the one interning gives),
+// except that it is in no table and borrows its sources (the caller keeps them alive). The caller holds its
+// one reference and ends it with drop_provisional (nothing else took a reference), intern_provisional (the
+// node is wanted) or abandon_provisional (something else may hold it).
+inline Node* make_provisional(Ops op, DType dtype, std::span<const Node* const> src, const Arg& arg, const Arg& tag) {
+  const std::size_t h = node_hash(op, dtype, src, arg, tag);  // (memos of pure functions look nodes up by it)
+  void* mem = NodePool::alloc(src.size());
+  UOp* arr = reinterpret_cast<UOp*>(static_cast<char*>(mem) + sizeof(Node));
+  for (std::size_t i = 0; i < src.size(); ++i) new (arr + i) UOp(adopt(const_cast<Node*>(src[i])));
+  return new (mem) Node{{1}, op, {0}, dtype, std::span<UOp>(arr, src.size()), Arg(arg), Arg(tag), h, 0, 0, nullptr, nullptr, nullptr};
+}
+// a and b are one node, or have the same fields (one of them provisional): a pure function's memo takes
+// either for the other
+inline bool same_node(const Node* a, const Node* b) {
+  return a == b || (a && b && a->hash == b->hash && has_fields(a, b->op, b->dtype, b->src, b->arg, b->tag));
+}
+// frees a provisional node that holds no reference but the caller's
+inline void drop_provisional(Node* n) noexcept {
+  for (UOp& s : n->src) disown(s);
+  free_node(n);
+}
+// The interned node equal to provisional n: its live twin (with a new reference; n stays provisional and
+// the caller's), or n itself, now in the table and holding references to its sources.
+inline Node* intern_provisional(Node* n) {
+  SrcPtrs src(n->src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = n->src[i].node();
+  const std::size_t h = n->hash;
+  auto& sh = intern_table().shard(h);
+  detail::LockGuard lock(sh.m);
+  if (Node* t = find_live(sh.set, h, n->op, n->dtype, src.span(), n->arg, n->tag)) return t;
+  for (const Node* s : src) s->rc.fetch_add(1, std::memory_order_relaxed);
+  sh.set.insert(h, n);
+  return n;
+}
+// Ends the caller's reference to provisional n when something else may hold one: n is freed when nothing
+// does; else it becomes an interned node, or, when its twin is interned, a node of its own outside the
+// table that lives as long as its holders (they hold it by address, and nothing can look it up again).
+inline void abandon_provisional(Node* n) noexcept {
+  if (n->rc.load(std::memory_order_relaxed) == 1) return drop_provisional(n);
+  Node* t = nullptr;
+  try { t = intern_provisional(n); } catch (...) {}  // (only a table that cannot grow throws: keep n outside it)
+  if (t != n) {
+    for (const UOp& s : n->src) s.node()->rc.fetch_add(1, std::memory_order_relaxed);
+    if (t) release(t);
+  }
+  release(n);
 }
 
 }  // namespace detail
@@ -2873,12 +2939,56 @@ class RewriteEngine {
   template <class RW> const Node* apply(const RW& rw, const Node* n, int mark) {
     int fired = -1;
     auto r = rw.rewrite_view(NodeRef(n), ctx_, &fired);
-    if (!r) return nullptr;
-    keep_.push_back(std::move(*r));
-    recent_[recent_pos_++ % recent_.size()] = fired + mark;
+    return r ? kept_result(std::move(*r), fired + mark) : nullptr;
+  }
+  // a rule's result, kept alive to the end of the walk, with the rule noted for errors
+  const Node* kept_result(UOp&& r, int rule) {
+    keep_.push_back(std::move(r));
+    recent_[recent_pos_++ % recent_.size()] = rule;
     return keep_.back().node();
   }
   const Node* rewrite(const Node* n) { return pm_ ? apply(*pm_, n, 0) : nullptr; }
+
+  // the next node to rewrite for an entry, and how many rewrites in a row led to it
+  struct Step {
+    const Node* n = nullptr;
+    std::uint32_t gen = 0;
+  };
+  // nn on its sources' results (src). A pure rule set sees the rebuilt node before it is interned, as a
+  // provisional node (uop.hpp): when a rule rewrites it and nothing kept it, it never enters the table (most
+  // rebuilt nodes go at once: x+0 -> x, a constant folded, operands swapped). Rules of a pure set depend on
+  // a node's fields alone, so they answer a provisional node as they would its interned twin; when none
+  // rewrites it, the interned node is a fixed point (its sources are results) and done without a step.
+  Step rebuild(const Node* nn, std::span<const Node* const> src, std::uint32_t gen) {
+    if (!settle_own_) return {keep(intern(nn->op, nn->dtype, src, Arg(nn->arg), Arg(nn->tag))), gen + 1};
+    Node* p = make_provisional(nn->op, nn->dtype, src, nn->arg, nn->tag);
+    int fired = -1;
+    std::optional<UOp> r;
+    Node* n = nullptr;
+    try {
+      r = pm_->rewrite_view(NodeRef(p), ctx_, &fired);
+      if (r && p->rc.load(std::memory_order_relaxed) == 1) {  // rewritten, and nothing kept it
+        drop_provisional(p);
+        return {kept_result(std::move(*r), fired), gen + 2};
+      }
+      n = intern_provisional(p);
+    } catch (...) {
+      r.reset();
+      abandon_provisional(p);
+      throw;
+    }
+    if (n != p) {  // its twin was interned: p goes (or lives on outside the table while something holds it)
+      const bool rewritten = r.has_value();
+      r.reset();  // (what the rules made of p, which may hold p)
+      abandon_provisional(p);
+      if (rewritten) return {keep(n), gen + 1};  // the twin is rewritten as a plain rebuild would be
+    }
+    keep(n);
+    if (r) return {kept_result(std::move(*r), fired), gen + 2};
+    if (!started_or_done(n)) start(n), mark_settled(n), set_replace(n, n);
+    return {n, gen + 1};
+  }
+
   const Node* cached_bpm_rewrite(const Node* n) {
     if (epoch_ && marked(n) && (n->walk_bits & bpm_none_bit)) return nullptr;
     if (const Slot* s = find_slot(n); s && s->bpm_cached) return s->bpm;
@@ -2997,22 +3107,23 @@ class RewriteEngine {
           changed |= rx != x.node();
         }
         if (!ready) continue;
-        const Node* next;
+        Step next;
         if (!changed) {
-          if (!(next = rewrite(nn))) {
+          if (!(next.n = rewrite(nn))) {
             if (settle_own_) mark_settled(nn);
             set_replace(e.n, nn);
             continue;
           }
+          next.gen = e.gen + 1;
         } else {
           SrcPtrs ptrs(nn->src.size());
           for (std::size_t i = 0; i < nn->src.size(); ++i) ptrs[i] = done(nn->src[i].node());
-          next = keep(intern(nn->op, nn->dtype, ptrs.span(), Arg(nn->arg), Arg(nn->tag)));
+          next = rebuild(nn, ptrs.span(), e.gen);
         }
-        if (e.gen >= opt_.max_rewrites_per_node) fail("rules did not settle on one node", next);
+        if (next.gen > opt_.max_rewrites_per_node) fail("rules did not settle on one node", next.n);
         // rewrite the new node, then link its result back to this one
-        stack_.push({e.n, next, e.gen + 1, 2});
-        stack_.push({next, next, e.gen + 1, 0});
+        stack_.push({e.n, next.n, next.gen, 2});
+        stack_.push({next.n, next.n, next.gen, 0});
       } else {
         if (const Node* r = done(e.new_n)) set_replace(e.n, r);
         else add_wait(e.new_n, e);
@@ -6225,7 +6336,9 @@ template <class U> using DivmodMemo = DirectMemo<U, std::optional<U>, 4096>;
 
 // tinygrad's fold_divmod_general: d is x//y or x%y on weakint
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) {
-  return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); });
+  // (a provisional node of the rewrite driver finds the answer given for its interned twin)
+  return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); },
+                                 [](const U& a, const U& b) { return same_node(a.node(), b.node()); });
 }
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(const U& d) {
   const UOp x = d.src(0), y = d.src(1);
