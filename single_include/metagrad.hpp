@@ -1802,8 +1802,9 @@ template <class Src> bool has_fields(const Node* n, Ops op, const DType& dtype, 
 }
 // The live node of a shard with these fields, with a new reference, or null (the shard's lock held). A
 // node whose count reached zero is being destroyed by another thread: it leaves the table here.
-inline Node* find_live(NodeSet& set, std::size_t h, Ops op, const DType& dtype, std::span<const Node* const> src, const Arg& arg,
-                       const Arg& tag) {
+template <class Src>
+[[gnu::always_inline]] inline Node* find_live(NodeSet& set, std::size_t h, Ops op, const DType& dtype, const Src& src, const Arg& arg,
+                                              const Arg& tag) {
   Node* n = set.find(h, [&](const Node* c) { return has_fields(c, op, dtype, src, arg, tag); });
   if (!n) return nullptr;
   for (std::uint32_t c = n->rc.load(std::memory_order_relaxed); c != 0;)
@@ -1885,13 +1886,11 @@ inline void drop_provisional(Node* n) noexcept {
 // The interned node equal to provisional n: its live twin (with a new reference; n stays provisional and
 // the caller's), or n itself, now in the table and holding references to its sources.
 inline Node* intern_provisional(Node* n) {
-  SrcPtrs src(n->src.size());
-  for (std::size_t i = 0; i < src.size(); ++i) src[i] = n->src[i].node();
   const std::size_t h = n->hash;
   auto& sh = intern_table().shard(h);
   detail::LockGuard lock(sh.m);
-  if (Node* t = find_live(sh.set, h, n->op, n->dtype, src.span(), n->arg, n->tag)) return t;
-  for (const Node* s : src) s->rc.fetch_add(1, std::memory_order_relaxed);
+  if (Node* t = find_live(sh.set, h, n->op, n->dtype, n->src, n->arg, n->tag)) return t;
+  for (const UOp& s : n->src) s.node()->rc.fetch_add(1, std::memory_order_relaxed);
   sh.set.insert(h, n);
   return n;
 }
