@@ -509,6 +509,7 @@ inline void free_node(Node* n) noexcept {
   NodePool::free(static_cast<void*>(n), nsrc);
 }
 
+// a source as a node, whether the list holds nodes or handles
 inline const Node* node_of(const Node* n) { return n; }
 inline const Node* node_of(const UOp& u) { return u.node(); }
 // whether node n has these fields (src: the sources, as nodes or handles)
