@@ -8,7 +8,10 @@
 // The small algebra tinygrad's symbolic rules are written in: split_uop, const_factor, divides,
 // divide_exact, pop_const, gcd, usum, uprod (tinygrad/uop/ops.py, "uop symbolic stuff").
 #include <algorithm>
+#include <concepts>
+#include <limits>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -25,7 +28,6 @@
 #include <initializer_list>
 #include <memory>
 #include <new>
-#include <optional>
 #include <span>
 #include <string>
 
@@ -87,7 +89,6 @@ class LockGuard {
 // bits, like tinygrad's ConstFloat), hashing, and tinygrad's repr.
 #include <bit>
 #include <charconv>
-#include <concepts>
 #include <cstdio>
 #include <cstring>
 #include <variant>
@@ -142,7 +143,6 @@ constexpr bool isfinite(double x) { return __builtin_isfinite(x); }
 // ---- metagrad/core/dtype.hpp ----
 // DType: tinygrad's dtypes as a small literal value type, usable in constant expressions and as a
 // template argument. Scalars, vectors (.vec), pointers (.ptr) with an address space.
-#include <limits>
 #include <string_view>
 
 namespace mg {
@@ -3350,6 +3350,60 @@ struct NodeCounter {
 };
 inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
+// two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
+// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
+inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
+  const DType dt = s0->dtype;
+  if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
+      !s0->arg.is_int() || !s1->arg.is_int())
+    return std::nullopt;
+  const std::int64_t x = s0->arg.as_int(), y = s1->arg.as_int();
+  std::int64_t r;
+  switch (op) {
+    case Ops::ADD: if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MUL: if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MAX: return Arg(x < y ? y : x);
+    case Ops::CMPLT: return Arg(x < y);
+    case Ops::CMPNE: return Arg(x != y);
+    case Ops::CMPEQ: return Arg(x == y);
+    case Ops::XOR: return Arg(x ^ y);
+    case Ops::AND: return Arg(x & y);
+    case Ops::OR: return Arg(x | y);
+    case Ops::FLOORDIV:
+      if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
+      return Arg(py_floordiv(x, y));
+    case Ops::FLOORMOD:
+      if (y == 0) return std::nullopt;
+      return Arg(y == -1 ? std::int64_t(0) : py_floormod(x, y));
+    default: return std::nullopt;
+  }
+}
+// a op b, where a rule's callback combines constants (x*(c0+c1), x+(c1+c2), -c): two integer constants
+// give the constant the rewrite's constant folding would make of a.alu(op, b) (fold_int_binary, then
+// const_ as fold_const_alu does), x + 0 and 0 + x give x, anything else is that ALU node. The rewrite
+// reaches the same fixed point either way; folded here, it does not build, visit and drop the ALU node.
+// Only for results the rewrite takes as they are: a callback that compares unsimplified results (by size,
+// as nest_by_factor does) must build them as tinygrad does. (Generic, so that rules the static kernels
+// also run in constant evaluation can call it: their nodes get the ALU node.)
+template <class U> constexpr U fold_alu(Ops op, const U& a, const U& b) {
+  if constexpr (std::same_as<U, UOp>) {
+    if (auto r = fold_int_binary(op, a.node(), b.node()))
+      return U::const_(GroupOp::Comparison.contains(op) ? dtypes::bool_ : b.dtype(), std::move(*r));
+    if (op == Ops::ADD && a.dtype() == b.dtype()) {  // x + 0 and 0 + x are x (symbolic_simple's first rule)
+      if (b.op() == Ops::CONST && b.arg().is_int() && b.arg().as_int() == 0) return a;
+      if (a.op() == Ops::CONST && a.arg().is_int() && a.arg().as_int() == 0) return b;
+    }
+    return a.alu(op, b);
+  } else {
+    return a.alu(op, {b});
+  }
+}
+// -a and a - b as the operators build them (a + b * -1), with fold_alu's folding
+template <std::same_as<UOp> U> U fold_neg(const U& a) { return a.dtype().scalar().is_bool() ? a.neg() : fold_alu(Ops::MUL, a, a.const_like(-1)); }
+template <class U> constexpr U fold_sub(const U& a, const U& b) {
+  if constexpr (std::same_as<U, UOp>) return fold_alu(Ops::ADD, a, fold_neg(b));
+  else return a - b;
+}
 }  // namespace detail
 
 namespace detail {
@@ -6340,6 +6394,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
   return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); },
                                  [](const U& a, const U& b) { return same_node(a.node(), b.node()); });
 }
+// What it returns for a FLOORDIV is built node for node as tinygrad builds it: nest_by_factor picks among
+// such results by their size before they are simplified. Only the FLOORMOD results fold their constants
+// as they are built (fold_alu, fold_sub: the rewrite reaches the same fixed point from either).
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(const U& d) {
   const UOp x = d.src(0), y = d.src(1);
   const bool is_mod = d.op() == Ops::FLOORMOD;
@@ -6352,7 +6409,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   if (y_min * y_max > 0 && !x_min.is_inf() && !x_max.is_inf() && !y_min.is_inf() && !y_max.is_inf()) {
     SymVal qv = floordiv(x_min, y_min);
     if (qv == floordiv(x_min, y_max) && qv == floordiv(x_max, y_min) && qv == floordiv(x_max, y_max) && qv.fits_int64())
-      return is_mod ? x - qv.as_int() * y : d.const_like(qv.as_int());
+      return is_mod ? fold_sub(x, fold_alu(Ops::MUL, y.const_like(qv.as_int()), y)) : d.const_like(qv.as_int());
   }
   auto [x_peeled, const_arg] = x.pop_const();
   if (!const_arg.is_int()) return std::nullopt;
@@ -6424,11 +6481,11 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
           UOp rem;
           for (std::size_t i = 0; i < terms.size(); ++i) {
             UOp t = rems[i] * terms[i];
-            rem = rem ? rem + t : t.const_like(0) + t;
+            rem = rem ? rem + t : fold_alu(Ops::ADD, t.const_like(0), t);
           }
-          rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
+          rem = rem ? fold_alu(Ops::ADD, rem, rem.const_like(py_floormod(cst, c))) : x.const_like(py_floormod(cst, c));
           std::int64_t q = floordiv(rmin, SymVal(c)).clamped_int64();
-          if (is_mod) return rem - q * c;
+          if (is_mod) return fold_sub(rem, rem.const_like(q * c));
           UOp s;
           for (std::size_t i = 0; i < terms.size(); ++i) {
             UOp t = py_floordiv(factors[i] - rems[i], c) * terms[i];
@@ -6445,7 +6502,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       if (auto dx = x_peeled.divides(g)) {
         UOp new_x = simplify(*dx) + py_floormod(py_floordiv(cst, g), c / g);
         if (new_x.vmin() >= 0) {
-          if (is_mod) return new_x % (c / g) * g + py_floormod(cst, g);
+          if (is_mod) return fold_alu(Ops::ADD, new_x % (c / g) * g, new_x.const_like(py_floormod(cst, g)));
           return new_x.floordiv(new_x.const_like(c / g)) + py_floordiv(cst, c);
         }
       }
@@ -6575,7 +6632,7 @@ struct div_and_mod_symbolic_def {
         // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
         rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& a, const UOp& d) -> std::optional<UOp> {
           if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
-          return (x + a * c).floordiv(c * d);
+          return (x + fold_alu(Ops::MUL, a, c)).floordiv(fold_alu(Ops::MUL, c, d));
         }),
         // (x+c)//d -> (x+c%d)//d + c//d for d>0
         rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& d) -> std::optional<UOp> {
@@ -6635,33 +6692,12 @@ template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   }
   return std::nullopt;
 }
-// two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
-// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
-inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
-  const DType dt = s0->dtype;
-  if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
-      !s0->arg.is_int() || !s1->arg.is_int())
-    return std::nullopt;
-  const std::int64_t x = s0->arg.as_int(), y = s1->arg.as_int();
-  std::int64_t r;
-  switch (op) {
-    case Ops::ADD: if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return Arg(r);
-    case Ops::MUL: if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return Arg(r);
-    case Ops::MAX: return Arg(x < y ? y : x);
-    case Ops::CMPLT: return Arg(x < y);
-    case Ops::CMPNE: return Arg(x != y);
-    case Ops::CMPEQ: return Arg(x == y);
-    case Ops::XOR: return Arg(x ^ y);
-    case Ops::AND: return Arg(x & y);
-    case Ops::OR: return Arg(x | y);
-    case Ops::FLOORDIV:
-      if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
-      return Arg(py_floordiv(x, y));
-    case Ops::FLOORMOD:
-      if (y == 0) return std::nullopt;
-      return Arg(y == -1 ? std::int64_t(0) : py_floormod(x, y));
-    default: return std::nullopt;
-  }
+// x.const_like(false).cast(to bool of x's width), the result of x<x and x!=x. For a scalar UOp, the bool
+// constant the rewrite folds that cast to (a CAST of a constant is the constant), without the cast.
+template <class U> constexpr U false_like(const U& x) {
+  if constexpr (std::same_as<U, UOp>)
+    if (x.dtype().count == 1) return UOp::const_(dtypes::bool_, false);
+  return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count));
 }
 template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
   if (a.nsrc() == 2)
@@ -6913,7 +6949,7 @@ struct symbolic_simple_def {
         }),
         rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](const auto& x) { return x; }),
         // ** zero folding **
-        rule(var<"x"> < var<"x">, [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> < var<"x">, [](const auto& x) { return false_like(x); }),
         rule(var<"x"> % var<"x">, [](const auto& x) { return x.const_like(0); }),
         rule(var<"x"> ^ var<"x">, [](const auto& x) { return x.const_like(0); }),
         rule(var<"x"> & 0, [](const auto& x) { return x.const_like(0); }),
@@ -6923,7 +6959,7 @@ struct symbolic_simple_def {
           if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
           return x >> k.arg().as_int();
         }),
-        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](const auto& x) { return false_like(x); }),
         // ** constant folding **
         rule(op<GroupOp::Unary>(consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
         rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
@@ -7096,13 +7132,13 @@ struct symbolic_fold_def {
         rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
              [](const auto& f, const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(f)>> {
                if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
-               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+               return x.alu(f.op(), {fold_alu(f.op(), c1, c2)});
              }),
-        rule((c0 + x) < c1, [](const auto& c0, const auto& x, const auto& c1) { return x < (c1 - c0); }),
+        rule((c0 + x) < c1, [](const auto& c0, const auto& x, const auto& c1) { return x < fold_sub(c1, c0); }),
         // (x//c1)//c2 -> x//(c1*c2) for c2>0
         rule((x / c1) / cvar<"c2">, [](const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(x)>> {
           if (!(c2.vmin() > 0)) return std::nullopt;
-          return x.floordiv(c1 * c2);
+          return x.floordiv(fold_alu(Ops::MUL, c1, c2));
         }));
   }
 };
@@ -7123,19 +7159,19 @@ struct symbolic_def {
         // ** boolean algebra **
         rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](const UOp& x) { return x.const_like(true); }),
         // ** combine terms **
-        rule(x * c0 + x * c1, [](const UOp& x, const UOp& c0, const UOp& c1) { return x * (c0 + c1); }),
-        rule((var<"y"> + x * c0) + x * c1, [](const UOp& y, const UOp& x, const UOp& c0, const UOp& c1) { return y + x * (c0 + c1); }),
-        rule(x + x * cvar<"c">, [](const UOp& x, const UOp& c) { return x * (c + 1); }),
-        rule((var<"y"> + x) + x * cvar<"c">, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
-        rule((var<"y"> + x * cvar<"c">) + x, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
+        rule(x * c0 + x * c1, [](const UOp& x, const UOp& c0, const UOp& c1) { return x * fold_alu(Ops::ADD, c0, c1); }),
+        rule((var<"y"> + x * c0) + x * c1, [](const UOp& y, const UOp& x, const UOp& c0, const UOp& c1) { return y + x * fold_alu(Ops::ADD, c0, c1); }),
+        rule(x + x * cvar<"c">, [](const UOp& x, const UOp& c) { return x * fold_alu(Ops::ADD, c, c.const_like(1)); }),
+        rule((var<"y"> + x) + x * cvar<"c">, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * fold_alu(Ops::ADD, c, c.const_like(1)); }),
+        rule((var<"y"> + x * cvar<"c">) + x, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * fold_alu(Ops::ADD, c, c.const_like(1)); }),
         rule(x + x, [](const UOp& x) { return x * 2; }),
-        rule((var<"y"> + x) + x, [](const UOp& y, const UOp& x) { return y + x * 2; }),
+        rule((var<"y"> + x) + x, [](const UOp& y, const UOp& x) { return y + fold_alu(Ops::MUL, x, x.const_like(2)); }),
         rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](const UOp& x, const UOp& x2, const UOp& x3) -> std::optional<UOp> {
           if (x2 == x3) return std::nullopt;
           return x * (x2 * x3).reciprocal();
         }),
-        rule(-1 * (x + cvar<"c">), [](const UOp& x, const UOp& c) { return (-x) + (-c); }),
-        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](const UOp& y, const UOp& x, const UOp& c) { return (y * x) + (y * c); }),
+        rule(-1 * (x + cvar<"c">), [](const UOp& x, const UOp& c) { return fold_neg(x) + fold_neg(c); }),
+        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](const UOp& y, const UOp& x, const UOp& c) { return fold_alu(Ops::MUL, y, x) + fold_alu(Ops::MUL, y, c); }),
         // ** where folding **
         rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](const UOp& cond, const UOp& t, const UOp& f) -> std::optional<UOp> {
           if (is_invalid(f)) return std::nullopt;

@@ -2,7 +2,10 @@
 // The small algebra tinygrad's symbolic rules are written in: split_uop, const_factor, divides,
 // divide_exact, pop_const, gcd, usum, uprod (tinygrad/uop/ops.py, "uop symbolic stuff").
 #include <algorithm>
+#include <concepts>
+#include <limits>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -25,6 +28,60 @@ struct NodeCounter {
 };
 inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
+// two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
+// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
+inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
+  const DType dt = s0->dtype;
+  if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
+      !s0->arg.is_int() || !s1->arg.is_int())
+    return std::nullopt;
+  const std::int64_t x = s0->arg.as_int(), y = s1->arg.as_int();
+  std::int64_t r;
+  switch (op) {
+    case Ops::ADD: if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MUL: if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return Arg(r);
+    case Ops::MAX: return Arg(x < y ? y : x);
+    case Ops::CMPLT: return Arg(x < y);
+    case Ops::CMPNE: return Arg(x != y);
+    case Ops::CMPEQ: return Arg(x == y);
+    case Ops::XOR: return Arg(x ^ y);
+    case Ops::AND: return Arg(x & y);
+    case Ops::OR: return Arg(x | y);
+    case Ops::FLOORDIV:
+      if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
+      return Arg(py_floordiv(x, y));
+    case Ops::FLOORMOD:
+      if (y == 0) return std::nullopt;
+      return Arg(y == -1 ? std::int64_t(0) : py_floormod(x, y));
+    default: return std::nullopt;
+  }
+}
+// a op b, where a rule's callback combines constants (x*(c0+c1), x+(c1+c2), -c): two integer constants
+// give the constant the rewrite's constant folding would make of a.alu(op, b) (fold_int_binary, then
+// const_ as fold_const_alu does), x + 0 and 0 + x give x, anything else is that ALU node. The rewrite
+// reaches the same fixed point either way; folded here, it does not build, visit and drop the ALU node.
+// Only for results the rewrite takes as they are: a callback that compares unsimplified results (by size,
+// as nest_by_factor does) must build them as tinygrad does. (Generic, so that rules the static kernels
+// also run in constant evaluation can call it: their nodes get the ALU node.)
+template <class U> constexpr U fold_alu(Ops op, const U& a, const U& b) {
+  if constexpr (std::same_as<U, UOp>) {
+    if (auto r = fold_int_binary(op, a.node(), b.node()))
+      return U::const_(GroupOp::Comparison.contains(op) ? dtypes::bool_ : b.dtype(), std::move(*r));
+    if (op == Ops::ADD && a.dtype() == b.dtype()) {  // x + 0 and 0 + x are x (symbolic_simple's first rule)
+      if (b.op() == Ops::CONST && b.arg().is_int() && b.arg().as_int() == 0) return a;
+      if (a.op() == Ops::CONST && a.arg().is_int() && a.arg().as_int() == 0) return b;
+    }
+    return a.alu(op, b);
+  } else {
+    return a.alu(op, {b});
+  }
+}
+// -a and a - b as the operators build them (a + b * -1), with fold_alu's folding
+template <std::same_as<UOp> U> U fold_neg(const U& a) { return a.dtype().scalar().is_bool() ? a.neg() : fold_alu(Ops::MUL, a, a.const_like(-1)); }
+template <class U> constexpr U fold_sub(const U& a, const U& b) {
+  if constexpr (std::same_as<U, UOp>) return fold_alu(Ops::ADD, a, fold_neg(b));
+  else return a - b;
+}
 }  // namespace detail
 
 namespace detail {

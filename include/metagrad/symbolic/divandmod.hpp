@@ -52,6 +52,9 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general(const U& d) 
   return memoized<DivmodMemo<U>>(d, d.hash(), [&] { return fold_divmod_general_uncached(d); },
                                  [](const U& a, const U& b) { return same_node(a.node(), b.node()); });
 }
+// What it returns for a FLOORDIV is built node for node as tinygrad builds it: nest_by_factor picks among
+// such results by their size before they are simplified. Only the FLOORMOD results fold their constants
+// as they are built (fold_alu, fold_sub: the rewrite reaches the same fixed point from either).
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(const U& d) {
   const UOp x = d.src(0), y = d.src(1);
   const bool is_mod = d.op() == Ops::FLOORMOD;
@@ -64,7 +67,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   if (y_min * y_max > 0 && !x_min.is_inf() && !x_max.is_inf() && !y_min.is_inf() && !y_max.is_inf()) {
     SymVal qv = floordiv(x_min, y_min);
     if (qv == floordiv(x_min, y_max) && qv == floordiv(x_max, y_min) && qv == floordiv(x_max, y_max) && qv.fits_int64())
-      return is_mod ? x - qv.as_int() * y : d.const_like(qv.as_int());
+      return is_mod ? fold_sub(x, fold_alu(Ops::MUL, y.const_like(qv.as_int()), y)) : d.const_like(qv.as_int());
   }
   auto [x_peeled, const_arg] = x.pop_const();
   if (!const_arg.is_int()) return std::nullopt;
@@ -136,11 +139,11 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
           UOp rem;
           for (std::size_t i = 0; i < terms.size(); ++i) {
             UOp t = rems[i] * terms[i];
-            rem = rem ? rem + t : t.const_like(0) + t;
+            rem = rem ? rem + t : fold_alu(Ops::ADD, t.const_like(0), t);
           }
-          rem = rem ? rem + py_floormod(cst, c) : x.const_like(py_floormod(cst, c));
+          rem = rem ? fold_alu(Ops::ADD, rem, rem.const_like(py_floormod(cst, c))) : x.const_like(py_floormod(cst, c));
           std::int64_t q = floordiv(rmin, SymVal(c)).clamped_int64();
-          if (is_mod) return rem - q * c;
+          if (is_mod) return fold_sub(rem, rem.const_like(q * c));
           UOp s;
           for (std::size_t i = 0; i < terms.size(); ++i) {
             UOp t = py_floordiv(factors[i] - rems[i], c) * terms[i];
@@ -157,7 +160,7 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
       if (auto dx = x_peeled.divides(g)) {
         UOp new_x = simplify(*dx) + py_floormod(py_floordiv(cst, g), c / g);
         if (new_x.vmin() >= 0) {
-          if (is_mod) return new_x % (c / g) * g + py_floormod(cst, g);
+          if (is_mod) return fold_alu(Ops::ADD, new_x % (c / g) * g, new_x.const_like(py_floormod(cst, g)));
           return new_x.floordiv(new_x.const_like(c / g)) + py_floordiv(cst, c);
         }
       }
@@ -287,7 +290,7 @@ struct div_and_mod_symbolic_def {
         // (x//c+a)//d -> (x+a*c)//(c*d) for c>0, d>0
         rule((var<"x"> / cvar<"c"> + cvar<"a">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& a, const UOp& d) -> std::optional<UOp> {
           if (!(c.vmin() > 0 && d.vmin() > 0)) return std::nullopt;
-          return (x + a * c).floordiv(c * d);
+          return (x + fold_alu(Ops::MUL, a, c)).floordiv(fold_alu(Ops::MUL, c, d));
         }),
         // (x+c)//d -> (x+c%d)//d + c//d for d>0
         rule((var<"x">.dtype(dtypes::weakint) + cvar<"c">) / cvar<"d">, [](const UOp& x, const UOp& c, const UOp& d) -> std::optional<UOp> {

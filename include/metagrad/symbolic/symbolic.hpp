@@ -62,33 +62,12 @@ template <std::same_as<UOp> U> std::optional<Arg> const_arg(const U& u) {
   }
   return std::nullopt;
 }
-// two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
-// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
-inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
-  const DType dt = s0->dtype;
-  if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
-      !s0->arg.is_int() || !s1->arg.is_int())
-    return std::nullopt;
-  const std::int64_t x = s0->arg.as_int(), y = s1->arg.as_int();
-  std::int64_t r;
-  switch (op) {
-    case Ops::ADD: if (__builtin_add_overflow(x, y, &r)) return std::nullopt; return Arg(r);
-    case Ops::MUL: if (__builtin_mul_overflow(x, y, &r)) return std::nullopt; return Arg(r);
-    case Ops::MAX: return Arg(x < y ? y : x);
-    case Ops::CMPLT: return Arg(x < y);
-    case Ops::CMPNE: return Arg(x != y);
-    case Ops::CMPEQ: return Arg(x == y);
-    case Ops::XOR: return Arg(x ^ y);
-    case Ops::AND: return Arg(x & y);
-    case Ops::OR: return Arg(x | y);
-    case Ops::FLOORDIV:
-      if (y == 0 || (y == -1 && x == std::numeric_limits<std::int64_t>::min())) return std::nullopt;
-      return Arg(py_floordiv(x, y));
-    case Ops::FLOORMOD:
-      if (y == 0) return std::nullopt;
-      return Arg(y == -1 ? std::int64_t(0) : py_floormod(x, y));
-    default: return std::nullopt;
-  }
+// x.const_like(false).cast(to bool of x's width), the result of x<x and x!=x. For a scalar UOp, the bool
+// constant the rewrite folds that cast to (a CAST of a constant is the constant), without the cast.
+template <class U> constexpr U false_like(const U& x) {
+  if constexpr (std::same_as<U, UOp>)
+    if (x.dtype().count == 1) return UOp::const_(dtypes::bool_, false);
+  return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count));
 }
 template <std::same_as<UOp> U> std::optional<U> fold_const_alu(const U& a) {
   if (a.nsrc() == 2)
@@ -340,7 +319,7 @@ struct symbolic_simple_def {
         }),
         rule(op<Ops::TRUNC>(ints_bool_weak(var<"x">)), [](const auto& x) { return x; }),
         // ** zero folding **
-        rule(var<"x"> < var<"x">, [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(var<"x"> < var<"x">, [](const auto& x) { return false_like(x); }),
         rule(var<"x"> % var<"x">, [](const auto& x) { return x.const_like(0); }),
         rule(var<"x"> ^ var<"x">, [](const auto& x) { return x.const_like(0); }),
         rule(var<"x"> & 0, [](const auto& x) { return x.const_like(0); }),
@@ -350,7 +329,7 @@ struct symbolic_simple_def {
           if ((mask.arg().as_int() | ((std::int64_t(1) << k.arg().as_int()) - 1)) != -1) return std::nullopt;
           return x >> k.arg().as_int();
         }),
-        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](const auto& x) { return x.const_like(false).cast(dtypes::bool_.vec(x.dtype().count)); }),
+        rule(ne(ints_bool_weak(var<"x">), var<"x">), [](const auto& x) { return false_like(x); }),
         // ** constant folding **
         rule(op<GroupOp::Unary>(consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
         rule(op<BinaryNoThreefry>(consts, consts).named("a"_n), [](const UOp& a) { return fold_const_alu(a); }),
@@ -523,13 +502,13 @@ struct symbolic_fold_def {
         rule(op<GroupOp::Associative>(any_order(op<GroupOp::Associative>(any_order(var<"x">, cvar<"c1">)), cvar<"c2">)).named("f"_n),
              [](const auto& f, const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(f)>> {
                if (f.src(0).op() != f.op()) return std::nullopt;  // both stages are the same op
-               return x.alu(f.op(), {c1.alu(f.op(), {c2})});
+               return x.alu(f.op(), {fold_alu(f.op(), c1, c2)});
              }),
-        rule((c0 + x) < c1, [](const auto& c0, const auto& x, const auto& c1) { return x < (c1 - c0); }),
+        rule((c0 + x) < c1, [](const auto& c0, const auto& x, const auto& c1) { return x < fold_sub(c1, c0); }),
         // (x//c1)//c2 -> x//(c1*c2) for c2>0
         rule((x / c1) / cvar<"c2">, [](const auto& x, const auto& c1, const auto& c2) -> std::optional<std::decay_t<decltype(x)>> {
           if (!(c2.vmin() > 0)) return std::nullopt;
-          return x.floordiv(c1 * c2);
+          return x.floordiv(fold_alu(Ops::MUL, c1, c2));
         }));
   }
 };
@@ -550,19 +529,19 @@ struct symbolic_def {
         // ** boolean algebra **
         rule(var<"x">.dtype(dtypes::bool_) | ne(var<"x">.dtype(dtypes::bool_), true), [](const UOp& x) { return x.const_like(true); }),
         // ** combine terms **
-        rule(x * c0 + x * c1, [](const UOp& x, const UOp& c0, const UOp& c1) { return x * (c0 + c1); }),
-        rule((var<"y"> + x * c0) + x * c1, [](const UOp& y, const UOp& x, const UOp& c0, const UOp& c1) { return y + x * (c0 + c1); }),
-        rule(x + x * cvar<"c">, [](const UOp& x, const UOp& c) { return x * (c + 1); }),
-        rule((var<"y"> + x) + x * cvar<"c">, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
-        rule((var<"y"> + x * cvar<"c">) + x, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * (c + 1); }),
+        rule(x * c0 + x * c1, [](const UOp& x, const UOp& c0, const UOp& c1) { return x * fold_alu(Ops::ADD, c0, c1); }),
+        rule((var<"y"> + x * c0) + x * c1, [](const UOp& y, const UOp& x, const UOp& c0, const UOp& c1) { return y + x * fold_alu(Ops::ADD, c0, c1); }),
+        rule(x + x * cvar<"c">, [](const UOp& x, const UOp& c) { return x * fold_alu(Ops::ADD, c, c.const_like(1)); }),
+        rule((var<"y"> + x) + x * cvar<"c">, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * fold_alu(Ops::ADD, c, c.const_like(1)); }),
+        rule((var<"y"> + x * cvar<"c">) + x, [](const UOp& y, const UOp& x, const UOp& c) { return y + x * fold_alu(Ops::ADD, c, c.const_like(1)); }),
         rule(x + x, [](const UOp& x) { return x * 2; }),
-        rule((var<"y"> + x) + x, [](const UOp& y, const UOp& x) { return y + x * 2; }),
+        rule((var<"y"> + x) + x, [](const UOp& y, const UOp& x) { return y + fold_alu(Ops::MUL, x, x.const_like(2)); }),
         rule((x * op<Ops::RECIPROCAL>(var<"x2">)) * op<Ops::RECIPROCAL>(var<"x3">), [](const UOp& x, const UOp& x2, const UOp& x3) -> std::optional<UOp> {
           if (x2 == x3) return std::nullopt;
           return x * (x2 * x3).reciprocal();
         }),
-        rule(-1 * (x + cvar<"c">), [](const UOp& x, const UOp& c) { return (-x) + (-c); }),
-        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](const UOp& y, const UOp& x, const UOp& c) { return (y * x) + (y * c); }),
+        rule(-1 * (x + cvar<"c">), [](const UOp& x, const UOp& c) { return fold_neg(x) + fold_neg(c); }),
+        rule(cvar<"y"> * (x.dtype(dtypes::weakint) + cvar<"c">), [](const UOp& y, const UOp& x, const UOp& c) { return fold_alu(Ops::MUL, y, x) + fold_alu(Ops::MUL, y, c); }),
         // ** where folding **
         rule(where(ne(var<"cond">.dtype(dtypes::bool_), true), var<"t">, var<"f">), [](const UOp& cond, const UOp& t, const UOp& f) -> std::optional<UOp> {
           if (is_invalid(f)) return std::nullopt;
