@@ -6381,6 +6381,25 @@ inline std::int64_t nearest_residue(std::int64_t f, std::int64_t c) {
   return std::abs(r) <= std::abs(r - c) ? r : r - c;
 }
 
+// cancel_divmod's test: every x in [x_min, x_max] over every y in [y_min, y_max] (a range without 0) has the
+// same floor quotient, the one returned (when it fits int64). In int64 when the bounds fit, as they
+// usually do; else on SymVals, where the infinite bounds of an unbounded range never qualify.
+inline std::optional<std::int64_t> one_quotient(const SymVal& x_min, const SymVal& x_max, const SymVal& y_min, const SymVal& y_max) {
+  if (x_min.fits_int64() && x_max.fits_int64() && y_min.fits_int64() && y_max.fits_int64()) {
+    const std::int64_t a = x_min.clamped_int64(), b = x_max.clamped_int64(), c = y_min.clamped_int64(), e = y_max.clamped_int64();
+    if (!((c > 0 && e > 0) || (c < 0 && e < 0))) return std::nullopt;
+    if (c != -1 && e != -1) {  // (INT64_MIN // -1 overflows: that case goes on below)
+      const std::int64_t q = py_floordiv(a, c);
+      if (q == py_floordiv(a, e) && q == py_floordiv(b, c) && q == py_floordiv(b, e)) return q;
+      return std::nullopt;
+    }
+  }
+  if (!(y_min * y_max > 0) || x_min.is_inf() || x_max.is_inf() || y_min.is_inf() || y_max.is_inf()) return std::nullopt;
+  const SymVal qv = floordiv(x_min, y_min);
+  if (qv == floordiv(x_min, y_max) && qv == floordiv(x_max, y_min) && qv == floordiv(x_max, y_max) && qv.fits_int64()) return qv.as_int();
+  return std::nullopt;
+}
+
 template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(const U& d);
 
 // fold_divmod_general's memo, as tinygrad's functools.cache on it. Every pass of the codegen and every
@@ -6406,11 +6425,8 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
   if (y_min == 0 && y_max == 0)
     throw Error(std::string(is_mod ? "Mod" : "Division") + " by zero trying to rewrite " + x.alu(d.op(), {y}).render());
   // cancel_divmod: the numerator's range lies within one denominator interval
-  if (y_min * y_max > 0 && !x_min.is_inf() && !x_max.is_inf() && !y_min.is_inf() && !y_max.is_inf()) {
-    SymVal qv = floordiv(x_min, y_min);
-    if (qv == floordiv(x_min, y_max) && qv == floordiv(x_max, y_min) && qv == floordiv(x_max, y_max) && qv.fits_int64())
-      return is_mod ? fold_sub(x, fold_alu(Ops::MUL, y.const_like(qv.as_int()), y)) : d.const_like(qv.as_int());
-  }
+  if (auto q = one_quotient(x_min, x_max, y_min, y_max))
+    return is_mod ? fold_sub(x, fold_alu(Ops::MUL, y.const_like(*q), y)) : d.const_like(*q);
   auto [x_peeled, const_arg] = x.pop_const();
   if (!const_arg.is_int()) return std::nullopt;
   const std::int64_t cst = const_arg.as_int();
@@ -6464,19 +6480,48 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
         combos = std::min<std::size_t>(combos * rem_choices.back().n, 4097);
       }
       TermVec<std::int64_t> rems(factors.size());
+      // the terms' bounds in int64 when they fit (the usual case): a choice's bounds are then int64 sums,
+      // checked for overflow, instead of SymVal arithmetic
+      TermVec<std::int64_t> tmin, tmax;
+      bool small = true;
+      for (const UOp& t : terms) {
+        const auto& [lo, hi] = t.min_max();
+        small = small && lo.fits_int64() && hi.fits_int64();
+        if (!small) break;
+        tmin.push_back(lo.clamped_int64()), tmax.push_back(hi.clamped_int64());
+      }
       for (std::size_t idx = 0; idx < combos && combos <= 4096; ++idx) {
         std::size_t k = idx;
         for (std::size_t i = rem_choices.size(); i-- > 0;) rems[i] = rem_choices[i].r[k % rem_choices[i].n], k /= rem_choices[i].n;
         // the bounds of rem = sum(r*v for r,v) + const%c, computed as its nodes would compute them, so
-        // that rem is only built for the choice that folds
-        SymVal rmin = 0, rmax = 0;
-        for (std::size_t i = 0; i < terms.size(); ++i) {
-          SymVal p1 = SymVal(rems[i]) * terms[i].vmin(), p2 = SymVal(rems[i]) * terms[i].vmax();
-          rmin = bound_add(rmin, min(p1, p2), false), rmax = bound_add(rmax, max(p1, p2), true);
+        // that rem is only built for the choice that folds; q = rem's quotient when its range lies in
+        // one period
+        std::optional<std::int64_t> q;
+        bool decided = false;
+        if (small) {
+          std::int64_t lo = py_floormod(cst, c), hi = lo;
+          bool ok = true;
+          for (std::size_t i = 0; ok && i < terms.size(); ++i) {
+            std::int64_t p1, p2;
+            ok = !__builtin_mul_overflow(rems[i], tmin[i], &p1) && !__builtin_mul_overflow(rems[i], tmax[i], &p2) &&
+                 !__builtin_add_overflow(lo, std::min(p1, p2), &lo) && !__builtin_add_overflow(hi, std::max(p1, p2), &hi);
+          }
+          if (ok) {
+            decided = true;
+            if (py_floordiv(lo, c) == py_floordiv(hi, c)) q = py_floordiv(lo, c);
+          }
         }
-        rmin = rmin + py_floormod(cst, c), rmax = rmax + py_floormod(cst, c);
-        if (rmin.is_inf() || rmax.is_inf()) continue;
-        if (floordiv(rmin, SymVal(c)) == floordiv(rmax, SymVal(c))) {
+        if (!decided) {
+          SymVal rmin = 0, rmax = 0;
+          for (std::size_t i = 0; i < terms.size(); ++i) {
+            SymVal p1 = SymVal(rems[i]) * terms[i].vmin(), p2 = SymVal(rems[i]) * terms[i].vmax();
+            rmin = bound_add(rmin, min(p1, p2), false), rmax = bound_add(rmax, max(p1, p2), true);
+          }
+          rmin = rmin + py_floormod(cst, c), rmax = rmax + py_floormod(cst, c);
+          if (rmin.is_inf() || rmax.is_inf()) continue;
+          if (floordiv(rmin, SymVal(c)) == floordiv(rmax, SymVal(c))) q = floordiv(rmin, SymVal(c)).clamped_int64();
+        }
+        if (q) {
           // Python's sum starts from int 0
           UOp rem;
           for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -6484,14 +6529,13 @@ template <std::same_as<UOp> U> std::optional<U> fold_divmod_general_uncached(con
             rem = rem ? rem + t : fold_alu(Ops::ADD, t.const_like(0), t);
           }
           rem = rem ? fold_alu(Ops::ADD, rem, rem.const_like(py_floormod(cst, c))) : x.const_like(py_floormod(cst, c));
-          std::int64_t q = floordiv(rmin, SymVal(c)).clamped_int64();
-          if (is_mod) return fold_sub(rem, rem.const_like(q * c));
+          if (is_mod) return fold_sub(rem, rem.const_like(*q * c));
           UOp s;
           for (std::size_t i = 0; i < terms.size(); ++i) {
             UOp t = py_floordiv(factors[i] - rems[i], c) * terms[i];
             s = s ? s + t : t.const_like(0) + t;
           }
-          return (s ? s : x.const_like(0)) + py_floordiv(cst, c) + q;
+          return (s ? s : x.const_like(0)) + py_floordiv(cst, c) + *q;
         }
       }
     }

@@ -608,6 +608,32 @@ TEST_CASE("symbolic: fold_alu builds what the rewrite makes of the ALU node it d
   CHECK(detail::false_like(a) == simplify(a.const_like(false).cast(dtypes::bool_)));
 }
 
+TEST_CASE("symbolic: cancel_divmod's int64 test agrees with SymVal arithmetic", "[symbolic]") {
+  // one_quotient (symbolic/divandmod.hpp) decides in int64 when the bounds fit; the reference is the
+  // SymVal computation tinygrad's cancel_divmod does, on every pair of ranges from these edges
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max(), small = std::numeric_limits<std::int64_t>::min();
+  const std::vector<SymVal> v{SymVal(0), SymVal(1), SymVal(-1), SymVal(2), SymVal(-2), SymVal(7), SymVal(-9), SymVal(64), SymVal(big),
+                              SymVal(small), SymVal(big - 1), SymVal(small + 1), SymVal::pos_inf(), SymVal::neg_inf()};
+  std::size_t some = 0;
+  for (const SymVal& x0 : v)
+    for (const SymVal& x1 : v) {
+      if (x1 < x0) continue;
+      for (const SymVal& y0 : v)
+        for (const SymVal& y1 : v) {
+          if (y1 < y0) continue;
+          std::optional<std::int64_t> want;
+          if (y0 * y1 > 0 && !x0.is_inf() && !x1.is_inf() && !y0.is_inf() && !y1.is_inf()) {
+            const SymVal q = floordiv(x0, y0);
+            if (q == floordiv(x0, y1) && q == floordiv(x1, y0) && q == floordiv(x1, y1) && q.fits_int64()) want = q.as_int();
+          }
+          INFO(x0.repr() << ".." << x1.repr() << " / " << y0.repr() << ".." << y1.repr());
+          CHECK(detail::one_quotient(x0, x1, y0, y1) == want);
+          some += want.has_value();
+        }
+    }
+  CHECK(some > 100);
+}
+
 TEST_CASE("symbolic: fold_divmod_general's memo returns what the fold returns, and holds a bounded number of nodes", "[symbolic]") {
   const UOp a = V("a", 0, 10), b = V("b", 0, 5);
   std::vector<UOp> exprs, first;
