@@ -138,6 +138,10 @@ TEST_CASE("docs: symbolic.md examples", "[docs]") {
   static const auto my_rules = sym + rules(rule(var<"x"> * 1024, [](UOp x) { return x << 10; }));
   UOp idx = UOp::variable("idx", 0, 100);
   REQUIRE(graph_rewrite((idx + 0) * 1024, my_rules).render() == "(idx<<10)");
+  static const auto two_stage = rules(rule((var<"x"> + cvar<"c1">) + cvar<"c2">, [](const UOp& x, const UOp& c1, const UOp& c2) {
+    return x + detail::fold_alu(Ops::ADD, c1, c2);  // (a+2)+3 -> a+5, no (2+3) node on the way
+  }));
+  REQUIRE(graph_rewrite((a + 2) + 3, two_stage) == a + 5);
   {
     UOp a = Variable("a", 0, 5), y = Variable("y", 0, 23), x = a * 24 + y;
     UOp idx = (x % 25 < 20).where(x / 25 * 20 + x % 25, UOp::invalid());
