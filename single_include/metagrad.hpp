@@ -2593,6 +2593,115 @@ template <class F> bool all_bounds_deps(const Node* n, F&& f) {
   return true;
 }
 
+// The bounds of a binary op on two sources whose bounds are int64, as the SymVal arithmetic below computes
+// them, in int64 (overflow-checked): index math's usual case. nullopt for the other ops and cases
+// (an overflow, a divisor range with 0 or -1 in it), which go on to the SymVal arithmetic.
+template <class = void>
+std::optional<Bounds> int64_binary_bounds(Ops op, const SymVal& a0, const SymVal& a1, const SymVal& b0, const SymVal& b1) {
+  if (!a0.fits_int64() || !a1.fits_int64() || !b0.fits_int64() || !b1.fits_int64()) return std::nullopt;
+  const std::int64_t x0 = a0.clamped_int64(), x1 = a1.clamped_int64(), y0 = b0.clamped_int64(), y1 = b1.clamped_int64();
+  auto of = [](std::int64_t lo, std::int64_t hi) { return Bounds{SymVal(lo), SymVal(hi)}; };
+  auto min4 = [](const std::int64_t* v) { return std::min(std::min(v[0], v[1]), std::min(v[2], v[3])); };
+  auto max4 = [](const std::int64_t* v) { return std::max(std::max(v[0], v[1]), std::max(v[2], v[3])); };
+  switch (op) {
+    case Ops::ADD: {
+      std::int64_t lo, hi;
+      if (__builtin_add_overflow(x0, y0, &lo) || __builtin_add_overflow(x1, y1, &hi)) return std::nullopt;
+      return of(lo, hi);
+    }
+    case Ops::MUL: {
+      std::int64_t v[4];
+      if (__builtin_mul_overflow(x0, y0, &v[0]) || __builtin_mul_overflow(x0, y1, &v[1]) || __builtin_mul_overflow(x1, y0, &v[2]) ||
+          __builtin_mul_overflow(x1, y1, &v[3]))
+        return std::nullopt;
+      return of(min4(v), max4(v));
+    }
+    case Ops::FLOORDIV: {
+      if (x0 > x1) return of(0, 0);
+      if (!((y0 > 0 && y1 > 0) || (y0 < 0 && y1 < 0)) || y0 == -1 || y1 == -1) return std::nullopt;
+      const std::int64_t v[4] = {py_floordiv(x0, y0), py_floordiv(x0, y1), py_floordiv(x1, y0), py_floordiv(x1, y1)};
+      return of(min4(v), max4(v));
+    }
+    case Ops::FLOORMOD:
+      if (x0 > x1) return of(0, 0);
+      if (y0 == y1 && y0 > 0)
+        return py_floordiv(x0, y0) == py_floordiv(x1, y0) ? of(py_floormod(x0, y0), py_floormod(x1, y0)) : of(0, y0 - 1);
+      if (y0 == y1 && y0 < -1)
+        return py_floordiv(x0, y0) == py_floordiv(x1, y0) ? of(py_floormod(x0, y0), py_floormod(x1, y0)) : of(y0 + 1, 0);
+      if (y0 == y1) return std::nullopt;  // (0, or -1: the SymVal path)
+      if (y0 > 0) return of(0, y1 - 1);
+      if (y1 < 0) return of(y0 + 1, 0);
+      return std::nullopt;
+    case Ops::MAX: return of(std::max(x0, y0), std::max(x1, y1));
+    case Ops::CMPLT: return of(x1 < y0, x0 < y1);
+    case Ops::CMPNE: return of(x1 < y0 || y1 < x0, !(x0 == x1 && x1 == y0 && y0 == y1));
+    default: return std::nullopt;
+  }
+}
+
+// The same bounds in SymVal arithmetic (tinygrad's _min_max for a binary op of a non-float dtype), for
+// any bounds; nullopt where _min_max falls back to the dtype's range
+template <class = void>
+std::optional<Bounds> symval_binary_bounds(Ops op, DType dt, const SymVal& a0, const SymVal& a1, const SymVal& b0, const SymVal& b1) {
+  const bool ints = a0.is_int() && a1.is_int() && b0.is_int() && b1.is_int();
+  switch (op) {
+    case Ops::ADD: return Bounds{bound_add(a0, b0, false), bound_add(a1, b1, true)};
+    case Ops::SUB: return Bounds{bound_add(a0, -b1, false), bound_add(a1, -b0, true)};
+    case Ops::MUL: {
+      SymVal v[4] = {a0 * b0, a0 * b1, a1 * b0, a1 * b1};
+      return Bounds{min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
+    }
+    case Ops::SHL: if (b0 == b1 && ints) return Bounds{shl(a0, b0), shl(a1, b0)}; break;
+    case Ops::SHR: if (b0 == b1 && ints) return Bounds{shr(a0, b0), shr(a1, b0)}; break;
+    case Ops::CMOD:
+      if (!ints) break;
+      if (b0 == b1 && b0 > 0) {
+        const SymVal& c = b0;
+        return Bounds{a0 > 0 ? SymVal(0) : (a0 <= 0 && a0 > -c) ? a0 : -(b1 - 1), a1 < 0 ? SymVal(0) : (a1 >= 0 && a1 < c) ? a1 : c - 1};
+      }
+      if (b0 > 0) return a0 >= 0 ? Bounds{0, b1 - 1} : a1 <= 0 ? Bounds{-(b1 - 1), 0} : Bounds{-(b1 - 1), b1 - 1};
+      if (b1 < 0) return a0 >= 0 ? Bounds{0, -b0 - 1} : a1 <= 0 ? Bounds{-(-b0 - 1), 0} : Bounds{-(-b0 - 1), -b0 - 1};
+      break;
+    case Ops::CDIV:
+      if (ints && b0 * b1 > 0) {
+        SymVal v[4] = {cdiv(a0, b0), cdiv(a0, b1), cdiv(a1, b0), cdiv(a1, b1)};
+        return Bounds{min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
+      }
+      break;
+    case Ops::FLOORDIV:
+      if (!ints) break;
+      if (a0 > a1) return Bounds{0, 0};  // an empty numerator range (a RANGE with end 0)
+      if (b0 * b1 > 0) {
+        SymVal v[4] = {floordiv(a0, b0), floordiv(a0, b1), floordiv(a1, b0), floordiv(a1, b1)};
+        return Bounds{min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
+      }
+      break;
+    case Ops::FLOORMOD:
+      if (!ints) break;
+      if (a0 > a1) return Bounds{0, 0};
+      if (b0 == b1 && b0 > 0)
+        return (!a0.is_inf() && !a1.is_inf() && floordiv(a0, b0) == floordiv(a1, b0)) ? Bounds{floormod(a0, b0), floormod(a1, b0)}
+                                                                                     : Bounds{0, b0 - 1};
+      if (b0 == b1 && b0 < 0)
+        return (!a0.is_inf() && !a1.is_inf() && floordiv(a0, b0) == floordiv(a1, b0)) ? Bounds{floormod(a0, b0), floormod(a1, b0)}
+                                                                                     : Bounds{b0 + 1, 0};
+      if (b0 > 0) return Bounds{0, b1 - 1};
+      if (b1 < 0) return Bounds{b0 + 1, 0};
+      break;
+    case Ops::XOR: if (b0 == -1 && b1 == -1 && a0.is_int() && a1.is_int()) return Bounds{bitnot(a1), bitnot(a0)}; break;
+    case Ops::MAX: return Bounds{max(a0, b0), max(a1, b1)};
+    case Ops::CMPLT: return Bounds{SymVal(a1 < b0), SymVal(a0 < b1)};
+    case Ops::CMPNE: return Bounds{SymVal(a1 < b0 || b1 < a0), SymVal(!(a0 == a1 && a1 == b0 && b0 == b1))};
+    case Ops::OR: if (dt == dtypes::bool_) return Bounds{SymVal(bool(a0) || bool(b0)), SymVal(bool(a1) || bool(b1))}; break;
+    case Ops::AND:
+      if (dt.is_int() && b0 == b1 && b0 >= 0) return Bounds{0, a0 < 0 ? b1 : min(a1, b1)};
+      if (dt == dtypes::bool_) return Bounds{SymVal(bool(a0) && bool(b0)), SymVal(bool(a1) && bool(b1))};
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
 // _min_max of one node whose dependencies have bounds
 template <class = void> Bounds compute_bounds(const Node* n) {
   const Ops op = n->op;
@@ -2601,62 +2710,8 @@ template <class = void> Bounds compute_bounds(const Node* n) {
   if (GroupOp::Binary.contains(op) && !dt.is_float() && n->src.size() == 2) {
     const auto& [a0, a1] = B(0);
     const auto& [b0, b1] = B(1);
-    const bool ints = a0.is_int() && a1.is_int() && b0.is_int() && b1.is_int();
-    switch (op) {
-      case Ops::ADD: return {bound_add(a0, b0, false), bound_add(a1, b1, true)};
-      case Ops::SUB: return {bound_add(a0, -b1, false), bound_add(a1, -b0, true)};
-      case Ops::MUL: {
-        SymVal v[4] = {a0 * b0, a0 * b1, a1 * b0, a1 * b1};
-        return {min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
-      }
-      case Ops::SHL: if (b0 == b1 && ints) return {shl(a0, b0), shl(a1, b0)}; break;
-      case Ops::SHR: if (b0 == b1 && ints) return {shr(a0, b0), shr(a1, b0)}; break;
-      case Ops::CMOD:
-        if (!ints) break;
-        if (b0 == b1 && b0 > 0) {
-          const SymVal& c = b0;
-          return {a0 > 0 ? SymVal(0) : (a0 <= 0 && a0 > -c) ? a0 : -(b1 - 1), a1 < 0 ? SymVal(0) : (a1 >= 0 && a1 < c) ? a1 : c - 1};
-        }
-        if (b0 > 0) return a0 >= 0 ? Bounds{0, b1 - 1} : a1 <= 0 ? Bounds{-(b1 - 1), 0} : Bounds{-(b1 - 1), b1 - 1};
-        if (b1 < 0) return a0 >= 0 ? Bounds{0, -b0 - 1} : a1 <= 0 ? Bounds{-(-b0 - 1), 0} : Bounds{-(-b0 - 1), -b0 - 1};
-        break;
-      case Ops::CDIV:
-        if (ints && b0 * b1 > 0) {
-          SymVal v[4] = {cdiv(a0, b0), cdiv(a0, b1), cdiv(a1, b0), cdiv(a1, b1)};
-          return {min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
-        }
-        break;
-      case Ops::FLOORDIV:
-        if (!ints) break;
-        if (a0 > a1) return {0, 0};  // an empty numerator range (a RANGE with end 0)
-        if (b0 * b1 > 0) {
-          SymVal v[4] = {floordiv(a0, b0), floordiv(a0, b1), floordiv(a1, b0), floordiv(a1, b1)};
-          return {min(min(v[0], v[1]), min(v[2], v[3])), max(max(v[0], v[1]), max(v[2], v[3]))};
-        }
-        break;
-      case Ops::FLOORMOD:
-        if (!ints) break;
-        if (a0 > a1) return {0, 0};
-        if (b0 == b1 && b0 > 0)
-          return (!a0.is_inf() && !a1.is_inf() && floordiv(a0, b0) == floordiv(a1, b0)) ? Bounds{floormod(a0, b0), floormod(a1, b0)}
-                                                                                       : Bounds{0, b0 - 1};
-        if (b0 == b1 && b0 < 0)
-          return (!a0.is_inf() && !a1.is_inf() && floordiv(a0, b0) == floordiv(a1, b0)) ? Bounds{floormod(a0, b0), floormod(a1, b0)}
-                                                                                       : Bounds{b0 + 1, 0};
-        if (b0 > 0) return {0, b1 - 1};
-        if (b1 < 0) return {b0 + 1, 0};
-        break;
-      case Ops::XOR: if (b0 == -1 && b1 == -1 && a0.is_int() && a1.is_int()) return {bitnot(a1), bitnot(a0)}; break;
-      case Ops::MAX: return {max(a0, b0), max(a1, b1)};
-      case Ops::CMPLT: return {SymVal(a1 < b0), SymVal(a0 < b1)};
-      case Ops::CMPNE: return {SymVal(a1 < b0 || b1 < a0), SymVal(!(a0 == a1 && a1 == b0 && b0 == b1))};
-      case Ops::OR: if (dt == dtypes::bool_) return {SymVal(bool(a0) || bool(b0)), SymVal(bool(a1) || bool(b1))}; break;
-      case Ops::AND:
-        if (dt.is_int() && b0 == b1 && b0 >= 0) return {0, a0 < 0 ? b1 : min(a1, b1)};
-        if (dt == dtypes::bool_) return {SymVal(bool(a0) && bool(b0)), SymVal(bool(a1) && bool(b1))};
-        break;
-      default: break;
-    }
+    if (auto r = int64_binary_bounds(op, a0, a1, b0, b1)) return *r;
+    if (auto r = symval_binary_bounds(op, dt, a0, a1, b0, b1)) return *r;
   }
   // floats have NaN, and transcendental decompositions use explicit NaN: no WHERE bounds for them
   if (op == Ops::WHERE && dt.is_int() && n->src.size() == 3) return {min(B(1).first, B(2).first), max(B(1).second, B(2).second)};

@@ -4,6 +4,7 @@
 // ports tinygrad's own vmin/vmax tests.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -87,6 +88,31 @@ TEST_CASE("bounds: tinygrad's vmin/vmax", "[bounds]") {
   CHECK(prod.vmax().repr() == "10000000000000000000000");
   CHECK(a.overflows(dtypes::int8) == false);
   CHECK(prod.overflows(dtypes::int64));
+}
+
+TEST_CASE("bounds: the int64 path of a binary op agrees with the SymVal arithmetic", "[bounds]") {
+  // compute_bounds tries int64_binary_bounds first (index math's usual case); wherever it answers, its
+  // answer must be symval_binary_bounds', on every pair of ranges from these edges
+  const std::int64_t big = std::numeric_limits<std::int64_t>::max(), small = std::numeric_limits<std::int64_t>::min();
+  const std::vector<std::int64_t> v{0, 1, -1, 2, -2, 3, -5, 8, 100, -128, std::int64_t(1) << 32, big, small, big - 1, small + 1};
+  std::size_t answered = 0;
+  for (Ops op : {Ops::ADD, Ops::MUL, Ops::FLOORDIV, Ops::FLOORMOD, Ops::MAX, Ops::CMPLT, Ops::CMPNE, Ops::AND, Ops::SUB})
+    for (std::int64_t x0 : v)
+      for (std::int64_t x1 : v)
+        for (std::int64_t y0 : v)
+          for (std::int64_t y1 : v) {
+            if (x1 < x0 && op != Ops::FLOORDIV && op != Ops::FLOORMOD) continue;  // (an empty range: only // and % look)
+            if (y1 < y0) continue;
+            const auto fast = detail::int64_binary_bounds(op, x0, x1, y0, y1);
+            if (!fast) continue;
+            ++answered;
+            const auto slow = detail::symval_binary_bounds(op, dtypes::weakint, x0, x1, y0, y1);
+            INFO(op_repr(op) << " [" << x0 << ", " << x1 << "] [" << y0 << ", " << y1 << "]");
+            REQUIRE(slow.has_value());
+            CHECK(fast->first == slow->first);
+            CHECK(fast->second == slow->second);
+          }
+  CHECK(answered > 50000);
 }
 
 TEST_CASE("bounds: computed once, iteratively, from any thread", "[bounds]") {
