@@ -3406,8 +3406,9 @@ struct NodeCounter {
 inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 // two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
-// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
-inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
+// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise. (A
+// template: compiled only where used, not by every user of core/uop.hpp, which includes this header.)
+template <class = void> std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
   const DType dt = s0->dtype;
   if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
       !s0->arg.is_int() || !s1->arg.is_int())
@@ -6439,7 +6440,8 @@ inline std::int64_t nearest_residue(std::int64_t f, std::int64_t c) {
 // cancel_divmod's test: every x in [x_min, x_max] over every y in [y_min, y_max] (a range without 0) has the
 // same floor quotient, the one returned (when it fits int64). In int64 when the bounds fit, as they
 // usually do; else on SymVals, where the infinite bounds of an unbounded range never qualify.
-inline std::optional<std::int64_t> one_quotient(const SymVal& x_min, const SymVal& x_max, const SymVal& y_min, const SymVal& y_max) {
+template <class = void>
+std::optional<std::int64_t> one_quotient(const SymVal& x_min, const SymVal& x_max, const SymVal& y_min, const SymVal& y_max) {
   if (x_min.fits_int64() && x_max.fits_int64() && y_min.fits_int64() && y_max.fits_int64()) {
     const std::int64_t a = x_min.clamped_int64(), b = x_max.clamped_int64(), c = y_min.clamped_int64(), e = y_max.clamped_int64();
     if (!((c > 0 && e > 0) || (c < 0 && e < 0))) return std::nullopt;

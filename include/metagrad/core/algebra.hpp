@@ -29,8 +29,9 @@ struct NodeCounter {
 inline bool py_divisible(std::int64_t a, std::int64_t v) { return v != 0 && a % v == 0; }
 inline bool const_int(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_int(); }
 // two int64 constants of a signed integer dtype (the index math's usual case): the value exec_alu computes
-// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise
-inline std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
+// (Python's ints, which const_like then wraps to the dtype), in int64 when it fits; nullopt otherwise. (A
+// template: compiled only where used, not by every user of core/uop.hpp, which includes this header.)
+template <class = void> std::optional<Arg> fold_int_binary(Ops op, const Node* s0, const Node* s1) {
   const DType dt = s0->dtype;
   if (s0->op != Ops::CONST || s1->op != Ops::CONST || !(s1->dtype == dt) || !dt.is_int() || dt.is_unsigned() || dt.count != 1 ||
       !s0->arg.is_int() || !s1->arg.is_int())

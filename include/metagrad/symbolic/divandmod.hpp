@@ -42,7 +42,8 @@ inline std::int64_t nearest_residue(std::int64_t f, std::int64_t c) {
 // cancel_divmod's test: every x in [x_min, x_max] over every y in [y_min, y_max] (a range without 0) has the
 // same floor quotient, the one returned (when it fits int64). In int64 when the bounds fit, as they
 // usually do; else on SymVals, where the infinite bounds of an unbounded range never qualify.
-inline std::optional<std::int64_t> one_quotient(const SymVal& x_min, const SymVal& x_max, const SymVal& y_min, const SymVal& y_max) {
+template <class = void>
+std::optional<std::int64_t> one_quotient(const SymVal& x_min, const SymVal& x_max, const SymVal& y_min, const SymVal& y_max) {
   if (x_min.fits_int64() && x_max.fits_int64() && y_min.fits_int64() && y_max.fits_int64()) {
     const std::int64_t a = x_min.clamped_int64(), b = x_max.clamped_int64(), c = y_min.clamped_int64(), e = y_max.clamped_int64();
     if (!((c > 0 && e > 0) || (c < 0 && e < 0))) return std::nullopt;
